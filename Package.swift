@@ -14,6 +14,7 @@ let package = Package(
         ),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
+        .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
     ],
     swiftLanguageModes: [.v6]
