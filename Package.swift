@@ -5,6 +5,8 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
+        .library(name: "TaskCore", targets: ["TaskCore"]),
+        .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,6 +18,12 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .target(name: "TaskCore"),
+        .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),
+        // The store contract: checks every TaskCore store must pass. Linked only by test targets.
+        .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
     ],
     swiftLanguageModes: [.v6]
 )
