@@ -5,6 +5,8 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
+        .library(name: "Migrations", targets: ["Migrations"]),
+        .executable(name: "taskmigrate", targets: ["taskmigrate"]),
     ],
     targets: [
         .systemLibrary(
@@ -13,7 +15,10 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
+        .target(name: "Migrations", dependencies: ["PGStore"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
     ],
     swiftLanguageModes: [.v6]
 )
