@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
+        .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
     ],
     swiftLanguageModes: [.v6]
 )

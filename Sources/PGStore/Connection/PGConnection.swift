@@ -1,0 +1,356 @@
+import CLibPQ
+import Foundation
+import Glibc
+import Synchronization
+
+/// One PostgreSQL session over libpq in non-blocking mode.
+///
+/// Every call is `async` and never blocks one of Swift's cooperative threads for long: after
+/// sending, it polls the socket on the calling thread for a short moment (a fast reply then
+/// costs no thread hand-off), and otherwise suspends until the reactor sees the socket ready.
+/// A connection serves one task at a time; using it from two at once is an error, not a race.
+public final class PGConnection: @unchecked Sendable {
+    let handle: OpaquePointer
+    /// The configuration it was opened with (password included; never printed).
+    public let config: PGConfig
+    private let cancelHandle: CancelHandle
+    private let inUse = Atomic<Bool>(false)
+    private var closed = false
+    /// Notifications that arrived while statements ran, for LISTEN consumers.
+    var pendingNotifications: [PGNotification] = []
+    /// Nesting depth of `withTransaction`/`withSavepoint`.
+    var transactionDepth = 0
+
+    /// How long a reply is awaited on the calling thread before the task suspends.
+    static let fastPollMilliseconds: Int32 = 1
+
+    private init(handle: OpaquePointer, config: PGConfig) {
+        self.handle = handle
+        self.config = config
+        self.cancelHandle = CancelHandle(PQgetCancel(handle))
+    }
+
+    deinit {
+        if !closed {
+            IOReactor.shared.forget(fd: PQsocket(handle))
+            PQfinish(handle)
+        }
+    }
+
+    // MARK: Connecting
+
+    /// Opens a connection, giving up after `config.connectTimeout`. Multi-host strings and
+    /// `target_session_attrs` behave as libpq defines them.
+    public static func connect(_ config: PGConfig) async throws -> PGConnection {
+        var parameters = config.parameters
+        if !parameters.contains(where: { $0.key == "client_encoding" }) { parameters.append(("client_encoding", "UTF8")) }
+        let deadline = ContinuousClock.now + config.connectTimeout
+        let handle: OpaquePointer? = withCStrings(parameters.map(\.key)) { keywords in
+            withCStrings(parameters.map(\.value)) { values in PQconnectStartParams(keywords, values, 0) }
+        }
+        guard let handle else { throw PGError.connection("out of memory starting a connection") }
+        let target = Self.describeTarget(config)
+        if PQstatus(handle) == CONNECTION_BAD {
+            let message = Self.errorMessage(handle)
+            PQfinish(handle)
+            throw PGError.connection("could not connect to \(target): \(message)")
+        }
+        var status = PGRES_POLLING_WRITING
+        while true {
+            switch status {
+            case PGRES_POLLING_OK:
+                PQsetnonblocking(handle, 1)
+                let connection = PGConnection(handle: handle, config: config)
+                try await connection.checkSessionSettings()
+                return connection
+            case PGRES_POLLING_FAILED:
+                let message = Self.errorMessage(handle)
+                PQfinish(handle)
+                throw PGError.connection("could not connect to \(target): \(message)")
+            default:
+                let fd = PQsocket(handle)
+                let readiness = await IOReactor.shared.wait(fd: fd, forWrite: status == PGRES_POLLING_WRITING, deadline: deadline)
+                if readiness == .timedOut || ContinuousClock.now >= deadline {
+                    IOReactor.shared.forget(fd: fd)
+                    PQfinish(handle)
+                    throw PGError.timeout("could not connect to \(target) within \(config.connectTimeout)")
+                }
+                status = PQconnectPoll(handle)
+            }
+        }
+    }
+
+    /// The server's date output must be ISO for our timestamp parser.
+    private func checkSessionSettings() async throws {
+        if let style = PQparameterStatus(handle, "DateStyle"), !String(cString: style).hasPrefix("ISO") {
+            try await execute("SET DateStyle = ISO")
+        }
+    }
+
+    static func describeTarget(_ config: PGConfig) -> String {
+        let host = config["host"] ?? config["hostaddr"] ?? "default host"
+        let port = config["port"].map { ":\($0)" } ?? ""
+        let database = config["dbname"].map { "/\($0)" } ?? ""
+        let user = config["user"].map { "\($0)@" } ?? ""
+        return "\(user)\(host)\(port)\(database)"
+    }
+
+    static func errorMessage(_ handle: OpaquePointer) -> String {
+        PGConfig.mask(String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: "; "))
+    }
+
+    /// Ends the session. Safe to call twice.
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        cancelHandle.invalidate()
+        IOReactor.shared.forget(fd: PQsocket(handle))
+        PQfinish(handle)
+    }
+
+    /// True after `close()` or once the server connection is known to be lost.
+    public var isClosed: Bool { closed || PQstatus(handle) == CONNECTION_BAD }
+
+    /// The server's version as a number (150004 for 15.4).
+    public var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// The server process serving this session (what `pg_stat_activity.pid` shows).
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Where the session stands with respect to transactions.
+    public var transactionStatus: PGTransactionStatus {
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE: return .idle
+        case PQTRANS_ACTIVE: return .active
+        case PQTRANS_INTRANS: return .inTransaction
+        case PQTRANS_INERROR: return .failed
+        default: return .unknown
+        }
+    }
+
+    // MARK: Statements
+
+    /// Runs a statement and returns its rows.
+    ///
+    /// With a `timeout`, the statement is cancelled on the server when it runs longer and the
+    /// call throws a `.timeout` error; cancelling the calling task cancels it the same way.
+    public func query(_ query: PGQuery, timeout: Duration? = nil) async throws -> PGRows {
+        try await withExclusiveUse {
+            try self.send(query)
+            return try await self.awaitSingleResult(timeout: timeout, sql: query.sql)
+        }
+    }
+
+    /// Runs a statement and returns the number of rows it affected.
+    @discardableResult
+    public func execute(_ query: PGQuery, timeout: Duration? = nil) async throws -> Int {
+        try await self.query(query, timeout: timeout).affectedRows
+    }
+
+    /// Runs text of one or more statements with the simple-query protocol (no parameters),
+    /// returning each statement's rows. For migration files and other trusted, program-made SQL.
+    @discardableResult
+    public func simpleQuery(unsafeSQL sql: String, timeout: Duration? = nil) async throws -> [PGRows] {
+        try await withExclusiveUse {
+            try self.ensureOpen()
+            guard PQsendQuery(self.handle, sql) == 1 else { throw self.connectionError("could not send the statement") }
+            try await self.flush()
+            return try await self.collectResults(timeout: timeout, sql: sql)
+        }
+    }
+
+    // MARK: Internals
+
+    func ensureOpen() throws {
+        if closed { throw PGError.client("the connection is closed") }
+        if PQstatus(handle) == CONNECTION_BAD { throw PGError.connection("the connection to the server was lost") }
+    }
+
+    func connectionError(_ what: String) -> PGError {
+        PGError.connection("\(what): \(Self.errorMessage(handle))")
+    }
+
+    /// Runs `body` with this connection marked busy; a second concurrent user gets an error.
+    func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
+        guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            throw PGError.client("the connection is already in use by another task")
+        }
+        defer { inUse.store(false, ordering: .releasing) }
+        return try await body()
+    }
+
+    private func send(_ query: PGQuery) throws {
+        try ensureOpen()
+        let sent = query.withParameterPointers { count, types, values, lengths, formats in
+            PQsendQueryParams(handle, query.sql, count, types, values, lengths, formats, 0)
+        }
+        guard sent == 1 else { throw connectionError("could not send the statement") }
+        if PQflush(handle) != 0 { pendingFlush = true }
+    }
+
+    private var pendingFlush = false
+
+    /// Writes what libpq has buffered, waiting for the socket when it is full.
+    func flush() async throws {
+        while true {
+            let result = PQflush(handle)
+            if result == 0 { pendingFlush = false; return }
+            if result < 0 { throw connectionError("could not send data to the server") }
+            _ = await IOReactor.shared.wait(fd: PQsocket(handle), forWrite: true, deadline: nil)
+            if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection while sending") }
+        }
+    }
+
+    /// Waits until libpq holds a complete result (PQisBusy false), polling briefly on this
+    /// thread first, then suspending. Handles the timeout and task cancellation.
+    func waitUntilResultReady(deadline: ContinuousClock.Instant?, cancelState: CancelState) async throws {
+        if pendingFlush { try await flush() }
+        var fastPolled = false
+        while true {
+            if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection to the server") }
+            collectNotifications()
+            if PQisBusy(handle) == 0 { return }
+            let fd = PQsocket(handle)
+            if !fastPolled {
+                fastPolled = true
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, Self.fastPollMilliseconds) > 0 { continue }
+            }
+            let waitDeadline = cancelState.timeoutFired ? nil : deadline
+            let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)
+            if readiness == .timedOut {
+                cancelState.timeoutFired = true
+                cancelHandle.cancel()
+            }
+        }
+    }
+
+    /// Reads every result of the statement just sent, returning the last one with rows.
+    private func awaitSingleResult(timeout: Duration?, sql: String) async throws -> PGRows {
+        let results = try await collectResults(timeout: timeout, sql: sql)
+        guard let last = results.last else { throw PGError.client("the server returned no result") }
+        return last
+    }
+
+    /// Drains results to NULL, turning the first error into a thrown `PGError`.
+    func collectResults(timeout: Duration?, sql: String) async throws -> [PGRows] {
+        let cancelState = CancelState()
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        var rows: [PGRows] = []
+        var failure: PGError?
+        try await withTaskCancellationHandler {
+            while true {
+                try await waitUntilResultReady(deadline: deadline, cancelState: cancelState)
+                guard let raw = PQgetResult(handle) else { break }
+                let result = PGResult(raw)
+                switch result.status {
+                case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                    rows.append(PGRows(result: result))
+                case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+                    failure = failure ?? PGError.client("COPY must go through the copy API")
+                    try await abandonCopy(status: result.status)
+                default:
+                    if failure == nil { failure = Self.error(from: result, sql: sql, timedOut: cancelState.timeoutFired, timeout: timeout) }
+                }
+            }
+        } onCancel: {
+            cancelHandle.cancel()
+        }
+        if let failure { throw failure }
+        return rows
+    }
+
+    /// Ends a COPY started by a plain query so the connection stays usable.
+    private func abandonCopy(status: ExecStatusType) async throws {
+        if status == PGRES_COPY_IN {
+            _ = PQputCopyEnd(handle, "COPY must go through the copy API")
+            try await flush()
+        } else {
+            var buffer: UnsafeMutablePointer<CChar>?
+            while true {
+                let count = PQgetCopyData(handle, &buffer, 1)
+                if let pointer = buffer { PQfreemem(pointer); buffer = nil }
+                if count == -1 { break }
+                if count == -2 { throw connectionError("COPY failed") }
+                if count == 0 {
+                    _ = await IOReactor.shared.wait(fd: PQsocket(handle), forWrite: false, deadline: nil)
+                    if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection during COPY") }
+                }
+            }
+        }
+    }
+
+    static func error(from result: PGResult, sql: String, timedOut: Bool, timeout: Duration?) -> PGError {
+        var error = PGError(result: result.pointer)
+        if timedOut, error.code == .queryCanceled, let timeout {
+            error.kind = .timeout
+            error.message = "statement timed out after \(timeout) and was cancelled on the server"
+        }
+        return error
+    }
+
+    /// Moves notifications libpq has parsed into `pendingNotifications`.
+    func collectNotifications() {
+        while let notify = PQnotifies(handle) {
+            let event = notify.pointee
+            pendingNotifications.append(PGNotification(
+                channel: String(cString: event.relname), payload: String(cString: event.extra), senderPID: event.be_pid))
+            PQfreemem(notify)
+        }
+    }
+}
+
+/// Where a session stands with respect to transactions.
+public enum PGTransactionStatus: Sendable {
+    case idle, active, inTransaction, failed, unknown
+}
+
+/// A NOTIFY received by a session that LISTENs.
+public struct PGNotification: Sendable, Equatable {
+    public var channel: String
+    public var payload: String
+    /// The server process that sent it.
+    public var senderPID: Int32
+}
+
+/// The state of one statement's cancellation (timeout fired or not).
+final class CancelState: @unchecked Sendable {
+    var timeoutFired = false
+}
+
+/// Owns libpq's `PGcancel`, usable from any thread (cancellation handlers run elsewhere):
+/// every use of the pointer happens under the lock.
+final class CancelHandle: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private var pointer: OpaquePointer?
+
+    init(_ pointer: OpaquePointer?) { self.pointer = pointer }
+
+    deinit { if let pointer { PQfreeCancel(pointer) } }
+
+    /// Asks the server to cancel the running statement; ignored by an idle session.
+    func cancel() {
+        lock.withLock { _ in
+            guard let pointer else { return }
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(pointer, &buffer, 256)
+        }
+    }
+
+    func invalidate() {
+        lock.withLock { _ in
+            if let current = pointer { PQfreeCancel(current) }
+            pointer = nil
+        }
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    var pointers = duplicates.map { UnsafePointer($0) }
+    pointers.append(nil)
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

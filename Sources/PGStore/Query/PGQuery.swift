@@ -1,0 +1,173 @@
+/// A statement and its bind parameters. Built by string interpolation, where every
+/// interpolated value becomes a `$n` parameter and never part of the SQL text:
+///
+///     let query: PGQuery = "SELECT * FROM tasks WHERE team_id = \(teamID) AND title = \(title)"
+///
+/// SQL text that is not a literal must be stated explicitly with `unsafeSQL:` (for trusted,
+/// program-made text only) or `identifier:` (a quoted identifier).
+public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The statement text with `$1`, `$2`, ... placeholders.
+    public private(set) var sql: String
+    /// The parameters' wire bytes, back to back (each followed by a NUL for libpq).
+    private(set) var parameterBytes: [UInt8]
+    /// Per parameter: where its bytes start in `parameterBytes` (-1 for NULL), length, format, type.
+    private(set) var parameters: [Parameter]
+
+    struct Parameter: Sendable {
+        var offset: Int
+        var length: Int32
+        var format: Int32
+        var typeOID: UInt32
+    }
+
+    /// A statement with no parameters, from trusted, program-made text.
+    public init(unsafeSQL sql: String) {
+        self.sql = sql
+        self.parameterBytes = []
+        self.parameters = []
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(unsafeSQL: value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self = stringInterpolation.query
+    }
+
+    /// The number of bind parameters.
+    public var parameterCount: Int { parameters.count }
+
+    /// The statement text only; parameter values are never shown.
+    public var description: String { sql }
+
+    /// Appends a bind parameter and returns its placeholder (`$n`).
+    @discardableResult
+    public mutating func bind<T: PGEncodable>(_ value: T?) -> String {
+        if let value {
+            let offset = parameterBytes.count
+            value.pgEncode(into: &parameterBytes)
+            let length = parameterBytes.count - offset
+            parameterBytes.append(0)
+            parameters.append(Parameter(offset: offset, length: Int32(length), format: T.pgFormat.rawValue, typeOID: T.pgTypeOID))
+        } else {
+            parameters.append(Parameter(offset: -1, length: 0, format: 0, typeOID: T.pgTypeOID))
+        }
+        return "$\(parameters.count)"
+    }
+
+    /// Appends trusted SQL text.
+    public mutating func append(unsafeSQL text: String) { sql += text }
+
+    /// Appends another query, renumbering its parameters after this one's.
+    public mutating func append(_ other: PGQuery) {
+        let shift = parameters.count
+        sql += shift == 0 ? other.sql : PGQuery.renumber(other.sql, by: shift)
+        let base = parameterBytes.count
+        parameterBytes.append(contentsOf: other.parameterBytes)
+        parameters.append(contentsOf: other.parameters.map {
+            var parameter = $0
+            if parameter.offset >= 0 { parameter.offset += base }
+            return parameter
+        })
+    }
+
+    /// Shifts `$n` placeholders outside quotes by `shift`.
+    private static func renumber(_ sql: String, by shift: Int) -> String {
+        var result = ""
+        var digits = ""
+        var inDollar = false
+        var quote: Character?
+        for character in sql {
+            if inDollar {
+                if character.isASCII, character.isNumber { digits.append(character); continue }
+                result += digits.isEmpty ? "$" : "$\(Int(digits)! + shift)"
+                digits = ""
+                inDollar = false
+            }
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "$" {
+                inDollar = true
+            } else {
+                result.append(character)
+            }
+        }
+        if inDollar { result += digits.isEmpty ? "$" : "$\(Int(digits)! + shift)" }
+        return result
+    }
+
+    /// Calls `body` with the C arrays libpq's `PQsendQueryParams` takes.
+    func withParameterPointers<R>(
+        _ body: (
+            _ count: Int32, _ types: UnsafePointer<UInt32>?, _ values: UnsafePointer<UnsafePointer<CChar>?>?,
+            _ lengths: UnsafePointer<Int32>?, _ formats: UnsafePointer<Int32>?
+        ) throws -> R
+    ) rethrows -> R {
+        if parameters.isEmpty { return try body(0, nil, nil, nil, nil) }
+        return try parameterBytes.withUnsafeBufferPointer { storage in
+            try storage.withMemoryRebound(to: CChar.self) { chars in
+                let count = parameters.count
+                return try withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
+                    try withUnsafeTemporaryAllocation(of: UInt32.self, capacity: count) { types in
+                        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: count) { lengths in
+                            try withUnsafeTemporaryAllocation(of: Int32.self, capacity: count) { formats in
+                                for (index, parameter) in parameters.enumerated() {
+                                    values[index] = parameter.offset < 0 ? nil : UnsafePointer(chars.baseAddress! + parameter.offset)
+                                    types[index] = parameter.typeOID
+                                    lengths[index] = parameter.length
+                                    formats[index] = parameter.format
+                                }
+                                return try body(
+                                    Int32(count), UnsafePointer(types.baseAddress), UnsafePointer(values.baseAddress),
+                                    UnsafePointer(lengths.baseAddress), UnsafePointer(formats.baseAddress))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Builds a `PGQuery` from literal text and interpolated values.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var query: PGQuery
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            query = PGQuery(unsafeSQL: "")
+            query.sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+        }
+
+        public mutating func appendLiteral(_ literal: String) { query.sql += literal }
+
+        /// A value, sent as a bind parameter.
+        public mutating func appendInterpolation<T: PGEncodable>(_ value: T) {
+            query.sql += query.bind(value)
+        }
+
+        /// An optional value, sent as a bind parameter (NULL when nil).
+        public mutating func appendInterpolation<T: PGEncodable>(_ value: T?) {
+            query.sql += query.bind(value)
+        }
+
+        /// Trusted, program-made SQL text. Never pass user data here.
+        public mutating func appendInterpolation(unsafeSQL text: String) { query.sql += text }
+
+        /// An identifier (table, column, channel), double-quoted and escaped.
+        public mutating func appendInterpolation(identifier name: String) {
+            query.sql += PGQuery.quoteIdentifier(name)
+        }
+
+        /// Another query, its parameters renumbered into this one.
+        public mutating func appendInterpolation(_ fragment: PGQuery) { query.append(fragment) }
+    }
+
+    /// `name` as a double-quoted SQL identifier (`"a""b"` for `a"b`); a dotted name is not split.
+    public static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

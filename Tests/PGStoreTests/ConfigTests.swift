@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import PGStore
+
+@Suite("Configuration")
+struct ConfigTests {
+    @Test("a postgres:// URI and a key=value string give the same parameters")
+    func uriAndKeyValue() throws {
+        let uri = try PGConfig(connectionString: "postgresql://alice:s3cret@db.example:6543/tasks?sslmode=require")
+        let keyValue = try PGConfig(connectionString: "host=db.example port=6543 dbname=tasks user=alice password=s3cret sslmode=require")
+        for key in ["host", "port", "dbname", "user", "password", "sslmode"] {
+            #expect(uri[key] == keyValue[key], "\(key)")
+        }
+        #expect(uri["host"] == "db.example")
+        #expect(uri["password"] == "s3cret")
+    }
+
+    @Test("the description masks the password")
+    func descriptionMasks() throws {
+        let config = try PGConfig(connectionString: "postgresql://alice:s3cret@localhost/tasks")
+        #expect(!config.description.contains("s3cret"))
+        #expect(config.description.contains("password=***"))
+    }
+
+    @Test("mask hides passwords in URIs, key=value strings and query parameters")
+    func maskText() {
+        let texts = [
+            "postgresql://alice:s3cret@localhost/tasks",
+            "host=x password=s3cret user=y",
+            "host=x password='s3 cret' user=y",
+            "postgres://h/db?user=a&password=s3cret",
+        ]
+        for text in texts {
+            let masked = PGConfig.mask(text)
+            #expect(!masked.contains("s3cret") && !masked.contains("s3 cret"), "\(masked)")
+            #expect(masked.contains("***"))
+        }
+    }
+
+    @Test("an unparseable connection string is a configuration error without the password")
+    func badString() {
+        #expect {
+            _ = try PGConfig(connectionString: "postgresql://alice:s3cret@localhost:notaport/db?bogus_option=1")
+        } throws: { error in
+            let error = error as! PGError
+            return error.kind == .configuration && !error.description.contains("s3cret")
+        }
+    }
+
+    @Test("PG* variables are used when DATABASE_URL is absent, and DATABASE_URL wins over them")
+    func environmentVariables() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fromPG = try PGConfig.fromEnvironment(["PGHOST": "h1", "PGPORT": "5444", "PGUSER": "u1"], dotEnvDirectory: directory)
+        #expect(fromPG["host"] == "h1" && fromPG["port"] == "5444" && fromPG["user"] == "u1")
+        let both = try PGConfig.fromEnvironment(
+            ["PGHOST": "h1", "PGUSER": "u1", "DATABASE_URL": "postgresql://u2@h2/db2"], dotEnvDirectory: directory)
+        #expect(both["host"] == "h2" && both["user"] == "u2" && both["dbname"] == "db2")
+    }
+
+    @Test(".env supplies what the environment lacks and never overrides it")
+    func dotEnv() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try """
+        # local settings
+        export DATABASE_URL="postgresql://fromfile@filehost/filedb"
+        PGAPPNAME='taskbase test'
+        """.write(toFile: directory + "/.env", atomically: true, encoding: .utf8)
+        let fileOnly = try PGConfig.fromEnvironment([:], dotEnvDirectory: directory)
+        #expect(fileOnly["host"] == "filehost")
+        #expect(fileOnly["application_name"] == "taskbase test")
+        let overridden = try PGConfig.fromEnvironment(["DATABASE_URL": "postgresql://real@realhost/realdb"], dotEnvDirectory: directory)
+        #expect(overridden["host"] == "realhost" && overridden["user"] == "real")
+    }
+
+    @Test("connect_timeout in the string sets the connect timeout")
+    func connectTimeout() throws {
+        let config = try PGConfig(connectionString: "host=localhost connect_timeout=3")
+        #expect(config.connectTimeout == .seconds(3))
+    }
+}

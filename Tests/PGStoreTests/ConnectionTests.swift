@@ -1,0 +1,266 @@
+import Foundation
+import Testing
+@testable import PGStore
+
+@Suite("Connection, errors and cancellation")
+struct ConnectionTests {
+    @Test("SQL-looking strings are stored and read back verbatim, never executed")
+    func injectionIsData() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            try await connection.execute("CREATE TEMP TABLE victims (name text)")
+            let hostile = "Robert'); DROP TABLE victims;--"
+            try await connection.execute("INSERT INTO victims (name) VALUES (\(hostile))")
+            let rows = try await connection.query("SELECT name FROM victims WHERE name = \(hostile)")
+            #expect(rows.count == 1)
+            #expect(try rows[0].decode(String.self, "name") == hostile)
+        }
+    }
+
+    @Test("a unique violation carries SQLSTATE 23505 and the constraint's name")
+    func uniqueViolation() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            try await connection.execute("CREATE TEMP TABLE people (email text CONSTRAINT people_email_key UNIQUE)")
+            try await connection.execute("INSERT INTO people VALUES (\("a@example.com"))")
+            let error = await #expect(throws: PGError.self) {
+                try await connection.execute("INSERT INTO people VALUES (\("a@example.com"))")
+            }
+            #expect(error?.sqlState == "23505")
+            #expect(error?.code == .uniqueViolation)
+            #expect(error?.constraint == "people_email_key")
+            #expect(error?.table == "people")
+            #expect(error?.detail?.contains("a@example.com") == true)
+            #expect(try await connection.query("SELECT 1 AS one")[0].decode(Int.self, "one") == 1)
+        }
+    }
+
+    @Test("a syntax error reports its position")
+    func syntaxErrorPosition() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let error = await #expect(throws: PGError.self) { try await connection.execute("SELECT 1 FROM WHERE") }
+            #expect(error?.code == .syntaxError)
+            #expect(error?.position == 15)
+        }
+    }
+
+    @Test("NULL into a non-optional and text into Int are errors naming the column")
+    func decodingErrors() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let rows = try await connection.query("SELECT NULL::int AS missing, 'abc' AS word, 99999999999 AS big")
+            let nullError = #expect(throws: PGError.self) { try rows[0].decode(Int.self, "missing") }
+            #expect(nullError?.kind == .decoding && nullError?.decodingColumn == "missing")
+            #expect(nullError?.description.contains("missing") == true)
+            let textError = #expect(throws: PGError.self) { try rows[0].decode(Int.self, "word") }
+            #expect(textError?.decodingColumn == "word")
+            #expect(textError?.description.contains("abc") == true)
+            let overflow = #expect(throws: PGError.self) { try rows[0].decode(Int32.self, "big") }
+            #expect(overflow?.decodingColumn == "big")
+            let noColumn = #expect(throws: PGError.self) { try rows[0].decode(Int.self, "nope") }
+            #expect(noColumn?.description.contains("nope") == true)
+        }
+    }
+
+    @Test("a throwing transaction leaves nothing; a rolled-back savepoint keeps the outer work")
+    func transactions() async throws {
+        struct Abort: Error {}
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            try await connection.execute("CREATE TEMP TABLE ledger (n int)")
+            await #expect(throws: Abort.self) {
+                try await connection.withTransaction { tx in
+                    try await tx.execute("INSERT INTO ledger VALUES (1)")
+                    throw Abort()
+                }
+            }
+            #expect(try await connection.query("SELECT count(*) AS c FROM ledger")[0].decode(Int.self, "c") == 0)
+            #expect(connection.transactionStatus == .idle)
+
+            try await connection.withTransaction { tx in
+                try await tx.execute("INSERT INTO ledger VALUES (1)")
+                await #expect(throws: Abort.self) {
+                    try await tx.withSavepoint { inner in
+                        try await inner.execute("INSERT INTO ledger VALUES (2)")
+                        throw Abort()
+                    }
+                }
+                try await tx.withSavepoint { inner in
+                    try await inner.execute("INSERT INTO ledger VALUES (3)")
+                }
+            }
+            let rows = try await connection.query("SELECT n FROM ledger ORDER BY n")
+            #expect(try rows.map { try $0.decode(Int.self, "n") } == [1, 3])
+        }
+    }
+
+    @Test("a failed statement inside a savepoint does not doom the outer transaction")
+    func savepointAfterServerError() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            try await connection.execute("CREATE TEMP TABLE uniq (n int PRIMARY KEY)")
+            try await connection.withTransaction { tx in
+                try await tx.execute("INSERT INTO uniq VALUES (1)")
+                await #expect(throws: PGError.self) {
+                    try await tx.withSavepoint { inner in try await inner.execute("INSERT INTO uniq VALUES (1)") }
+                }
+                try await tx.execute("INSERT INTO uniq VALUES (2)")
+            }
+            #expect(try await connection.query("SELECT count(*) AS c FROM uniq")[0].decode(Int.self, "c") == 2)
+        }
+    }
+
+    @Test("isolation level and SET LOCAL settings apply to the transaction only")
+    func isolationAndSettings() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let inside = try await connection.withTransaction(
+                isolation: .serializable, settings: ["taskbase.user_id": "42", "statement_timeout": "5s"]
+            ) { tx in
+                try await tx.query("""
+                    SELECT current_setting('transaction_isolation') AS iso, current_setting('taskbase.user_id') AS uid,
+                           current_setting('statement_timeout') AS st
+                    """)
+            }
+            #expect(try inside[0].decode(String.self, "iso") == "serializable")
+            #expect(try inside[0].decode(String.self, "uid") == "42")
+            #expect(try inside[0].decode(String.self, "st") == "5s")
+            let after = try await connection.query("SELECT current_setting('taskbase.user_id', true) AS uid")
+            #expect(try after[0].decode(String?.self, "uid") ?? "" == "")
+        }
+    }
+
+    @Test("cancelling the Swift task cancels pg_sleep(10) on the server quickly, and the connection still works")
+    func cancellation() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let started = ContinuousClock.now
+            let task = Task { try await connection.execute("SELECT pg_sleep(10)") }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            let result = await task.result
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed < .seconds(1), "took \(elapsed)")
+            guard case .failure(let error) = result, let pgError = error as? PGError else {
+                Issue.record("expected a PGError, got \(result)")
+                return
+            }
+            #expect(pgError.code == .queryCanceled)
+            #expect(try await connection.query("SELECT 1 AS one")[0].decode(Int.self, "one") == 1)
+        }
+    }
+
+    @Test("a statement over its timeout is cancelled with a timeout error; the connection still works")
+    func queryTimeout() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let started = ContinuousClock.now
+            let error = await #expect(throws: PGError.self) {
+                try await connection.execute("SELECT pg_sleep(10)", timeout: .milliseconds(300))
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(error?.kind == .timeout)
+            #expect(error?.sqlState == "57014")
+            #expect(try await connection.query("SELECT 2 AS two")[0].decode(Int.self, "two") == 2)
+        }
+    }
+
+    @Test("connecting to a closed port fails within the timeout with a clear error")
+    func closedPort() async throws {
+        var config = try TestDatabase.config()
+        config["host"] = "127.0.0.1"
+        config["hostaddr"] = nil
+        config["port"] = "1"
+        config.connectTimeout = .seconds(3)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PGError.self) { _ = try await PGConnection.connect(config) }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(error?.kind == .connection)
+        #expect(error?.description.contains("127.0.0.1:1") == true)
+    }
+
+    @Test("a connect that gets no answer gives up at the connect timeout")
+    func connectTimeout() async throws {
+        // A listening socket that never accepts: the TCP handshake completes, the startup
+        // packet is never answered.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listen(listener, 1)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        var config = try PGConfig(connectionString: "host=127.0.0.1 port=\(port) user=nobody dbname=nothing sslmode=disable")
+        config.connectTimeout = .milliseconds(500)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PGError.self) { _ = try await PGConnection.connect(config) }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(2), "took \(elapsed)")
+        #expect(error?.kind == .timeout)
+    }
+
+    @Test("a wrong password's error does not contain the password")
+    func wrongPassword() async throws {
+        var config = try TestDatabase.config()
+        let secret = "wrong-\(UUID().uuidString)"
+        config["password"] = secret
+        let error = await #expect(throws: PGError.self) { _ = try await PGConnection.connect(config) }
+        #expect(error?.kind == .connection)
+        #expect(error.map { !"\($0)".contains(secret) && !$0.message.contains(secret) } == true)
+        #expect(!config.description.contains(secret))
+    }
+
+    @Test("eight pg_sleep(0.5) on eight connections run at once: async calls do not block threads")
+    func concurrencyDoesNotBlock() async throws {
+        let config = try TestDatabase.config()
+        var connections: [PGConnection] = []
+        for _ in 0..<8 { connections.append(try await PGConnection.connect(config)) }
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                group.addTask { try await connection.execute("SELECT pg_sleep(0.5)") }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = ContinuousClock.now - started
+        for connection in connections { await connection.close() }
+        #expect(elapsed < .milliseconds(1200), "took \(elapsed)")
+    }
+
+    @Test("using one connection from two tasks at once is an error, not a race")
+    func exclusiveUse() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            async let slow: Int = connection.execute("SELECT pg_sleep(0.3)")
+            try await Task.sleep(for: .milliseconds(50))
+            let error = await #expect(throws: PGError.self) { try await connection.execute("SELECT 1") }
+            #expect(error?.kind == .client)
+            _ = try await slow
+        }
+    }
+
+    @Test("several statements in one simple query return each result")
+    func simpleQuery() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let results = try await connection.simpleQuery(unsafeSQL: "SELECT 1 AS a; SELECT 'x' AS b, 2 AS c;")
+            #expect(results.count == 2)
+            #expect(try results[1][0].decode(String.self, "b") == "x")
+            let error = await #expect(throws: PGError.self) {
+                try await connection.simpleQuery(unsafeSQL: "SELECT 1;\nSELECT nope FROM nowhere;")
+            }
+            #expect(error?.code == .undefinedTable)
+        }
+    }
+
+    @Test("100,000 queries keep memory flat")
+    func noLeak() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            for index in 0..<5_000 {
+                _ = try await connection.query("SELECT \(index)::int8 AS n, \("text \(index)") AS t")
+            }
+            let before = residentMemory()
+            for index in 0..<100_000 {
+                let rows = try await connection.query("SELECT \(index)::int8 AS n, \("text \(index)") AS t")
+                _ = try rows[0].decode(Int.self, "n")
+            }
+            let growth = residentMemory() - before
+            #expect(growth < 4 << 20, "resident memory grew by \(growth) bytes")
+        }
+    }
+}
