@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "PGStore", targets: ["PGStore"]),
         .library(name: "TaskCore", targets: ["TaskCore"]),
         .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
+        .library(name: "Migrations", targets: ["Migrations"]),
+        .executable(name: "taskmigrate", targets: ["taskmigrate"]),
     ],
     targets: [
         .systemLibrary(
@@ -15,8 +17,11 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
+        .target(name: "Migrations", dependencies: ["PGStore"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
         .target(name: "TaskCore"),
         .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The folder of migration files: where it is, what it holds, and the next file's name.
+public struct MigrationDirectory: Sendable {
+    /// The folder's path, as given.
+    public var path: String
+
+    /// The environment variable that names the folder when `--dir` is not given.
+    public static let environmentVariable = "TASKBASE_MIGRATIONS_DIR"
+
+    /// The folder at `path`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The folder from `--dir`, else `TASKBASE_MIGRATIONS_DIR`, else `migrations`.
+    public static func resolve(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> MigrationDirectory {
+        if let flag, !flag.isEmpty { return MigrationDirectory(path: flag) }
+        if let variable = environment[environmentVariable], !variable.isEmpty { return MigrationDirectory(path: variable) }
+        return MigrationDirectory(path: "migrations")
+    }
+
+    /// Every `.sql` file in the folder, parsed, in version order. Other files and hidden files
+    /// are ignored; a `.sql` file with a bad name, a duplicate version or a broken directive
+    /// is an error naming it.
+    public func load() throws(MigrationFileError) -> [MigrationFile] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw MigrationFileError(path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
+        }
+        var files: [MigrationFile] = []
+        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") {
+            files.append(try load(fileName: name))
+        }
+        files.sort { $0.version < $1.version }
+        for (previous, next) in zip(files, files.dropFirst()) where previous.version == next.version {
+            throw MigrationFileError(path: filePath(next.fileName), message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
+        }
+        return files
+    }
+
+    /// One file of the folder, parsed.
+    public func load(fileName: String) throws(MigrationFileError) -> MigrationFile {
+        try Self.load(path: filePath(fileName))
+    }
+
+    /// A migration file anywhere (for `lint FILES`), parsed.
+    public static func load(path: String) throws(MigrationFileError) -> MigrationFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MigrationFileError(path: path, message: "cannot read the file")
+        }
+        let fileName = (path as NSString).lastPathComponent
+        return try MigrationFile.parse(fileName: fileName, path: path, bytes: [UInt8](data))
+    }
+
+    /// The path of `fileName` inside the folder.
+    public func filePath(_ fileName: String) -> String {
+        (path as NSString).appendingPathComponent(fileName)
+    }
+
+    /// Writes an empty migration named `name` with the next version, and returns its path.
+    /// `name` may use spaces, dashes and capitals; it is turned into snake_case.
+    public func create(name: String) throws(MigrationFileError) -> String {
+        let snake = name.trimmingCharacters(in: .whitespaces).lowercased().map { $0 == " " || $0 == "-" ? "_" : $0 }
+        let normalized = String(snake)
+        guard MigrationFileName.isSnakeCase(normalized) else {
+            throw MigrationFileError(path: path, message: "\"\(name)\" cannot be a migration name: use letters, digits, spaces, dashes or underscores, starting with a letter")
+        }
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw MigrationFileError(path: path, message: "cannot create the migrations folder (\(Self.reason(error)))")
+            }
+        }
+        let existing = try load()
+        let version = (existing.last?.version ?? 0) + 1
+        let digits = max(MigrationFileName.minimumDigits, existing.last.map { $0.fileName.prefix { $0.isNumber }.count } ?? 0)
+        let target = filePath(MigrationFileName.fileName(version: version, name: normalized, digits: digits))
+        let template = "-- migrate:up\n\n\n-- migrate:down\n\n"
+        guard FileManager.default.createFile(atPath: target, contents: Data(template.utf8)) else {
+            throw MigrationFileError(path: target, message: "cannot write the file")
+        }
+        return target
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

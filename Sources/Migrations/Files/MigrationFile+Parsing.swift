@@ -1,0 +1,107 @@
+import Foundation
+
+extension MigrationFile {
+    /// Parses a migration file from its bytes. `path` is only used in messages.
+    ///
+    /// Directives are line comments: `-- migrate:up`, `-- migrate:down`,
+    /// `-- migrate:no-transaction` and `-- lint:allow RULE[,RULE] [reason]`. An unknown
+    /// directive, a misplaced section marker or an unterminated quote is an error naming the line.
+    public static func parse(fileName: String, path: String, bytes: [UInt8]) throws(MigrationFileError) -> MigrationFile {
+        let fileNameParts: MigrationFileName
+        switch MigrationFileName.parse(fileName) {
+        case .success(let parsed):
+            fileNameParts = parsed
+        case .failure(var error):
+            error.path = path
+            throw error
+        }
+        let source = SourceText(bytes: bytes)
+        let tokens = SQLLexer(source).tokens()
+        func fail(_ token: SQLToken, _ message: String) -> MigrationFileError {
+            MigrationFileError(path: path, line: source.location(ofOffset: token.offset).line, message: message)
+        }
+
+        if let open = tokens.first(where: \.isUnterminated) {
+            throw fail(open, "this \(open.kind == .blockComment ? "comment" : "quoted text") is never closed")
+        }
+
+        var upMarker: Int?
+        var downMarker: Int?
+        var runsInTransaction = true
+        var allowed: Set<LintRule> = []
+        for (index, token) in tokens.enumerated() where token.kind == .lineComment {
+            guard let directive = Directive(comment: token.text) else { continue }
+            switch directive {
+            case .up:
+                guard upMarker == nil else { throw fail(token, "a second -- migrate:up marker") }
+                guard downMarker == nil else { throw fail(token, "-- migrate:up must come before -- migrate:down") }
+                upMarker = index
+            case .down:
+                guard downMarker == nil else { throw fail(token, "a second -- migrate:down marker") }
+                downMarker = index
+            case .noTransaction:
+                runsInTransaction = false
+            case .allow(let rules):
+                guard !rules.isEmpty else {
+                    throw fail(token, "-- lint:allow names no rule; the rules are: \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                for rule in rules {
+                    guard let known = LintRule(rawValue: rule) else {
+                        throw fail(token, "unknown lint rule \"\(rule)\"; the rules are: \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    allowed.insert(known)
+                }
+            case .unknown(let text):
+                throw fail(token, "unknown directive \"-- \(text)\"; known: -- migrate:up, -- migrate:down, -- migrate:no-transaction, -- lint:allow RULE")
+            }
+        }
+
+        let upStart = upMarker.map { $0 + 1 } ?? 0
+        let upEnd = downMarker ?? tokens.count
+        if let upMarker, let stray = tokens[..<upMarker].first(where: { !$0.isComment }) {
+            throw fail(stray, "SQL before the -- migrate:up marker; put it inside a section")
+        }
+        if upMarker == nil, let downMarker, let stray = tokens[..<downMarker].first(where: { !$0.isComment }) {
+            throw fail(stray, "SQL before -- migrate:down without a -- migrate:up marker; start the file with -- migrate:up")
+        }
+        let splitter = SQLStatementSplitter(source: source)
+        return MigrationFile(
+            version: fileNameParts.version,
+            name: fileNameParts.name,
+            fileName: fileName,
+            path: path,
+            checksum: SHA256.hexDigest(of: bytes),
+            source: source,
+            up: splitter.statements(tokens[upStart..<upEnd]),
+            down: downMarker.map { splitter.statements(tokens[($0 + 1)...]) },
+            runsInTransaction: runsInTransaction,
+            allowedLintRules: allowed
+        )
+    }
+
+    private enum Directive {
+        case up, down, noTransaction
+        case allow([String])
+        case unknown(String)
+
+        init?(comment: String) {
+            let text = comment.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("migrate:") || text.hasPrefix("lint:") else { return nil }
+            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            switch words.first {
+            case "migrate:up" where words.count == 1: self = .up
+            case "migrate:down" where words.count == 1: self = .down
+            case "migrate:no-transaction" where words.count == 1: self = .noTransaction
+            case "lint:allow":
+                var rules: [String] = []
+                for word in words.dropFirst() {
+                    let parts = word.split(separator: ",").map(String.init)
+                    guard rules.isEmpty || parts.allSatisfy({ LintRule(rawValue: $0) != nil }) else { break }
+                    rules.append(contentsOf: parts)
+                }
+                self = .allow(rules)
+            default: self = .unknown(String(text))
+            }
+        }
+    }
+}

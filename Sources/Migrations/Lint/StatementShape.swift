@@ -1,0 +1,142 @@
+/// The code tokens of a statement (or of one ALTER TABLE action) with the small pattern
+/// matches lint's rules are written in.
+struct StatementShape {
+    /// The tokens, without comments or the final `;`.
+    let tokens: [SQLToken]
+
+    init(_ tokens: [SQLToken]) {
+        self.tokens = tokens
+    }
+
+    /// True when the statement starts with `keywords`.
+    func matches(_ keywords: [String]) -> Bool {
+        guard tokens.count >= keywords.count else { return false }
+        return zip(tokens, keywords).allSatisfy { $0.isKeyword($1) }
+    }
+
+    /// True when `keywords` occur in a row outside any parentheses.
+    func containsSequence(_ keywords: [String]) -> Bool {
+        let outer = topLevel()
+        guard outer.count >= keywords.count else { return false }
+        return (0...(outer.count - keywords.count)).contains { start in
+            zip(outer[start...], keywords).allSatisfy { $0.isKeyword($1) }
+        }
+    }
+
+    /// The table a `CREATE TABLE` makes.
+    func createdTable() -> String? {
+        var index = 0
+        guard tokens.first?.isKeyword("CREATE") == true else { return nil }
+        index = 1
+        while index < tokens.count, ["GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED"].contains(tokens[index].text.uppercased()) { index += 1 }
+        guard index < tokens.count, tokens[index].isKeyword("TABLE") else { return nil }
+        index = skipIfNotExists(index + 1)
+        return qualifiedName(at: index)?.name
+    }
+
+    /// The table a `CREATE INDEX` is built on.
+    func indexedTable() -> String? {
+        guard let on = topLevelIndex(of: "ON") else { return nil }
+        var index = on + 1
+        if index < tokens.count, tokens[index].isKeyword("ONLY") { index += 1 }
+        return qualifiedName(at: index)?.name
+    }
+
+    /// For `ALTER TABLE name action, action, ...`: the table and each action.
+    func alterTableActions() -> (String, [StatementShape])? {
+        guard matches(["ALTER", "TABLE"]) else { return nil }
+        var index = 2
+        if index + 1 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("EXISTS") { index += 2 }
+        if index < tokens.count, tokens[index].isKeyword("ONLY") { index += 1 }
+        guard let (table, end) = qualifiedName(at: index) else { return nil }
+        var actions: [StatementShape] = []
+        var current: [SQLToken] = []
+        var depth = 0
+        for token in tokens[end...] {
+            if token.text == "(" { depth += 1 }
+            if token.text == ")" { depth -= 1 }
+            if token.text == ",", depth == 0, token.kind == .punctuation {
+                actions.append(StatementShape(current))
+                current = []
+            } else if !(current.isEmpty && token.text == "*") {
+                current.append(token)
+            }
+        }
+        actions.append(StatementShape(current))
+        return (table, actions)
+    }
+
+    /// For `SET [SESSION|LOCAL] lock_timeout|statement_timeout TO|= 0`: the setting's name.
+    func setTimeoutToZero() -> String? {
+        var index = 1
+        if index < tokens.count, tokens[index].isKeyword("SESSION") || tokens[index].isKeyword("LOCAL") { index += 1 }
+        guard index + 2 < tokens.count, let setting = tokens[index].identifier,
+              setting == "lock_timeout" || setting == "statement_timeout",
+              tokens[index + 1].isKeyword("TO") || tokens[index + 1].text == "=" else { return nil }
+        let value = tokens[index + 2].text.filter { $0 != "'" }
+        return Double(value.prefix { $0.isNumber || $0 == "." }) == 0 ? setting : nil
+    }
+
+    private static let volatileFunctions: Set<String> = [
+        "random", "clock_timestamp", "timeofday", "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v1mc",
+        "uuid_generate_v4", "nextval", "txid_current", "pg_current_xact_id",
+    ]
+    private static let serialTypes: Set<String> = ["SERIAL", "BIGSERIAL", "SMALLSERIAL", "SERIAL2", "SERIAL4", "SERIAL8"]
+
+    /// For an `ADD COLUMN` action: what makes the new column's value differ per row, if anything.
+    func volatileValueSource() -> String? {
+        if let serial = tokens.first(where: { $0.kind == .word && Self.serialTypes.contains($0.text.uppercased()) }) {
+            return "type \(serial.text.lowercased())"
+        }
+        if containsSequence(["GENERATED"]) {
+            if containsSequence(["IDENTITY"]) { return "GENERATED ... AS IDENTITY" }
+            if containsSequence(["STORED"]) { return "a STORED generated expression" }
+        }
+        guard let start = topLevelIndex(of: "DEFAULT") else { return nil }
+        for index in (start + 1)..<tokens.count where index + 1 < tokens.count && tokens[index + 1].text == "(" {
+            if let name = tokens[index].identifier, Self.volatileFunctions.contains(name) {
+                return "DEFAULT \(name)(), a volatile function,"
+            }
+        }
+        return nil
+    }
+
+    private func topLevel() -> [SQLToken] {
+        var depth = 0
+        var outer: [SQLToken] = []
+        for token in tokens {
+            if token.kind == .punctuation, token.text == "(" { depth += 1 }
+            if depth == 0 { outer.append(token) }
+            if token.kind == .punctuation, token.text == ")" { depth = max(0, depth - 1) }
+        }
+        return outer
+    }
+
+    private func topLevelIndex(of keyword: String) -> Int? {
+        var depth = 0
+        for (index, token) in tokens.enumerated() {
+            if token.kind == .punctuation, token.text == "(" { depth += 1 }
+            if token.kind == .punctuation, token.text == ")" { depth = max(0, depth - 1) }
+            if depth == 0, token.isKeyword(keyword) { return index }
+        }
+        return nil
+    }
+
+    private func skipIfNotExists(_ index: Int) -> Int {
+        guard index + 2 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("NOT"), tokens[index + 2].isKeyword("EXISTS") else {
+            return index
+        }
+        return index + 3
+    }
+
+    /// The last part of the dotted name at `index`, and the index after the name.
+    private func qualifiedName(at start: Int) -> (name: String, end: Int)? {
+        guard start < tokens.count, var name = tokens[start].identifier else { return nil }
+        var index = start + 1
+        while index + 1 < tokens.count, tokens[index].text == ".", let part = tokens[index + 1].identifier {
+            name = part
+            index += 2
+        }
+        return (name, index)
+    }
+}

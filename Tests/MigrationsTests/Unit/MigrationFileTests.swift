@@ -1,0 +1,111 @@
+import Migrations
+import Testing
+
+@Suite("Migration files")
+struct MigrationFileTests {
+    @Test("NNNN_snake_name.sql names parse into version and name", arguments: [
+        ("0001_create_users.sql", 1, "create_users"),
+        ("0042_add_category2.sql", 42, "add_category2"),
+        ("20261130120000_big_version.sql", 20_261_130_120_000, "big_version"),
+    ])
+    func goodNames(fileName: String, version: Int64, name: String) throws {
+        let parsed = try MigrationFileName.parse(fileName).get()
+        #expect(parsed == MigrationFileName(version: version, name: name))
+    }
+
+    @Test("other names are rejected with the reason", arguments: [
+        ("1_init.sql", "fewer than 4 digits"),
+        ("0001-init.sql", "no underscore"),
+        ("00a1_init.sql", "is not a number"),
+        ("0001_Init.sql", "not snake_case"),
+        ("0001_add__double.sql", "not snake_case"),
+        ("0001_trailing_.sql", "not snake_case"),
+        ("0000_zero.sql", "between 1 and"),
+        ("0001_init.SQL", "does not end in .sql"),
+    ])
+    func badNames(fileName: String, reason: String) {
+        guard case .failure(let error) = MigrationFileName.parse(fileName) else {
+            Issue.record("\(fileName) was accepted")
+            return
+        }
+        #expect(error.description.contains(reason))
+        #expect(error.description.contains("NNNN_snake_name.sql"))
+    }
+
+    @Test("a file without markers is all up, transactional, with no down")
+    func plainFile() throws {
+        let file = try migration("CREATE TABLE a (id int);\nCREATE TABLE b (id int);\n")
+        #expect(file.up.count == 2)
+        #expect(file.down == nil)
+        #expect(file.runsInTransaction)
+        #expect(file.line(of: file.up[1]) == 2)
+    }
+
+    @Test("up and down sections split the file; lines stay the file's lines")
+    func sections() throws {
+        let file = try migration("""
+            -- a comment before the sections
+            -- migrate:up
+            CREATE TABLE a (id int);
+
+            -- migrate:down
+            DROP TABLE a;
+            """)
+        #expect(file.up.map(\.text) == ["CREATE TABLE a (id int);"])
+        #expect(file.down?.map(\.text) == ["DROP TABLE a;"])
+        #expect(file.line(of: file.up[0]) == 3)
+        #expect(file.down.map { file.line(of: $0[0]) } == 6)
+    }
+
+    @Test("the no-transaction and lint:allow directives are read")
+    func directives() throws {
+        let file = try migration("""
+            -- migrate:no-transaction
+            -- lint:allow drop-column,set-not-null because the column is unused since v2
+            -- lint:allow drop-table
+            -- migrate:up
+            CREATE INDEX CONCURRENTLY i ON t (a);
+            """)
+        #expect(!file.runsInTransaction)
+        #expect(file.allowedLintRules == [.dropColumn, .setNotNull, .dropTable])
+    }
+
+    @Test("a marker inside a string or dollar quote is not a directive")
+    func markersInQuotes() throws {
+        let file = try migration("""
+            -- migrate:up
+            SELECT '-- migrate:down';
+            DO $$ BEGIN RAISE NOTICE '%', '
+            -- migrate:down
+            '; END $$;
+            """)
+        #expect(file.down == nil)
+        #expect(file.up.count == 2)
+    }
+
+    @Test("broken directives and structure are errors naming the line", arguments: [
+        ("-- migrate:up\nSELECT 1;\n-- migrate:sideways\n", 3, "unknown directive"),
+        ("-- lint:allow no-such-rule\nSELECT 1;\n", 1, "unknown lint rule \"no-such-rule\""),
+        ("-- lint:allow\nSELECT 1;\n", 1, "names no rule"),
+        ("SELECT 1;\n-- migrate:up\nSELECT 2;\n", 1, "SQL before the -- migrate:up marker"),
+        ("-- migrate:down\nSELECT 1;\n-- migrate:up\nSELECT 2;\n", 3, "must come before"),
+        ("-- migrate:up\n-- migrate:up\n", 2, "a second -- migrate:up"),
+        ("-- migrate:up\nSELECT 'open;\n", 2, "never closed"),
+        ("-- migrate:up\n/* open\n", 2, "never closed"),
+    ])
+    func brokenFiles(text: String, line: Int, message: String) {
+        #expect {
+            try migration(text)
+        } throws: { error in
+            guard let error = error as? MigrationFileError else { return false }
+            return error.line == line && error.description.contains(message) && error.description.hasPrefix("migrations/0001_test.sql:\(line):")
+        }
+    }
+
+    @Test("the checksum is the SHA-256 of the file's exact bytes")
+    func checksum() throws {
+        let text = "SELECT 1;\r\n"
+        #expect(try migration(text).checksum == SHA256.hexDigest(of: Array(text.utf8)))
+        #expect(try migration(text).checksum != migration("SELECT 1;\n").checksum)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Migrations
+import Testing
+
+@Suite("Migration plan and verification")
+struct MigrationPlanTests {
+    private let files = [
+        try! migration("CREATE TABLE a (id int);", fileName: "0001_a.sql"),
+        try! migration("CREATE TABLE b (id int);", fileName: "0002_b.sql"),
+        try! migration("CREATE TABLE c (id int);", fileName: "0003_c.sql"),
+    ]
+
+    private func record(_ file: MigrationFile, checksum: String? = nil) -> AppliedMigration {
+        AppliedMigration(version: file.version, name: file.name, checksum: checksum ?? file.checksum, appliedAt: Date(timeIntervalSince1970: 0),
+                         executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
+    }
+
+    @Test("an empty history makes every file pending")
+    func emptyHistory() throws {
+        let plan = MigrationPlan(files: files, history: [])
+        #expect(plan.entries.map(\.state) == [.pending, .pending, .pending])
+        #expect(plan.pending.map(\.version) == [1, 2, 3])
+        #expect(plan.currentVersion == nil)
+        try plan.verify()
+    }
+
+    @Test("applied files are applied, newer ones pending")
+    func partlyApplied() throws {
+        let plan = MigrationPlan(files: files, history: [record(files[0]), record(files[1])])
+        #expect(plan.entries.map(\.state) == [.applied, .applied, .pending])
+        #expect(plan.currentVersion == 2)
+        try plan.verify()
+    }
+
+    @Test("a changed, a missing and an out-of-order file are each drift naming the file")
+    func drift() {
+        let gone = AppliedMigration(version: 4, name: "d", checksum: "00", appliedAt: Date(timeIntervalSince1970: 0),
+                                    executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
+        let plan = MigrationPlan(files: files, history: [record(files[0], checksum: "ff"), record(files[2]), gone])
+        #expect(plan.entries.map(\.state) == [.changed, .outOfOrder, .applied, .missing])
+        #expect(plan.pending.isEmpty)
+        #expect {
+            try plan.verify()
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains("migrations/0001_a.sql: changed after it was applied")
+                && text.contains("migrations/0002_b.sql: not applied, yet numbered below 4")
+                && text.contains("0004_d.sql: applied at 1970-01-01T00:00:00Z but the file is gone")
+        }
+    }
+
+    @Test("a renamed applied file counts as changed")
+    func renamed() {
+        let renamed = try! migration("CREATE TABLE a (id int);", fileName: "0001_a_renamed.sql")
+        let plan = MigrationPlan(files: [renamed], history: [record(files[0])])
+        #expect(plan.entries.map(\.state) == [.changed])
+    }
+}
