@@ -1,0 +1,47 @@
+import Foundation
+import PGStore
+import TaskCore
+
+/// The change feed travels as NOTIFY on one channel per team, sent inside the transaction
+/// that made the change, so listeners hear only of committed changes.
+extension TaskStorePG {
+    /// The channel of team `key`.
+    static func channel(for key: TeamKey) -> String { "taskbase.team.\(key.rawValue)" }
+
+    /// What a notification carries: enough to rebuild the `TaskChange`.
+    struct ChangePayload: Codable {
+        var kind: String
+        var team: String
+        var number: Int64
+        var taskID: Int64
+        var version: Int64
+        var actorID: Int64
+        /// Microseconds since 1970.
+        var at: Int64
+
+        init(_ change: TaskChange) {
+            kind = change.kind.rawValue
+            team = change.key.team.rawValue
+            number = change.key.number
+            taskID = change.taskID.rawValue
+            version = change.version
+            actorID = change.actorID.rawValue
+            at = Int64((change.at.timeIntervalSince1970 * 1_000_000).rounded())
+        }
+
+        func change() throws -> TaskChange {
+            guard let kind = TaskChange.Kind(rawValue: kind) else {
+                throw UnexpectedStoredValue(column: "payload.kind", value: kind, expected: "change kind")
+            }
+            return TaskChange(
+                kind: kind, key: TaskKey(team: try TeamKey(team), number: number), taskID: TaskID(taskID), version: version,
+                actorID: UserID(actorID), at: Date(timeIntervalSince1970: Double(at) / 1_000_000))
+        }
+    }
+
+    /// Queues the notification of `change`; PostgreSQL delivers it when the transaction commits.
+    static func notify(_ change: TaskChange, on tx: PGConnection) async throws {
+        let payload = String(decoding: try JSONEncoder().encode(ChangePayload(change)), as: UTF8.self)
+        try await tx.execute("SELECT pg_notify(\(channel(for: change.key.team)), \(payload))")
+    }
+}

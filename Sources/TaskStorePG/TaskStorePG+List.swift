@@ -1,0 +1,91 @@
+import Foundation
+import PGStore
+import TaskCore
+
+extension TaskStorePG {
+    /// The SQL of `TaskSort.primaryKey`: the same 64-bit key, so cursors mean the same in both stores.
+    static func sortKey(_ sort: TaskSort, descending: Bool) -> String {
+        switch sort {
+        case .number: "t.number"
+        case .created: "(extract(epoch FROM t.created_at) * 1000000)::bigint"
+        case .updated: "(extract(epoch FROM t.updated_at) * 1000000)::bigint"
+        case .due: "coalesce((t.due_date - DATE '1970-01-01')::bigint, \(descending ? Int64.min : Int64.max))"
+        case .priority: "(array_position(ARRAY['none','low','medium','high','urgent'], t.priority) - 1)::bigint"
+        }
+    }
+
+    /// `WHERE` conditions for every filter of `query`, values as parameters.
+    static func filters(_ query: TaskQuery, today: CalendarDate) -> PGQuery {
+        var sql: PGQuery = "TRUE"
+        if !query.statuses.isEmpty {
+            sql.append(" AND t.status = ANY(\(query.statuses.map(\.rawValue).sorted())::text[])")
+        }
+        switch query.assignee {
+        case nil: break
+        case .unassigned: sql.append(" AND t.assignee_id IS NULL")
+        case .user(.id(let id)): sql.append(" AND t.assignee_id = \(id.rawValue)")
+        case .user(.email(let email)):
+            sql.append(" AND t.assignee_id = (SELECT id FROM users WHERE lower(email) = \(UserFields.normalizedEmailKey(email)))")
+        }
+        switch query.category {
+        case nil: break
+        case .uncategorized: sql.append(" AND t.category IS NULL")
+        case .named(let name): sql.append(" AND lower(t.category) = lower(\(name))")
+        }
+        if let before = query.dueBefore { sql.append(" AND t.due_date < \(pgDate(before))") }
+        if let after = query.dueAfter { sql.append(" AND t.due_date > \(pgDate(after))") }
+        if query.overdueOnly { sql.append(" AND t.due_date < \(pgDate(today)) AND t.status <> 'done'") }
+        if let text = query.text, !text.isEmpty {
+            let pattern = "%" + likeEscaped(text) + "%"
+            sql.append(" AND (t.title ILIKE \(pattern) OR t.notes ILIKE \(pattern))")
+        }
+        if let after = query.after {
+            let key = sortKey(query.sort, descending: query.descending)
+            let comparison = query.descending ? "<" : ">"
+            if query.sort == .number {
+                sql.append(" AND t.number \(unsafeSQL: comparison) \(after.number)")
+            } else {
+                sql.append(" AND (\(unsafeSQL: key), t.number) \(unsafeSQL: comparison) (\(after.primaryKey), \(after.number))")
+            }
+        }
+        return sql
+    }
+
+    /// `text` with LIKE's wildcards and escape character taken literally.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    public func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage {
+        let (actorID, actorEmail) = Self.actorParameters(access.actor)
+        let direction = query.descending ? " DESC" : ""
+        let key = Self.sortKey(query.sort, descending: query.descending)
+        let order = query.sort == .number ? "t.number\(direction)" : "\(key)\(direction), t.number\(direction)"
+        let sql: PGQuery = """
+            SELECT \(unsafeSQL: Self.userColumns), m.role, p.*
+              FROM (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              LEFT JOIN LATERAL (
+                  SELECT \(unsafeSQL: Self.taskColumns), row_number() OVER () AS position
+                    FROM (SELECT * FROM tasks t
+                           WHERE t.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled AND \(Self.filters(query, today: today))
+                           ORDER BY \(unsafeSQL: order)
+                           LIMIT \(query.limit + 1)) t
+              ) p ON true
+             ORDER BY p.position
+            """
+        return try await transaction(as: access.actor) { tx in
+            let rows = try await tx.query(sql)
+            try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: "team \(team)")
+            var tasks = try rows.compactMap { try Self.task(in: $0, team: team) }
+            var next: TaskCursor?
+            if tasks.count > query.limit {
+                tasks.removeLast(tasks.count - query.limit)
+                next = TaskCursor(after: tasks[tasks.count - 1], sort: query.sort, descending: query.descending)
+            }
+            return TaskPage(tasks: tasks, nextCursor: next)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import PGStore
+import TaskCore
+
+extension TaskStorePG: TaskRepository {
+    /// How history stores one field's change (`task_history.changes` is an array of these).
+    struct StoredChange: Codable {
+        var field: String
+        var old: String?
+        var new: String?
+    }
+
+    static func historyJSON(_ changes: [FieldChange]) throws -> PGJSON {
+        try PGJSON(encoding: changes.map { StoredChange(field: $0.field.rawValue, old: $0.old, new: $0.new) })
+    }
+
+    public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
+        let (actorID, actorEmail) = Self.actorParameters(access.actor)
+        let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
+        // History of a creation depends only on the draft's values, not on ids.
+        let preview = TaskItem(
+            id: TaskID(0), teamID: TeamID(0), key: TaskKey(team: team, number: 1), draft: draft, assigneeID: draft.assignee == nil ? nil : UserID(0),
+            by: UserID(0), at: time)
+        let json = try Self.historyJSON(preview.changes(since: nil))
+        let due = draft.dueDate.map(Self.pgDate)
+        let query: PGQuery = """
+            WITH actor AS (
+                SELECT u.id, u.disabled FROM users u WHERE u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+            ), gate AS (
+                SELECT tm.id AS team_id FROM teams tm JOIN memberships m ON m.team_id = tm.id JOIN actor a ON a.id = m.user_id
+                 WHERE tm.key = \(team.rawValue) AND NOT a.disabled
+                   AND array_position(\(unsafeSQL: Self.roleRanks), m.role) >= \(Self.rank(access.minimumRole))
+            ), assignee AS (
+                SELECT u.id, u.disabled, am.role FROM users u
+                  LEFT JOIN memberships am ON am.user_id = u.id AND am.team_id = (SELECT team_id FROM gate)
+                 WHERE u.id = \(assigneeID) OR lower(u.email) = \(assigneeEmail)
+            ), allowed AS (
+                SELECT g.team_id FROM gate g
+                 WHERE \(draft.assignee == nil) OR EXISTS (SELECT 1 FROM assignee WHERE NOT disabled AND role IS NOT NULL)
+            ), counter AS (
+                UPDATE task_counters c SET last_number = c.last_number + 1 FROM allowed
+                 WHERE c.team_id = allowed.team_id RETURNING c.team_id, c.last_number
+            ), t AS (
+                INSERT INTO tasks (team_id, number, title, notes, status, priority, due_date, assignee_id, category, external_id,
+                                   created_by, created_at, updated_by, updated_at)
+                SELECT counter.team_id, counter.last_number, \(draft.title), \(draft.notes), \(draft.status.rawValue),
+                       \(draft.priority.rawValue), \(due), (SELECT id FROM assignee), \(draft.category), \(draft.externalID),
+                       (SELECT id FROM actor), \(time), (SELECT id FROM actor), \(time)
+                  FROM counter
+                RETURNING *
+            ), history AS (
+                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
+                SELECT t.team_id, t.number, t.id, t.version, t.created_by, t.created_at, 'created',
+                       \(json)::jsonb
+                  FROM t
+            )
+            SELECT \(unsafeSQL: Self.userColumns), m.role,
+                   au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
+                   \(unsafeSQL: Self.taskColumns)
+              FROM (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
+              LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
+              LEFT JOIN t ON true
+            """
+        return try await transaction(as: access.actor) { tx in
+            let row = try await tx.query(query)[0]
+            try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
+            if let ref = draft.assignee {
+                _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
+            }
+            guard let task = try Self.task(in: row, team: team) else { throw TaskError.notFound(what: "team \(team)") }
+            try await Self.notify(TaskChange(.created, task), on: tx)
+            return task
+        }
+    }
+
+    /// The assignee's user as far as the assignee rule needs it (existence, disabled).
+    static func assigneeFacts(in row: PGRow) throws -> User? {
+        guard let id = try row.decode(Int64?.self, "assignee_user_id") else { return nil }
+        return User(id: UserID(id), email: "", displayName: "", isDisabled: try row.decode(Bool.self, "assignee_disabled"), createdAt: Date())
+    }
+
+    /// Facts, and the task locked for change when the actor may see it.
+    static func lockedTaskFacts(_ key: TaskKey, _ access: AccessRequirement, assignee: UserRef?) -> PGQuery {
+        let (actorID, actorEmail) = actorParameters(access.actor)
+        let (assigneeID, assigneeEmail) = actorParameters(assignee)
+        return """
+            SELECT \(unsafeSQL: userColumns), m.role,
+                   au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
+                   \(unsafeSQL: taskColumns)
+              FROM (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
+              LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
+              LEFT JOIN LATERAL (
+                  SELECT * FROM tasks t0
+                   WHERE t0.team_id = tm.id AND t0.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
+                     AND array_position(\(unsafeSQL: roleRanks), m.role) >= \(rank(access.minimumRole))
+                     FOR UPDATE
+              ) t ON true
+            """
+    }
+
+    public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
+        let (actorID, actorEmail) = Self.actorParameters(access.actor)
+        let query: PGQuery = """
+            SELECT \(unsafeSQL: Self.userColumns), m.role, \(unsafeSQL: Self.taskColumns)
+              FROM (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
+            """
+        return try await transaction(as: access.actor) { tx in
+            let row = try await tx.query(query)[0]
+            let subject = "task \(key)"
+            try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
+            guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
+            return task
+        }
+    }
+
+    public func updateTask(
+        _ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
+    ) async throws -> TaskItem {
+        let facts = Self.lockedTaskFacts(key, access, assignee: changes.assigneeToResolve)
+        return try await transaction(as: access.actor) { tx in
+            let row = try await tx.query(facts)[0]
+            let subject = "task \(key)"
+            let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
+            guard let old = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
+            if let expectedVersion, expectedVersion != old.version {
+                throw TaskError.conflict(what: subject, currentVersion: old.version)
+            }
+            var assigneeID: UserID?
+            if let ref = changes.assigneeToResolve {
+                assigneeID = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: key.team)
+            }
+            let new = old.applying(changes, assigneeID: assigneeID, by: actor.id, at: time)
+            guard new != old else { return old }
+            try await Self.save(new, replacing: old, kind: .updated, on: tx)
+            try await Self.notify(TaskChange(.updated, new), on: tx)
+            return new
+        }
+    }
+
+    /// Writes `new` over `old` (same team and number) and records the change in history.
+    static func save(_ new: TaskItem, replacing old: TaskItem, kind: TaskHistoryEntry.Kind, on tx: PGConnection) async throws {
+        let json = try historyJSON(new.changes(since: old))
+        try await tx.execute("""
+            WITH t AS (
+                UPDATE tasks SET title = \(new.title), notes = \(new.notes), status = \(new.status.rawValue),
+                       priority = \(new.priority.rawValue), due_date = \(new.dueDate.map(pgDate)),
+                       assignee_id = \(new.assigneeID?.rawValue), category = \(new.category), external_id = \(new.externalID),
+                       updated_by = \(new.updatedBy.rawValue), updated_at = \(new.updatedAt), version = \(new.version)
+                 WHERE team_id = \(old.teamID.rawValue) AND number = \(old.key.number) AND version = \(old.version)
+                RETURNING team_id, number, id, version, updated_by, updated_at
+            )
+            INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
+            SELECT team_id, number, id, version, updated_by, updated_at, \(kind.rawValue), \(json)::jsonb FROM t
+            """)
+    }
+
+    public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
+        let facts = Self.lockedTaskFacts(key, access, assignee: nil)
+        try await transaction(as: access.actor) { tx in
+            let row = try await tx.query(facts)[0]
+            let subject = "task \(key)"
+            let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
+            guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
+            if let expectedVersion, expectedVersion != task.version {
+                throw TaskError.conflict(what: subject, currentVersion: task.version)
+            }
+            try await tx.execute("""
+                WITH gone AS (DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number))
+                DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_number = \(key.number)
+                """)
+            try await Self.notify(
+                TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: actor.id, at: time), on: tx)
+        }
+    }
+
+    public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
+        let (actorID, actorEmail) = Self.actorParameters(access.actor)
+        let query: PGQuery = """
+            SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
+                   h.actor_id, h.changed_at, h.action, h.changes
+              FROM (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
+              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_number = t.number
+             ORDER BY h.id
+            """
+        return try await transaction(as: access.actor) { tx in
+            let rows = try await tx.query(query)
+            let subject = "task \(key)"
+            try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
+            guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
+            return try rows.compactMap { row -> TaskHistoryEntry? in
+                guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
+                let stored = try row.decode(PGJSON.self, "changes").decode(as: [StoredChange].self)
+                let changes = try stored.map { change in
+                    guard let field = TaskField(rawValue: change.field) else {
+                        throw UnexpectedStoredValue(column: "changes", value: change.field, expected: "task field")
+                    }
+                    return FieldChange(field: field, old: change.old, new: change.new)
+                }
+                return TaskHistoryEntry(
+                    taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
+                    actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
+                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "action"), changes: changes)
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PGStore
+import TaskCore
+
+/// Where `TaskStorePG` gets its connections: a pool in the programs, anything that lends a
+/// connection to one task at a time.
+public protocol PGConnectionSource: Sendable {
+    /// Lends a connection for the duration of `body`.
+    func withConnection<T: Sendable>(_ body: @Sendable (PGConnection) async throws -> T) async throws -> T
+}
+
+/// The PostgreSQL implementation of every TaskCore repository.
+///
+/// Each call is one transaction that first engages row-level security — it switches to the
+/// runtime role and sets `taskbase.user_id` to the acting user with transaction-local
+/// settings — and then does its work in as few statements as the work allows, with the
+/// access facts gathered by the same statement that does the work. The rules themselves
+/// (who may do what) are TaskCore's: the SQL only collects facts and refuses to write when
+/// the role in `AccessRequirement.minimumRole` is not met.
+public struct TaskStorePG: Sendable {
+    /// Lends connections.
+    public let source: any PGConnectionSource
+    /// The role statements run as (`SET LOCAL ROLE`), so that row-level security applies
+    /// even when the program logs in as the table owner; nil when the login role is already
+    /// the runtime role.
+    public let runtimeRole: String?
+
+    /// A store over `source`, running statements as `runtimeRole`.
+    public init(source: any PGConnectionSource, runtimeRole: String? = "taskbase_app") {
+        self.source = source
+        self.runtimeRole = runtimeRole
+    }
+
+    /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
+    func transaction<T: Sendable>(
+        as actor: UserRef?, isolation: PGIsolationLevel? = nil,
+        _ body: @Sendable @escaping (PGConnection) async throws -> T
+    ) async throws -> T {
+        let role = runtimeRole
+        do {
+            return try await source.withConnection { connection in
+                try await connection.withTransaction(isolation: isolation) { tx in
+                    try await tx.execute(Self.sessionSetup(actor: actor, role: role))
+                    return try await body(tx)
+                }
+            }
+        } catch let error as PGError {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Switches to the runtime role and names the acting user, both for this transaction only.
+    static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
+        let (actorID, actorEmail) = actorParameters(actor)
+        var query: PGQuery = """
+            SELECT set_config('taskbase.user_id', coalesce((SELECT id::text FROM users \
+            WHERE id = \(actorID) OR lower(email) = \(actorEmail)), ''), true)
+            """
+        if let role { query.append(", set_config('role', \(role), true)") }
+        return query
+    }
+
+    /// The two parameters every actor lookup takes: an id or a normalized email, the other NULL.
+    static func actorParameters(_ actor: UserRef?) -> (Int64?, String?) {
+        switch actor {
+        case .id(let id): (id.rawValue, nil)
+        case .email(let email): (nil, UserFields.normalizedEmailKey(email))
+        case nil: (nil, nil)
+        }
+    }
+
+    /// Turns the database's refusals that TaskCore has words for into `TaskError`s.
+    static func translate(_ error: PGError) -> any Error {
+        switch (error.code, error.constraint) {
+        case (.uniqueViolation, "users_email_key"?):
+            return TaskError.alreadyExists(what: "user \(quotedValue(in: error.detail) ?? "with that email")")
+        case (.uniqueViolation, "teams_key_key"?):
+            return TaskError.alreadyExists(what: "team \(quotedValue(in: error.detail) ?? "with that key")")
+        case (.uniqueViolation, "tasks_external_id_key"?):
+            return TaskError.alreadyExists(what: "external id \(quotedValue(in: error.detail).map { "\"\($0)\"" } ?? "") in the team")
+        default:
+            return error
+        }
+    }
+
+    /// The value part of a detail like `Key (lower(email))=(a@b.c) already exists.`
+    private static func quotedValue(in detail: String?) -> String? {
+        guard let detail, let open = detail.range(of: ")=("), let close = detail.range(of: ")", range: open.upperBound..<detail.endIndex) else {
+            return nil
+        }
+        let value = String(detail[open.upperBound..<close.lowerBound])
+        return value.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? value
+    }
+}
