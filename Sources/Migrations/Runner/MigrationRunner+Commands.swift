@@ -8,11 +8,7 @@ extension MigrationRunner {
     public func up(to target: Int64? = nil) async throws -> [MigrationFile] {
         try await withMigrationLock { work, lockConnection, plan in
             let files = try runnable(plan, upTo: target)
-            for file in files {
-                onEvent(.starting(file, direction: .up))
-                let milliseconds = try await run(file, .up, work: work, lockConnection: lockConnection)
-                onEvent(.finished(file, direction: .up, milliseconds: milliseconds))
-            }
+            try await runAll(files, .up, work: work, lockConnection: lockConnection)
             return files
         }
     }
@@ -30,11 +26,7 @@ extension MigrationRunner {
             let files = target.map { target in newestFirst.filter { $0.version > target } } ?? Array(newestFirst.prefix(1))
             let irreversible = files.filter { $0.down == nil }.map(\.path)
             guard irreversible.isEmpty else { throw MigrationError.notReversible(irreversible) }
-            for file in files {
-                onEvent(.starting(file, direction: .down))
-                let milliseconds = try await run(file, .down, work: work, lockConnection: lockConnection)
-                onEvent(.finished(file, direction: .down, milliseconds: milliseconds))
-            }
+            try await runAll(files, .down, work: work, lockConnection: lockConnection)
             return files
         }
     }

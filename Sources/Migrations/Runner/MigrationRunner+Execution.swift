@@ -1,6 +1,15 @@
 import PGStore
 
 extension MigrationRunner {
+    /// Runs `files` in order in `direction`, reporting each start and finish.
+    func runAll(_ files: [MigrationFile], _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws {
+        for file in files {
+            onEvent(.starting(file, direction: direction))
+            let milliseconds = try await run(file, direction, work: work, lockConnection: lockConnection)
+            onEvent(.finished(file, direction: direction, milliseconds: milliseconds))
+        }
+    }
+
     /// Runs one migration in `direction`, retrying lock timeouts with backoff. Returns its
     /// execution time. A transactional migration and its history change commit together.
     func run(_ file: MigrationFile, _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws -> Int64 {
