@@ -1,1 +1,3 @@
-print("taskmigrate")
+import Foundation
+
+exit(await TaskMigrate.run(Array(CommandLine.arguments.dropFirst())))

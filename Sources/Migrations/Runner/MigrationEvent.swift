@@ -1,0 +1,21 @@
+/// What a run is doing, for progress output. Delivered in order, on the running task.
+public enum MigrationEvent: Sendable {
+    /// Another runner holds the migration lock; this one polls until it is free.
+    case waitingForMigrationLock(holder: String?)
+    /// The migration lock is held; the history was re-read.
+    case migrationLockAcquired
+    /// A migration starts (or, for `down`, its rollback).
+    case starting(MigrationFile, direction: MigrationDirection)
+    /// A migration finished and its history change committed.
+    case finished(MigrationFile, direction: MigrationDirection, milliseconds: Int64)
+    /// A migration hit its lock timeout and will be tried again after `delay`.
+    case retrying(MigrationFile, attempt: Int, of: Int, delay: Duration, blocker: LockBlocker?)
+}
+
+/// Which way a migration runs.
+public enum MigrationDirection: String, Sendable {
+    /// Its up section: applying it.
+    case up
+    /// Its down section: rolling it back.
+    case down
+}

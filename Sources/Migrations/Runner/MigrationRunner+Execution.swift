@@ -1,0 +1,76 @@
+import PGStore
+
+extension MigrationRunner {
+    /// Runs `files` in order in `direction`, reporting each start and finish.
+    func runAll(_ files: [MigrationFile], _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws {
+        for file in files {
+            onEvent(.starting(file, direction: direction))
+            let milliseconds = try await run(file, direction, work: work, lockConnection: lockConnection)
+            onEvent(.finished(file, direction: direction, milliseconds: milliseconds))
+        }
+    }
+
+    /// Runs one migration in `direction`, retrying lock timeouts with backoff. Returns its
+    /// execution time. A transactional migration and its history change commit together.
+    func run(_ file: MigrationFile, _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws -> Int64 {
+        let interval = max(.milliseconds(10), min(.milliseconds(200), settings.lockTimeout / 4))
+        var attempt = 1
+        while true {
+            let (result, blocker) = await BlockerWatch.watching(pid: work.backendPID, on: lockConnection, interval: interval) {
+                try await runOnce(file, direction, on: work)
+            }
+            switch result {
+            case .success(let milliseconds):
+                return milliseconds
+            case .failure(let error):
+                guard case .statementFailed(let failure) = error as? MigrationError, failure.error.code == .lockNotAvailable else { throw error }
+                guard attempt <= settings.lockRetries else {
+                    throw MigrationError.lockTimeout(file: file.path, attempts: attempt, lockTimeout: settings.lockTimeout, blocker: blocker)
+                }
+                let delay = settings.backoff(beforeRetry: attempt) * Double.random(in: 0.8...1.2)
+                onEvent(.retrying(file, attempt: attempt, of: settings.lockRetries, delay: delay, blocker: blocker))
+                try await Task.sleep(for: delay)
+                attempt += 1
+            }
+        }
+    }
+
+    private func runOnce(_ file: MigrationFile, _ direction: MigrationDirection, on work: PGConnection) async throws -> Int64 {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let statements = direction == .up ? file.up : file.down ?? []
+        let record = { (connection: PGConnection) in
+            switch direction {
+            case .up:
+                try await history.insert(file, milliseconds: (clock.now - start).milliseconds, operatorName: settings.operatorName, on: connection)
+            case .down:
+                try await history.delete(file, on: connection)
+            }
+        }
+        if file.runsInTransaction {
+            let timeouts = [("lock_timeout", settings.lockTimeout.postgresSetting), ("statement_timeout", settings.statementTimeout.postgresSetting)]
+            try await work.withTransaction(settings: timeouts) { connection in
+                try await execute(statements, of: file, direction, on: connection)
+                try await record(connection)
+            }
+        } else {
+            try await execute(statements, of: file, direction, on: work)
+            try await record(work)
+        }
+        return (clock.now - start).milliseconds
+    }
+
+    /// Sends each statement on its own, so a failure names its statement even when the server
+    /// gives no position.
+    private func execute(_ statements: [SQLStatement], of file: MigrationFile, _ direction: MigrationDirection, on connection: PGConnection) async throws {
+        for statement in statements {
+            do {
+                _ = try await connection.simpleQuery(unsafeSQL: statement.text)
+            } catch let error as PGError where error.kind == .server {
+                throw MigrationError.statementFailed(MigrationStatementFailure(
+                    path: file.path, location: file.location(of: statement, position: error.position),
+                    direction: direction, wasTransactional: file.runsInTransaction, error: error))
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import PGStore
+
+/// Applies, rolls back, verifies and reports migrations of one folder against one database.
+///
+/// Every command that changes the database works under the migration lock (see
+/// `MigrationLock`), re-reads the history once it holds it, and verifies the folder against
+/// it before running anything.
+public struct MigrationRunner: Sendable {
+    /// Where the migration files are.
+    public var directory: MigrationDirectory
+    /// The database to migrate.
+    public var config: PGConfig
+    /// Timeouts, retries and lock waiting.
+    public var settings: MigrationSettings
+    /// Receives progress; called on the running task.
+    public var onEvent: @Sendable (MigrationEvent) -> Void
+
+    let history = MigrationHistory()
+
+    /// A runner for `directory` against `config`.
+    public init(directory: MigrationDirectory, config: PGConfig, settings: MigrationSettings = MigrationSettings(),
+                onEvent: @escaping @Sendable (MigrationEvent) -> Void = { _ in }) {
+        self.directory = directory
+        var config = config
+        if config["application_name"] == nil { config["application_name"] = "taskmigrate" }
+        self.config = config
+        self.settings = settings
+        self.onEvent = onEvent
+    }
+
+    /// The folder compared with the history, read without taking the lock or creating anything.
+    public func plan() async throws -> MigrationPlan {
+        let files = try directory.load()
+        let recorded = try await withConnection { try await history.read(on: $0) }
+        return MigrationPlan(files: files, history: recorded)
+    }
+
+    /// What `up --to target` would run, after verification and lint, without running it.
+    public func pending(upTo target: Int64? = nil) async throws -> [MigrationFile] {
+        let plan = try await plan()
+        try plan.verify()
+        return try runnable(plan, upTo: target)
+    }
+
+    /// Runs `body` with a fresh connection, closing it afterwards whatever happens.
+    func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
+        let connection = try await PGConnection.connect(config)
+        do {
+            let value = try await body(connection)
+            await connection.close()
+            return value
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` holding the migration lock, with a work connection (session timeouts set),
+    /// the lock's own connection (for watching blockers), and the plan re-read under the lock
+    /// and verified.
+    func withMigrationLock<T>(_ body: (PGConnection, PGConnection, MigrationPlan) async throws -> T) async throws -> T {
+        let files = try directory.load()
+        return try await withConnection { lockConnection in
+            let lock = MigrationLock(connection: lockConnection)
+            try await lock.acquire(wait: settings.migrationLockWait, poll: settings.migrationLockPoll) { holder in
+                onEvent(.waitingForMigrationLock(holder: holder))
+            }
+            let value = try await withConnection { work in
+                _ = try await work.query("""
+                    SELECT set_config('lock_timeout', \(settings.lockTimeout.postgresSetting), false),
+                           set_config('statement_timeout', \(settings.statementTimeout.postgresSetting), false)
+                    """)
+                try await history.create(on: work)
+                let plan = MigrationPlan(files: files, history: try await history.read(on: work))
+                onEvent(.migrationLockAcquired)
+                try plan.verify()
+                return try await body(work, lockConnection, plan)
+            }
+            try await lock.release()
+            return value
+        }
+    }
+
+    /// The pending files up to `target`, refused when lint flags one without `-- lint:allow`.
+    func runnable(_ plan: MigrationPlan, upTo target: Int64?) throws -> [MigrationFile] {
+        if let target, !plan.entries.contains(where: { $0.version == target }) {
+            throw MigrationError.unknownVersion(target, known: Self.knownVersions(plan))
+        }
+        let files = plan.pending.filter { target == nil || $0.version <= target! }
+        let refused = files.flatMap { MigrationLinter().lint($0) }.filter { !$0.isAllowed }
+        guard refused.isEmpty else { throw MigrationError.lintRefused(refused) }
+        return files
+    }
+
+    static func knownVersions(_ plan: MigrationPlan) -> String {
+        guard let first = plan.entries.first, let last = plan.entries.last else { return "the folder holds no migrations" }
+        return "known versions run from \(first.version) to \(last.version)"
+    }
+}

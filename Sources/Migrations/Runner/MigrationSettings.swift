@@ -1,0 +1,50 @@
+import Foundation
+
+/// How a run protects the database and itself: timeouts on every migration, the retry policy
+/// for lock timeouts, and how long to wait for another runner.
+public struct MigrationSettings: Sendable {
+    /// `lock_timeout` for every migration statement: long enough for a busy table's short
+    /// transactions to finish, short enough that the queue behind us never stalls the app.
+    public var lockTimeout: Duration = .seconds(5)
+    /// `statement_timeout` for every migration statement.
+    public var statementTimeout: Duration = .seconds(15 * 60)
+    /// How many times a migration that hit its lock timeout is tried again.
+    public var lockRetries: Int = 5
+    /// The pause before the first retry; it doubles (with jitter) up to `maximumBackoff`.
+    public var initialBackoff: Duration = .seconds(1)
+    /// The longest pause between retries.
+    public var maximumBackoff: Duration = .seconds(30)
+    /// How long to wait for another runner's migration lock before giving up.
+    public var migrationLockWait: Duration = .seconds(10 * 60)
+    /// How often the migration lock is tried while another runner holds it.
+    public var migrationLockPoll: Duration = .milliseconds(250)
+    /// Who applies the migrations, recorded next to the database role in the history.
+    public var operatorName: String = MigrationSettings.defaultOperatorName()
+
+    /// The defaults.
+    public init() {}
+
+    /// The pause before retry number `attempt` (1-based), before jitter.
+    public func backoff(beforeRetry attempt: Int) -> Duration {
+        let factor = 1 << min(max(attempt - 1, 0), 20)
+        return min(maximumBackoff, initialBackoff * factor)
+    }
+
+    /// `user@host` of this process.
+    public static func defaultOperatorName() -> String {
+        "\(NSUserName())@\(ProcessInfo.processInfo.hostName)"
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up, as PostgreSQL settings take them (`"5000ms"`).
+    var postgresSetting: String {
+        "\(milliseconds)ms"
+    }
+
+    /// Whole milliseconds, rounded up.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+}

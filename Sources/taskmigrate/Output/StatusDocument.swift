@@ -1,0 +1,75 @@
+import Foundation
+import Migrations
+
+/// `status --json`: one document describing every migration.
+struct StatusDocument: Encodable {
+    struct Migration: Encodable {
+        var version: Int64
+        var name: String
+        var file: String
+        var state: MigrationState
+        /// The file's checksum, or the recorded one when the file is gone.
+        var checksum: String
+        /// The recorded checksum when it differs from the file's.
+        var appliedChecksum: String?
+        var appliedAt: Date?
+        var executionMs: Int64?
+        var appliedBy: String?
+        var toolVersion: String?
+        var baseline: Bool?
+        var transactional: Bool?
+        var reversible: Bool?
+
+        private enum CodingKeys: String, CodingKey {
+            case version, name, file, state, checksum, appliedChecksum, appliedAt, executionMs, appliedBy, toolVersion, baseline, transactional, reversible
+        }
+
+        /// Every key is present; what does not apply is `null`, so consumers need no guessing.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(name, forKey: .name)
+            try container.encode(file, forKey: .file)
+            try container.encode(state, forKey: .state)
+            try container.encode(checksum, forKey: .checksum)
+            try container.encode(appliedChecksum, forKey: .appliedChecksum)
+            try container.encode(appliedAt, forKey: .appliedAt)
+            try container.encode(executionMs, forKey: .executionMs)
+            try container.encode(appliedBy, forKey: .appliedBy)
+            try container.encode(toolVersion, forKey: .toolVersion)
+            try container.encode(baseline, forKey: .baseline)
+            try container.encode(transactional, forKey: .transactional)
+            try container.encode(reversible, forKey: .reversible)
+        }
+    }
+
+    var currentVersion: Int64?
+    var pending: Int
+    var drift: Int
+    var migrations: [Migration]
+
+    init(plan: MigrationPlan) {
+        currentVersion = plan.currentVersion
+        pending = plan.pending.count
+        drift = plan.entries.filter(\.state.isDrift).count
+        migrations = plan.entries.map { entry in
+            let recorded = entry.record?.checksum
+            let checksum = entry.file?.checksum ?? recorded ?? ""
+            return Migration(
+                version: entry.version, name: entry.name, file: entry.file?.fileName ?? entry.record?.fileName ?? "",
+                state: entry.state, checksum: checksum, appliedChecksum: recorded == checksum ? nil : recorded,
+                appliedAt: entry.record?.appliedAt, executionMs: entry.record?.executionMilliseconds,
+                appliedBy: entry.record?.appliedBy, toolVersion: entry.record?.toolVersion, baseline: entry.record?.isBaseline,
+                transactional: entry.file?.runsInTransaction, reversible: entry.file.map { $0.down != nil })
+        }
+    }
+
+    /// Pretty, key-sorted JSON with snake_case keys and ISO 8601 dates.
+    func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
