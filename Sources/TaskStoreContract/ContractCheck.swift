@@ -14,6 +14,7 @@ public struct ContractCheck: Sendable, CustomTestStringConvertible {
         self.body = body
     }
 
+    /// Shows the check's name as the test case name.
     public var testDescription: String { name }
 
     /// Runs the check against `store`. Users and teams get unique names, so several checks

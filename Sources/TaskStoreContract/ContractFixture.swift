@@ -10,6 +10,8 @@ public struct ContractFixture: Sendable {
 
     /// The service under test.
     public let service: TaskService
+    /// The store under test, for store-specific checks beside the contract.
+    public let store: any TaskStore
     /// Owns every team `makeTeam` builds.
     public let owner: UserRef
     /// Admin in every such team.
@@ -38,11 +40,12 @@ public struct ContractFixture: Sendable {
         }
         let team = try await makeTeam(service: service, names: names, cast: cast)
         _ = try await service.setUserDisabled(cast[5], true)
-        return ContractFixture(service: service, cast: cast, team: team, names: names)
+        return ContractFixture(service: service, store: store, cast: cast, team: team, names: names)
     }
 
-    private init(service: TaskService, cast: [UserRef], team: TeamKey, names: NameSource) {
+    private init(service: TaskService, store: any TaskStore, cast: [UserRef], team: TeamKey, names: NameSource) {
         self.service = service
+        self.store = store
         (owner, admin, member, viewer, outsider, disabled) = (cast[0], cast[1], cast[2], cast[3], cast[4], cast[5])
         self.team = team
         self.names = names
@@ -56,8 +59,6 @@ public struct ContractFixture: Sendable {
         return team.key
     }
 
-    /// The store under test.
-    public var store: any TaskStore { service.store }
 
     /// Every user of the cast with the role they hold in a `makeTeam` team (nil: outsider).
     public var cast: [(user: UserRef, role: Role?)] {

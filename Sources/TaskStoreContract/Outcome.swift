@@ -35,6 +35,7 @@ public enum Outcome: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Readable in test failure messages.
     public var description: String {
         switch self {
         case .ok: "ok"

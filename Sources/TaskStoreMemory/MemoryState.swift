@@ -14,6 +14,7 @@ struct MemoryState {
     var lastTaskNumber: [TeamID: Int64] = [:]
     var history: [TaskID: [TaskHistoryEntry]] = [:]
     var subscribers: [TeamID: [Int: TaskChangeStream.Continuation]] = [:]
+    var lastListenerID = 0
     var lastID: Int64 = 0
 
     /// A fresh id for any entity; ids are never reused.

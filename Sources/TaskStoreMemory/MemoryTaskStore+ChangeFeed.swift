@@ -4,12 +4,13 @@ extension MemoryTaskStore: TaskChangeFeed {
     /// How many undelivered changes a slow listener may fall behind before the oldest are dropped.
     public static let feedBufferSize = 10_000
 
+    /// Registers a listener fed by this store's own mutations; it is removed when the stream ends.
     public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
         let (stream, continuation) = TaskChangeStream.makeStream(bufferingPolicy: .bufferingNewest(Self.feedBufferSize))
         let (teamID, listener) = try state.withLock { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
-            let listener = Int(state.lastID)
-            state.lastID += 1
+            state.lastListenerID += 1
+            let listener = state.lastListenerID
             state.subscribers[gate.team.id, default: [:]][listener] = continuation
             return (gate.team.id, listener)
         }

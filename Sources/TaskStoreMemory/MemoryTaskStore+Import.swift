@@ -2,6 +2,7 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskImportPort {
+    /// Reads every batch first, then merges on a copy of the state that replaces it only on success.
     public func importTasks<Batches: AsyncSequence & Sendable>(
         into team: TeamKey, policy: ImportConflictPolicy, batches: Batches, access: AccessRequirement, at time: Date
     ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {

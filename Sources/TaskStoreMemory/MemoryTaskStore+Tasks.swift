@@ -2,6 +2,7 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskRepository {
+    /// Numbers the task inside the lock, so numbers are gapless under concurrent creators.
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         try mutate { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
@@ -11,10 +12,12 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
+    /// Looks the task up after the access check.
     public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
         try state.withLock { try $0.gatedTask(key, access: access).1 }
     }
 
+    /// Checks version, assignee and external id, then saves and announces the new version.
     public func updateTask(_ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         try mutate { state in
             let (gate, old) = try state.gatedTask(key, access: access)
@@ -28,6 +31,7 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
+    /// Removes the task with its history and announces the deletion.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
         try mutate { state in
             let (gate, task) = try state.gatedTask(key, access: access)
@@ -37,6 +41,7 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
+    /// Filters and orders with `TaskQuery` itself: the reference semantics.
     public func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage {
         try state.withLock { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
@@ -44,6 +49,7 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
+    /// The recorded entries, oldest first.
     public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
         try state.withLock { state in
             let (_, task) = try state.gatedTask(key, access: access)

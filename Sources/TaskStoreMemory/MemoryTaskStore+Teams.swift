@@ -2,6 +2,7 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TeamRepository {
+    /// Creates the team and its first owner in one step.
     public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
         try state.withLock { state in
             guard state.teamIDsByKey[key] == nil else { throw TaskError.alreadyExists(what: "team \(key)") }
@@ -13,10 +14,12 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
+    /// Gathers the facts and lets `AccessRequirement.verify` judge them.
     public func teamAccess(_ key: TeamKey, access: AccessRequirement) async throws -> TeamAccess {
         try state.withLock { try $0.gate(access, team: key, subject: "team \(key)") }
     }
 
+    /// The user's teams, by key.
     public func teams(of user: UserID) async throws -> [TeamMembership] {
         state.withLock { state in
             state.roles.compactMap { teamID, roles in
@@ -26,6 +29,7 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
+    /// The members, by email.
     public func members(of team: TeamID, actor: UserID) async throws -> [Member] {
         state.withLock { state in
             (state.roles[team] ?? [:]).compactMap { userID, role in
@@ -34,10 +38,12 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
+    /// Sets or removes one membership.
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
         state.withLock { $0.roles[team]?[user] = role }
     }
 
+    /// Changes the team's name; its key stays.
     public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {
         try state.withLock { state in
             guard var renamed = state.teams[team] else { throw TaskError.notFound(what: "team #\(team)") }
@@ -47,6 +53,7 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
+    /// Drops the team's tasks, history and memberships, and ends its listeners' streams.
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
         let listeners = state.withLock { state in
             for task in state.tasks(of: team) { state.remove(task) }

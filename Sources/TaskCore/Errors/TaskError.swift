@@ -12,6 +12,7 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An input value is not acceptable; `field` names it as the caller spelled it.
     case validation(field: String, reason: String)
 
+    /// One line for people: what was refused and why.
     public var description: String {
         switch self {
         case .notFound(let what): "\(what) not found"

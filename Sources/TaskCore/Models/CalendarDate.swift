@@ -81,6 +81,7 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
             + (m.count < 2 ? "0" : "") + m + "-" + (d.count < 2 ? "0" : "") + d
     }
 
+    /// Chronological order.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }

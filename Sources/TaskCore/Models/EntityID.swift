@@ -7,8 +7,10 @@ public struct EntityID<Entity>: Hashable, Comparable, Sendable, CustomStringConv
     /// Wraps a store-assigned number.
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
+    /// Order of assignment.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The bare number.
     public var description: String { String(rawValue) }
 }
 

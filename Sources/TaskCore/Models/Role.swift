@@ -1,5 +1,6 @@
 /// A member's role in a team; each role can do everything the roles below it can.
 public enum Role: String, NamedValue, Comparable {
+    /// How validation errors name this field.
     public static let fieldName = "role"
 
     /// Reads tasks, history and the change feed.
@@ -20,5 +21,6 @@ public enum Role: String, NamedValue, Comparable {
         }
     }
 
+    /// Viewer < member < admin < owner.
     public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
 }

@@ -1,5 +1,6 @@
 /// The fields of a task a person can change; history names changes by these.
 public enum TaskField: String, NamedValue {
+    /// How validation errors name this field.
     public static let fieldName = "field"
 
     /// The title.

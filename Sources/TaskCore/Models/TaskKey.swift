@@ -24,7 +24,9 @@ public struct TaskKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.init(team: team, number: number)
     }
 
+    /// By team key, then number.
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.team, lhs.number) < (rhs.team, rhs.number) }
 
+    /// `CORE-42`.
     public var description: String { "\(team)-\(number)" }
 }

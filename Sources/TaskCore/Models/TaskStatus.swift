@@ -1,5 +1,6 @@
 /// Where a task is in its life.
 public enum TaskStatus: String, NamedValue, Comparable {
+    /// How validation errors name this field.
     public static let fieldName = "status"
 
     /// Not started.
@@ -9,6 +10,7 @@ public enum TaskStatus: String, NamedValue, Comparable {
     /// Finished; a done task is never overdue.
     case done
 
+    /// Open < in progress < done.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

@@ -21,7 +21,9 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         rawValue = key
     }
 
+    /// Alphabetical.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The key itself, e.g. `CORE`.
     public var description: String { rawValue }
 }

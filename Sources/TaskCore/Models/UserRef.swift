@@ -18,14 +18,7 @@ public enum UserRef: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether `user` is the one this reference names.
-    public func matches(_ user: User) -> Bool {
-        switch self {
-        case .id(let id): user.id == id
-        case .email(let email): user.email == UserFields.normalizedEmailKey(email)
-        }
-    }
-
+    /// "user #42" or "user ann@example.com", as error messages name users.
     public var description: String {
         switch self {
         case .id(let id): "user #\(id)"

@@ -48,6 +48,7 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The opaque token.
     public var description: String { encoded }
 
     /// Whether `task` comes after this position in the cursor's order.

@@ -18,7 +18,7 @@ public struct TaskQuery: Hashable, Sendable {
     public var dueAfter: CalendarDate?
     /// Only tasks past due and not done, as of the service's clock.
     public var overdueOnly: Bool
-    /// Only tasks whose title or notes contain this text, ignoring case.
+    /// Only tasks whose title or notes contain this text, ignoring case and surrounding spaces.
     public var text: String?
     /// The order.
     public var sort: TaskSort
@@ -76,7 +76,7 @@ public struct TaskQuery: Hashable, Sendable {
         if let dueBefore, !(task.dueDate.map { $0 < dueBefore } ?? false) { return false }
         if let dueAfter, !(task.dueDate.map { $0 > dueAfter } ?? false) { return false }
         if overdueOnly, !task.isOverdue(today: today) { return false }
-        if let text = text?.lowercased(), !text.isEmpty,
+        if let text = text?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty,
            !task.title.lowercased().contains(text), !task.notes.lowercased().contains(text) { return false }
         if let after, !after.precedes(task) { return false }
         return true

@@ -3,6 +3,7 @@ import Foundation
 /// The orders a task list can have. Every order is keyset-paginated on the pair
 /// (`primaryKey`, task number), which is unique within a team.
 public enum TaskSort: String, NamedValue {
+    /// How validation errors name this field.
     public static let fieldName = "sort"
 
     /// By task number (creation order).
@@ -29,8 +30,9 @@ public enum TaskSort: String, NamedValue {
         }
     }
 
-    /// Microseconds since 1970, the precision of a Postgres `timestamptz`.
+    /// Microseconds since 1970, the precision of a Postgres `timestamptz`; rounded to the
+    /// nearest so that a time read back from the database gives the same key it was stored with.
     public static func microseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 }

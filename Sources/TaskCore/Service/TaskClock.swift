@@ -21,7 +21,7 @@ public struct TaskClock: Sendable {
         TaskClock(utcOffsetSeconds: utcOffsetSeconds) { date }
     }
 
-    /// Now, truncated to microseconds so that stored and compared times agree with Postgres.
+    /// Now, to the microsecond, so that stored and compared times agree with Postgres.
     public func now() -> Date {
         Date(timeIntervalSince1970: Double(TaskSort.microseconds(read())) / 1_000_000)
     }

@@ -2,8 +2,8 @@
 /// the permission model and validation are decided here (and in the TaskCore types it
 /// hands to stores), never in a store or a program.
 public struct TaskService: Sendable {
-    /// The storage behind the service.
-    public let store: any TaskStore
+    /// The storage behind the service; consumers go through the service, never around it.
+    let store: any TaskStore
     /// Now and today.
     public let clock: TaskClock
 
