@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
+        .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
+        .testTarget(name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "Migrations", "PGStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

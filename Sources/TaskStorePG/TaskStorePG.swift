@@ -5,6 +5,8 @@ import TaskCore
 /// Where `TaskStorePG` gets its connections: a pool in the programs, anything that lends a
 /// connection to one task at a time.
 public protocol PGConnectionSource: Sendable {
+    /// Where the connections go (a listener opens its own connection there).
+    var config: PGConfig { get }
     /// Lends a connection for the duration of `body`.
     func withConnection<T: Sendable>(_ body: @Sendable (PGConnection) async throws -> T) async throws -> T
 }
@@ -32,6 +34,7 @@ public struct TaskStorePG: Sendable {
     }
 
     /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
+    @discardableResult
     func transaction<T: Sendable>(
         as actor: UserRef?, isolation: PGIsolationLevel? = nil,
         _ body: @Sendable @escaping (PGConnection) async throws -> T
