@@ -5,6 +5,7 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
+        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
     ],
     targets: [
         .systemLibrary(
@@ -14,6 +15,8 @@ let package = Package(
         ),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
+        .target(name: "CommandLineToolkit"),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit"]),
     ],
     swiftLanguageModes: [.v6]
 )
