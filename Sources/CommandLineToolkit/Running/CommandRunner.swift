@@ -29,14 +29,18 @@ public struct CommandRunner: Sendable {
         self.standardError = standardError
     }
 
-    /// Runs with the process's arguments and exits with the resulting code.
+    /// Runs with the process's arguments, Ctrl-C cancelling the command, and exits with the resulting code.
     public func main() async -> Never {
-        let code = await run(Array(CommandLine.arguments.dropFirst()))
+        let code = await run(Array(CommandLine.arguments.dropFirst()), cancelsOnInterrupt: true)
         exit(code.rawValue)
     }
 
     /// Runs with `arguments` (program name excluded) and returns the exit code.
-    public func run(_ arguments: [String]) async -> ExitCode {
+    ///
+    /// With `cancelsOnInterrupt`, Ctrl-C cancels the command's task: a command that returns
+    /// normally on cancellation (such as a live watch) exits 0, one that throws
+    /// `CancellationError` exits 130, and a second Ctrl-C exits 130 at once.
+    public func run(_ arguments: [String], cancelsOnInterrupt: Bool = false) async -> ExitCode {
         let printer = ErrorPrinter(program: root.name, output: standardError)
         let outcome: ParseOutcome
         do {
@@ -54,9 +58,15 @@ public struct CommandRunner: Sendable {
             return .success
         case .run(let command, let values):
             guard let action = command.action else { return .usage }
+            let watcher = cancelsOnInterrupt ? InterruptWatcher() : nil
+            defer { watcher?.stop() }
+            let task = Task { try await action(values) }
+            watcher?.watch(task)
             do {
-                try await action(values)
+                try await task.value
                 return .success
+            } catch is CancellationError {
+                return .interrupted
             } catch let usage as UsageError {
                 reportUsage(usage, defaultPath: values.commandPath, printer: printer)
                 return .usage

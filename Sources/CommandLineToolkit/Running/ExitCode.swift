@@ -14,4 +14,6 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case conflict = 5
     /// The input was refused: bad rows, migration drift.
     case inputRejected = 6
+    /// Stopped by Ctrl-C before the work was done (128 + SIGINT, as shells report it).
+    case interrupted = 130
 }
