@@ -16,7 +16,8 @@ let package = Package(
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .target(name: "CommandLineToolkit"),
-        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit"]),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
     ],
     swiftLanguageModes: [.v6]
 )
