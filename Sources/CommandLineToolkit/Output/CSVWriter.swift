@@ -33,21 +33,17 @@ public final class CSVWriter {
 
     /// The settings in use.
     public let configuration: Configuration
-    private let sink: (UnsafeRawBufferPointer) throws -> Void
-    private var buffer: [UInt8] = []
+    private let buffer: BufferedOutput
 
     /// A writer that hands full buffers to `sink`, e.g. to collect them in memory.
     public init(configuration: Configuration = Configuration(), sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.configuration = configuration
-        self.sink = sink
-        buffer.reserveCapacity(configuration.bufferCapacity)
+        self.buffer = BufferedOutput(capacity: configuration.bufferCapacity, sink: sink)
     }
 
     /// A writer to an open file descriptor.
     public convenience init(fileDescriptor: Int32, configuration: Configuration = Configuration()) {
-        self.init(configuration: configuration) { bytes in
-            try StandardStream.writeAll(bytes, to: fileDescriptor)
-        }
+        self.init(configuration: configuration, sink: BufferedOutput.writing(to: fileDescriptor))
     }
 
     /// A writer to standard output or standard error.
@@ -67,7 +63,7 @@ public final class CSVWriter {
             if let field { append(field) }
         }
         buffer.append(contentsOf: configuration.lineEnding.utf8)
-        if buffer.count >= configuration.bufferCapacity { try flush() }
+        try buffer.flushIfFull()
     }
 
     /// Appends one row of present fields.
@@ -77,9 +73,7 @@ public final class CSVWriter {
 
     /// Hands everything buffered to the sink.
     public func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try sink($0) }
-        buffer.removeAll(keepingCapacity: true)
+        try buffer.flush()
     }
 
     /// `rows` as one CSV string, for small outputs and tests.
