@@ -18,10 +18,11 @@ struct ProgressReporterTests {
         #expect(ProgressLine.grouped(-1000) == "-1,000")
     }
 
-    @Test("updates are drawn at most once per interval and finish erases the line")
+    @Test("nothing is drawn before the first interval, then at most once per interval; finish erases the line")
     func rateLimited() {
         let clock = Clock(), output = OutputCapture()
         let reporter = ProgressReporter(isEnabled: true, minimumInterval: 1, output: output.writer, now: clock.now)
+        reporter.update(count: 5)
         clock.advance(1)
         reporter.update(count: 10)
         reporter.update(count: 20)

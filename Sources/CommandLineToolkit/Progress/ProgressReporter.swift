@@ -3,8 +3,9 @@ import Foundation
 /// Shows how far long work has got on one redrawn line of standard error.
 ///
 /// It draws only when enabled (in practice: stderr is a terminal and `--no-progress` was not
-/// given), at most once per `minimumInterval`, and `finish()` erases the line so the summary
-/// that follows starts clean. Safe to call from any task.
+/// given), not before `minimumInterval` has passed (quick work shows nothing), then at most once
+/// per interval; `finish()` erases the line so the summary that follows starts clean. Safe to
+/// call from any task.
 public final class ProgressReporter: @unchecked Sendable {
     /// What is counted, e.g. `rows`.
     public let unit: String
@@ -44,7 +45,7 @@ public final class ProgressReporter: @unchecked Sendable {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        if let lastDrawnAt, time - lastDrawnAt < minimumInterval { return }
+        if time - (lastDrawnAt ?? startedAt) < minimumInterval { return }
         lastDrawnAt = time
         output("\r\u{1B}[K" + ProgressLine.text(count: count, unit: unit, elapsed: time - startedAt, fraction: fraction))
     }

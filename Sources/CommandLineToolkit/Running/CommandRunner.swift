@@ -41,6 +41,7 @@ public struct CommandRunner: Sendable {
     /// normally on cancellation (such as a live watch) exits 0, one that throws
     /// `CancellationError` exits 130, and a second Ctrl-C exits 130 at once.
     public func run(_ arguments: [String], cancelsOnInterrupt: Bool = false) async -> ExitCode {
+        assert(root.declarationProblems().isEmpty, root.declarationProblems().joined(separator: "\n"))
         let printer = ErrorPrinter(program: root.name, output: standardError)
         let outcome: ParseOutcome
         do {
