@@ -8,8 +8,8 @@ struct CommandParserTests {
         let values = try SampleProgram.values(["--as", "ann@example.com", "task", "add", "--team", "CORE", "--json", "Fix the build"])
         #expect(values.commandPath == ["task", "add"])
         #expect(values.string("as") == "ann@example.com")
-        #expect(values.string("team") == "CORE")
-        #expect(values.string("title") == "Fix the build")
+        #expect(values.requiredString("team") == "CORE")
+        #expect(values.requiredString("title") == "Fix the build")
         #expect(values.flag("json"))
         #expect(!values.flag("dry-run"))
     }
@@ -158,6 +158,11 @@ struct CommandParserTests {
             #expect(chain.map(\.name) == ["taskctl", "task", "add"])
         }
         #expect(throws: UsageError.self) { try parser.parse(["help", "nope"]) }
+        guard case .help(let rootChain) = try parser.parse(["help"]) else {
+            Issue.record("no help for the root")
+            return
+        }
+        #expect(rootChain.map(\.name) == ["taskctl"])
     }
 
     @Test("--version prints the root's version")

@@ -22,6 +22,15 @@ public struct ParsedValues: Sendable {
         strings(name).last
     }
 
+    /// The value of a required positional, or of an option that is required or has a default,
+    /// which the parser guarantees; asking for one that may be absent stops the program.
+    public func requiredString(_ name: String) -> String {
+        guard let value = string(name) else {
+            preconditionFailure("'\(name)' may be absent: declare it required or give it a default")
+        }
+        return value
+    }
+
     /// Every value of a repeatable option or variadic positional, in command-line order.
     public func strings(_ name: String) -> [String] {
         precondition(declaredNames.contains(name), "'\(name)' is not declared by this command")
