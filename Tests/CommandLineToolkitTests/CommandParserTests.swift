@@ -64,6 +64,8 @@ struct CommandParserTests {
         #expect(values.string("team") == "-x")
         #expect(values.int("limit") == -3)
         #expect(try SampleProgram.values(["task", "add", "-", "--team", "-"]).string("title") == "-")
+        #expect(try SampleProgram.values(["task", "add", "-t", "C", "-0.5"]).string("title") == "-0.5")
+        #expect(SampleProgram.usageError(["task", "add", "-t", "C", "T", "-nan"])?.message == "unknown option '-a'")
     }
 
     @Test("options of a parent command are accepted after the subcommand")

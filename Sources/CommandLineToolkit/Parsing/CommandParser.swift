@@ -71,12 +71,17 @@ private struct ParseSession {
                 optionsEnded = true
             } else if !optionsEnded && word.hasPrefix("--") {
                 readLong(String(word.dropFirst(2)))
-            } else if !optionsEnded && word.hasPrefix("-") && word.count > 1 && Double(word) == nil {
+            } else if !optionsEnded && word.hasPrefix("-") && word.count > 1 && !Self.isNegativeNumber(word) {
                 readShorts(Array(word.dropFirst()))
             } else {
                 readWord(word)
             }
         }
+    }
+
+    /// `-3` or `-0.5`: a value, not an option.
+    static func isNegativeNumber(_ word: String) -> Bool {
+        word.hasPrefix("-") && Double(word) != nil && word.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true
     }
 
     mutating func readWord(_ word: String) {
@@ -140,7 +145,7 @@ private struct ParseSession {
         var value = inline
         if value == nil, index < arguments.count {
             let next = arguments[index]
-            if next == "-" || !next.hasPrefix("-") || Double(next) != nil {
+            if next == "-" || !next.hasPrefix("-") || Self.isNegativeNumber(next) {
                 value = next
                 index += 1
             }
