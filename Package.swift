@@ -5,6 +5,7 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
+        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,6 +17,9 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .target(name: "CommandLineToolkit"),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
     ],
     swiftLanguageModes: [.v6]
 )
