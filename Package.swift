@@ -5,6 +5,7 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
+        .library(name: "CSVImport", targets: ["CSVImport"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,6 +17,7 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .target(name: "CSVImport"),
     ],
     swiftLanguageModes: [.v6]
 )
