@@ -18,6 +18,7 @@ let package = Package(
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
         .target(name: "CSVImport"),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
     ],
     swiftLanguageModes: [.v6]
 )
