@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
         .target(name: "CSVImport"),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
 )
