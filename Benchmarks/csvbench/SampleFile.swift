@@ -6,7 +6,7 @@ enum SampleFile {
     static let header = "External ID,Title,Notes,Status,Priority,Due Date,Assignee Email,Category\r\n"
     private static let titles = [
         "Write quarterly report", "Fix login bug", "\"Review PR #42, then merge\"",
-        "Plan offsite", "Call supplier about \"\"late\"\" parts", "Update café menu",
+        "Plan offsite", "\"Call supplier about \"\"late\"\" parts\"", "Update café menu",
         "Migrate DB", "Prepare demo 🚀",
     ]
     private static let notes = [

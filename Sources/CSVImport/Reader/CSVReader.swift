@@ -43,6 +43,7 @@ public final class CSVReader {
 
     deinit {
         scanner.chunk.deallocate()
+        scanner.record.deallocate()
     }
 
     /// The next record, or `nil` at the end of the input.

@@ -33,7 +33,13 @@ public struct CSVRecord: Sendable, Equatable {
 
     /// Every field as text, in order.
     public var fields: [String] {
-        (0..<count).map { self[$0] }
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            return fieldEnds.map { end in
+                defer { start = end }
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+            }
+        }
     }
 
     /// Calls `body` with the UTF-8 bytes of field `index` (0-based) without making a `String`;

@@ -14,14 +14,16 @@ extension CSVScanner {
         }
     }
 
-    /// The state machine: one pass over the bytes, fields found with tight loops over the
-    /// chunk and copied into the record a run at a time.
+    /// The state machine: one pass over the bytes, the end of each run found eight bytes at a
+    /// time and the run copied into the record at once.
     private mutating func scanRecord() throws(CSVError) -> CSVRecord? {
         let bytes = chunk
         let delimiter = self.delimiter
         let quote = ASCII.quote
         let lineFeed = ASCII.lineFeed
         let carriageReturn = ASCII.carriageReturn
+        let unquotedStops = StopBytes(delimiter, quote, lineFeed, carriageReturn)
+        let quotedStops = StopBytes(quote, quote, lineFeed, carriageReturn)
         while true {
             if position == limit {
                 if limitIsFinal {
@@ -49,7 +51,7 @@ extension CSVScanner {
             case .fieldStart:
                 fieldStartOffset = offset(position)
                 fieldStartLine = line
-                fieldStartInRecord = recordBytes.count
+                fieldStartInRecord = record.byteCount
                 if bytes[position] == quote {
                     fieldStartColumn = column(at: position)
                     position += 1
@@ -60,13 +62,7 @@ extension CSVScanner {
                 }
 
             case .unquoted:
-                var index = position
-                let end = limit
-                while index < end {
-                    let byte = bytes[index]
-                    if byte == delimiter || byte == quote || byte == lineFeed || byte == carriageReturn { break }
-                    index += 1
-                }
+                let index = unquotedStops.firstIndex(in: bytes, from: position, to: limit)
                 try appendToField(from: position, to: index)
                 position = index
                 guard index < limit else { continue }
@@ -86,13 +82,7 @@ extension CSVScanner {
                 }
 
             case .quoted:
-                var index = position
-                let end = limit
-                while index < end {
-                    let byte = bytes[index]
-                    if byte == quote || byte == lineFeed || byte == carriageReturn { break }
-                    index += 1
-                }
+                let index = quotedStops.firstIndex(in: bytes, from: position, to: limit)
                 try appendToField(from: position, to: index)
                 position = index
                 guard index < limit else { continue }
@@ -142,20 +132,20 @@ extension CSVScanner {
     /// Copies `chunk[start..<end]` into the current field and enforces the size limit.
     private mutating func appendToField(from start: Int, to end: Int) throws(CSVError) {
         guard end > start else { return }
-        recordBytes.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: end - start))
-        guard recordBytes.count - fieldStartInRecord > options.maxFieldBytes else { return }
+        record.append(chunk + start, count: end - start)
+        guard record.byteCount - fieldStartInRecord > options.maxFieldBytes else { return }
         settleFieldStartColumn()
         throw CSVError(
             kind: .fieldTooLarge(limit: options.maxFieldBytes), line: fieldStartLine,
-            column: fieldStartColumn ?? 1, field: fieldEnds.count + 1, byteOffset: fieldStartOffset)
+            column: fieldStartColumn ?? 1, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
     }
 
     /// Ends the current field at the delimiter in `chunk[index]` and starts the next one.
     private mutating func endField(delimiterAt index: Int) {
-        fieldEnds.append(recordBytes.count)
+        record.endField()
         position = index + 1
         state = .fieldStart
-        if extraFieldPlace == nil, let expected = expectedFieldCount, fieldEnds.count == expected {
+        if extraFieldPlace == nil, let expected = expectedFieldCount, record.fieldCount == expected {
             extraFieldPlace = (line, column(at: index + 1))
         }
     }
@@ -166,14 +156,14 @@ extension CSVScanner {
         guard recordProblem == nil else { return }
         settleFieldStartColumn()
         recordProblem = CSVError(
-            kind: kind, line: line, column: column(at: index), field: fieldEnds.count + 1,
+            kind: kind, line: line, column: column(at: index), field: record.fieldCount + 1,
             byteOffset: offset(index))
     }
 
     /// Ends the record at the line break `chunk[index..<next]`.
     private mutating func finishRecord(lineBreakAt index: Int, next: Int) throws(CSVError) -> CSVRecord {
-        fieldEnds.append(recordBytes.count)
-        if let expected = expectedFieldCount, fieldEnds.count < expected {
+        record.endField()
+        if let expected = expectedFieldCount, record.fieldCount < expected {
             shortRecordEndPlace = (line, column(at: index))
         }
         startLine(at: next)
@@ -192,10 +182,10 @@ extension CSVScanner {
             let column = fieldStartColumn ?? 1
             throw CSVError(
                 kind: .unterminatedQuote(openedAtLine: fieldStartLine, openedAtColumn: column),
-                line: fieldStartLine, column: column, field: fieldEnds.count + 1, byteOffset: fieldStartOffset)
+                line: fieldStartLine, column: column, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
         case .fieldStart, .unquoted, .afterClosingQuote:
-            fieldEnds.append(recordBytes.count)
-            if let expected = expectedFieldCount, fieldEnds.count < expected {
+            record.endField()
+            if let expected = expectedFieldCount, record.fieldCount < expected {
                 settleFieldStartColumn()
                 shortRecordEndPlace = (line, column(at: position))
             }
@@ -206,14 +196,7 @@ extension CSVScanner {
     /// Hands the finished record over, resets for the next one, and throws the record's
     /// problem (a quote problem first, then a wrong field count) with the record attached.
     private mutating func completeRecord() throws(CSVError) -> CSVRecord {
-        let record = CSVRecord(
-            bytes: recordBytes, fieldEnds: fieldEnds, line: recordLine, byteOffset: offset(position))
-        let byteCapacity = recordBytes.count
-        let fieldCapacity = fieldEnds.count
-        recordBytes = []
-        recordBytes.reserveCapacity(byteCapacity)
-        fieldEnds = []
-        fieldEnds.reserveCapacity(fieldCapacity)
+        let record = self.record.takeRecord(line: recordLine, byteOffset: offset(position))
         state = .recordStart
         let extraField = extraFieldPlace
         let shortEnd = shortRecordEndPlace
@@ -241,7 +224,7 @@ extension CSVScanner {
     /// The error for the invalid UTF-8 at `limit`.
     private mutating func invalidUTF8Error() -> CSVError {
         settleFieldStartColumn()
-        let field = state == .recordStart ? nil : fieldEnds.count + 1
+        let field = state == .recordStart ? nil : record.fieldCount + 1
         return CSVError(
             kind: .invalidUTF8(byte: invalidByte ?? 0), line: line, column: column(at: limit),
             field: field, byteOffset: offset(limit))

@@ -64,10 +64,8 @@ struct CSVScanner {
     // MARK: The record being built
 
     var state = State.recordStart
-    /// Field bytes of the record so far, unquoted.
-    var recordBytes: [UInt8] = []
-    /// Where each finished field ends in `recordBytes`.
-    var fieldEnds: [Int] = []
+    /// Field bytes (unquoted) and field ends of the record so far.
+    var record = RecordBuffer()
     /// Line on which the record starts.
     var recordLine = 1
     /// Offset in the input of the current field's first byte (its opening quote, if any).
@@ -77,7 +75,7 @@ struct CSVScanner {
     /// Column of the current field's first byte, counted only when it may be needed: when the
     /// field opens with a quote, and before the chunk holding its start is dropped.
     var fieldStartColumn: Int?
-    /// Where the current field starts in `recordBytes`.
+    /// Where the current field starts in the record's bytes.
     var fieldStartInRecord = 0
     /// The first malformed-quote problem of the record; thrown once the record is complete.
     var recordProblem: CSVError?
