@@ -30,7 +30,8 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     public var column: Int
     /// 1-based number of the field the problem is in, when there is one.
     public var field: Int?
-    /// Byte offset of the problem from the start of the input (a BOM counts).
+    /// Byte offset of the problem from the start of the input (a BOM counts); for a ragged
+    /// row, the end of the record.
     public var byteOffset: Int
     /// For a problem confined to one record: that record as read, so it can go to a reject
     /// file. `nil` for problems that stop the reader.

@@ -56,4 +56,19 @@ struct ByteSourceTests {
         #expect(try reader.next()?.fields == ["1"])
         #expect(try reader.next() == nil)
     }
+
+    @Test("a failing source ends the read with its message after the records it delivered")
+    func failingSource() throws {
+        let reader = CSVReader(source: FailingByteSource(text: Array("a,b\n1,2\n3,".utf8)))
+        #expect(try reader.next()?.fields == ["a", "b"])
+        #expect(try reader.next()?.fields == ["1", "2"])
+        #expect {
+            try reader.next()
+        } throws: { error in
+            let error = error as? CSVError
+            return error?.kind == .readFailed("cannot read tasks.csv: Input/output error") && error?.line == 3
+                && error?.isRecoverable == false
+        }
+        #expect(try reader.next() == nil)
+    }
 }
