@@ -22,8 +22,8 @@ extension CSVScanner {
         let quote = ASCII.quote
         let lineFeed = ASCII.lineFeed
         let carriageReturn = ASCII.carriageReturn
-        let unquotedStops = StopBytes(delimiter, quote, lineFeed, carriageReturn)
-        let quotedStops = StopBytes(quote, quote, lineFeed, carriageReturn)
+        let unquotedStops = self.unquotedStops
+        let quotedStops = self.quotedStops
         while true {
             if position == limit {
                 if limitIsFinal {

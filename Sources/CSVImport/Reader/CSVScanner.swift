@@ -20,6 +20,10 @@ struct CSVScanner {
 
     let options: CSVReader.Options
     let delimiter: UInt8
+    /// What ends a run of bytes in an unquoted field: the delimiter, a quote, a line break.
+    let unquotedStops: StopBytes
+    /// What ends a run of bytes in a quoted field: a quote or a line break.
+    let quotedStops: StopBytes
     var source: any ByteSource
 
     // MARK: Chunk buffer
@@ -90,6 +94,8 @@ struct CSVScanner {
         self.source = source
         self.options = options
         self.delimiter = options.delimiter.byte
+        self.unquotedStops = StopBytes(delimiter, ASCII.quote, ASCII.lineFeed, ASCII.carriageReturn)
+        self.quotedStops = StopBytes(ASCII.quote, ASCII.quote, ASCII.lineFeed, ASCII.carriageReturn)
         self.chunkCapacity = options.chunkSize + 4
         self.chunk = .allocate(capacity: chunkCapacity)
     }
