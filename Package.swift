@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "CSVImport", targets: ["CSVImport"]),
     ],
     targets: [
         .systemLibrary(
@@ -20,6 +21,9 @@ let package = Package(
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .target(name: "CSVImport"),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
 )
