@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "Migrations", targets: ["Migrations"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
+        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "CSVImport", targets: ["CSVImport"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,6 +33,12 @@ let package = Package(
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
         .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
         .testTarget(name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "Migrations", "PGStore"]),
+        .target(name: "CommandLineToolkit"),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .target(name: "CSVImport"),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
 )
