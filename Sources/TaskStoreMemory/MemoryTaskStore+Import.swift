@@ -2,10 +2,12 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskImportPort {
-    /// Reads every batch first, then merges on a copy of the state that replaces it only on success.
+    /// Refuses a forbidden import before reading its source; reads every batch, then merges on a
+    /// copy of the state that replaces it only on success.
     public func importTasks<Batches: AsyncSequence & Sendable>(
         into team: TeamKey, policy: ImportConflictPolicy, batches: Batches, access: AccessRequirement, at time: Date
     ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
+        _ = try state.withLock { try $0.gate(access, team: team, subject: "team \(team)") }
         var drafts: [TaskImportDraft] = []
         var seen: Set<String> = []
         for try await batch in batches {

@@ -60,6 +60,11 @@ extension TaskStoreContract {
             #expect(summary == ImportSummary(inserted: 25))
             #expect(try await f.allTasks().map(\.key.number) == Array(1...25))
         },
+        ContractCheck("a refused import is refused before its source is read") { f in
+            let unreadable = AsyncThrowingStream<[TaskImportDraft], any Error> { $0.finish(throwing: TaskError.validation(field: "file", reason: "read")) }
+            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.viewer) } == .denied)
+            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.outsider) } == .notFound)
+        },
     ]
 
     /// `count` import rows `row-N` titled "Row N", odd ones assigned to the member, with due dates.
