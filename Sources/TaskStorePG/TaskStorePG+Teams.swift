@@ -66,6 +66,10 @@ extension TaskStorePG: TeamRepository {
 
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
+            // The team row's lock serializes membership changes, so the owner count below is
+            // the count after every change that committed before this one.
+            let locked = try await tx.query("SELECT key FROM teams WHERE id = \(team.rawValue) FOR UPDATE")
+            guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
                 try await tx.execute("""
                     INSERT INTO memberships (team_id, user_id, role) VALUES (\(team.rawValue), \(user.rawValue), \(role.rawValue))
@@ -74,6 +78,10 @@ extension TaskStorePG: TeamRepository {
             } else {
                 try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
             }
+            let owners = try await tx.query("""
+                SELECT count(*) AS owners FROM memberships WHERE team_id = \(team.rawValue) AND role = 'owner'
+                """)
+            try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: try TeamKey(keyText))
         }
     }
 
