@@ -45,3 +45,37 @@ extension TaskStorePG {
         try await tx.execute("SELECT pg_notify(\(channel(for: change.key.team)), \(payload))")
     }
 }
+
+extension TaskStorePG: TaskChangeFeed {
+    /// Checks read access, then LISTENs on the team's channel on a connection of its own
+    /// (a listening session cannot serve queries). The connection closes when the consumer
+    /// stops iterating or its task is cancelled.
+    public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
+        _ = try await teamAccess(team, access: access)
+        let connection: PGConnection
+        let notifications: PGNotificationStream
+        do {
+            connection = try await PGConnection.connect(source.config)
+            notifications = try await connection.notifications(on: Self.channel(for: team))
+        } catch let error as PGError {
+            throw Self.translate(error)
+        }
+        return TaskChangeStream { continuation in
+            let listener = Task {
+                do {
+                    for try await notification in notifications {
+                        let payload = try JSONDecoder().decode(ChangePayload.self, from: Data(notification.payload.utf8))
+                        continuation.yield(try payload.change())
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+                await connection.close()
+            }
+            continuation.onTermination = { _ in listener.cancel() }
+        }
+    }
+}

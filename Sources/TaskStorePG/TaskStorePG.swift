@@ -8,7 +8,7 @@ public protocol PGConnectionSource: Sendable {
     /// Where the connections go (a listener opens its own connection there).
     var config: PGConfig { get }
     /// Lends a connection for the duration of `body`.
-    func withConnection<T: Sendable>(_ body: @Sendable (PGConnection) async throws -> T) async throws -> T
+    func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T
 }
 
 /// The PostgreSQL implementation of every TaskCore repository.
@@ -35,9 +35,9 @@ public struct TaskStorePG: Sendable {
 
     /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
     @discardableResult
-    func transaction<T: Sendable>(
+    func transaction<T>(
         as actor: UserRef?, isolation: PGIsolationLevel? = nil,
-        _ body: @Sendable @escaping (PGConnection) async throws -> T
+        _ body: (PGConnection) async throws -> T
     ) async throws -> T {
         let role = runtimeRole
         do {
