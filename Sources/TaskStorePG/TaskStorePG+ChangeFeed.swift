@@ -8,8 +8,8 @@ extension TaskStorePG {
     /// The channel of team `key`.
     static func channel(for key: TeamKey) -> String { "taskbase.team.\(key.rawValue)" }
 
-    /// What a notification carries: enough to rebuild the `TaskChange`.
-    struct ChangePayload: Codable {
+    /// What a notification carries (`notifySQL` writes it): enough to rebuild the `TaskChange`.
+    struct ChangePayload: Decodable {
         var kind: String
         var team: String
         var number: Int64
@@ -18,16 +18,6 @@ extension TaskStorePG {
         var actorID: Int64
         /// Microseconds since 1970.
         var at: Int64
-
-        init(_ change: TaskChange) {
-            kind = change.kind.rawValue
-            team = change.key.team.rawValue
-            number = change.key.number
-            taskID = change.taskID.rawValue
-            version = change.version
-            actorID = change.actorID.rawValue
-            at = Int64((change.at.timeIntervalSince1970 * 1_000_000).rounded())
-        }
 
         func change() throws -> TaskChange {
             guard let kind = TaskChange.Kind(rawValue: kind) else {
@@ -39,10 +29,17 @@ extension TaskStorePG {
         }
     }
 
-    /// Queues the notification of `change`; PostgreSQL delivers it when the transaction commits.
-    static func notify(_ change: TaskChange, on tx: PGConnection) async throws {
-        let payload = String(decoding: try JSONEncoder().encode(ChangePayload(change)), as: UTF8.self)
-        try await tx.execute("SELECT pg_notify(\(channel(for: change.key.team)), \(payload))")
+    /// SQL that queues the notification of one change, built from column expressions of the
+    /// statement it is part of (PostgreSQL delivers it when the transaction commits). The
+    /// keys are `ChangePayload`'s.
+    static func notifySQL(
+        kind: PGQuery, team: TeamKey, number: String, taskID: String, version: String, actorID: PGQuery, at: PGQuery
+    ) -> PGQuery {
+        """
+        pg_notify(\(channel(for: team)), json_build_object('kind', \(kind), 'team', \(team.rawValue)::text,
+            'number', \(unsafeSQL: number), 'taskID', \(unsafeSQL: taskID), 'version', \(unsafeSQL: version),
+            'actorID', \(actorID), 'at', (extract(epoch FROM \(at)) * 1000000)::bigint)::text)
+        """
     }
 }
 

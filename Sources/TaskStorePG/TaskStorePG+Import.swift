@@ -179,10 +179,9 @@ extension TaskStorePG: TaskImportPort {
         }
         if inserted + updated > 0, inserted + updated <= importNotificationLimit {
             try await tx.execute("""
-                SELECT pg_notify(\(channel(for: team)), json_build_object(
-                           'kind', CASE WHEN h.action = 'imported' THEN 'created' ELSE 'updated' END,
-                           'team', \(team.rawValue)::text, 'number', h.task_number, 'taskID', h.task_id, 'version', h.version,
-                           'actorID', h.actor_id, 'at', (extract(epoch FROM h.changed_at) * 1000000)::bigint)::text)
+                SELECT \(notifySQL(
+                           kind: "CASE WHEN h.action = 'imported' THEN 'created' ELSE 'updated' END", team: team,
+                           number: "h.task_number", taskID: "h.task_id", version: "h.version", actorID: "h.actor_id", at: "h.changed_at"))
                   FROM task_history h
                  WHERE h.team_id = \(teamID.rawValue) AND h.changed_at = \(time) AND h.actor_id = \(actor.rawValue)
                    AND h.action IN ('imported', 'reimported')

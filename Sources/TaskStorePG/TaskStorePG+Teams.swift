@@ -33,13 +33,11 @@ extension TaskStorePG: TeamRepository {
     }
 
     public func teamAccess(_ key: TeamKey, access: AccessRequirement) async throws -> TeamAccess {
-        try await transaction(as: access.actor) { tx in
-            let row = try await tx.query(Self.teamFacts(key, access))[0]
-            let role = try Self.role(in: row)
-            let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: role), subject: "team \(key)")
-            guard let team = try Self.team(in: row), let role else { throw TaskError.notFound(what: "team \(key)") }
-            return TeamAccess(team: team, actor: actor, role: role)
-        }
+        let row = try await statement(as: access.actor, Self.teamFacts(key, access))[0]
+        let role = try Self.role(in: row)
+        let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: role), subject: "team \(key)")
+        guard let team = try Self.team(in: row), let role else { throw TaskError.notFound(what: "team \(key)") }
+        return TeamAccess(team: team, actor: actor, role: role)
     }
 
     public func teams(of user: UserID) async throws -> [TeamMembership] {

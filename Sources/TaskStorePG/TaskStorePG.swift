@@ -52,6 +52,22 @@ public struct TaskStorePG: Sendable {
         }
     }
 
+    /// Runs one statement acting as `actor`, in one round trip: the session setup and the
+    /// statement go out together in a pipeline, which PostgreSQL runs as one implicit
+    /// transaction (the settings end with it).
+    func statement(as actor: UserRef?, _ query: PGQuery) async throws -> PGRows {
+        let setup = Self.sessionSetup(actor: actor, role: runtimeRole)
+        do {
+            return try await source.withConnection { connection in
+                let results = try await connection.pipeline([setup, query])
+                if let failure = results.firstFailure { throw failure.error }
+                return try results[1].get()
+            }
+        } catch let error as PGError {
+            throw Self.translate(error)
+        }
+    }
+
     /// Switches to the runtime role and names the acting user, both for this transaction only.
     static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
         let (actorID, actorEmail) = actorParameters(actor)
