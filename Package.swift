@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
-        .target(name: "CSVImport"),
+        .target(name: "CSVImport", dependencies: ["TaskCore"]),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
