@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
+        .executable(name: "taskimport", targets: ["taskimport"]),
     ],
     targets: [
         .systemLibrary(
@@ -38,6 +39,7 @@ let package = Package(
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
         .target(name: "CSVImport", dependencies: ["TaskCore"]),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .executableTarget(name: "taskimport", dependencies: ["CSVImport", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
