@@ -38,8 +38,9 @@ let package = Package(
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
         .target(name: "CSVImport", dependencies: ["TaskCore"]),
-        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
         .executableTarget(name: "taskimport", dependencies: ["CSVImport", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
+        .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "TaskCore", "TaskStorePG", "Migrations", "PGStore"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
