@@ -32,6 +32,9 @@ struct TaskRowValidator {
     private let categoryColumn: Int?
     private let externalIDColumn: Int?
     private var externalIDs = ExternalIDRegistry()
+    private var statuses = CellVerdicts<TaskStatus>()
+    private var priorities = CellVerdicts<TaskPriority>()
+    private var assignees = CellVerdicts<String?>()
 
     init(mapping: HeaderMapping) {
         self.mapping = mapping
@@ -46,27 +49,32 @@ struct TaskRowValidator {
     }
 
     /// Status, priority, due date and the assignee's address, each refused with its column.
-    func parse(_ record: CSVRecord) throws(RowRejection) -> ParsedRow {
+    /// The common spellings are read from bytes; other texts are judged once each.
+    mutating func parse(_ record: CSVRecord) throws(RowRejection) -> ParsedRow {
         var row = ParsedRow(record: record, status: .open, priority: .none)
-        if let column = statusColumn {
-            row.status = try cell(column, of: record, field: .status) { bytes in
-                try ImportSpellings.exactValue(bytes, as: TaskStatus.self)
-                    ?? ImportSpellings.status(String(decoding: bytes, as: UTF8.self))
+        var field = ImportField.status
+        do {
+            if let column = statusColumn {
+                row.status = try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskStatus.self) }
+                    ?? statuses.value(of: record[column], judgedBy: ImportSpellings.status)
             }
-        }
-        if let column = priorityColumn {
-            row.priority = try cell(column, of: record, field: .priority) { bytes in
-                try ImportSpellings.exactValue(bytes, as: TaskPriority.self)
-                    ?? ImportSpellings.priority(String(decoding: bytes, as: UTF8.self))
+            field = .priority
+            if let column = priorityColumn {
+                row.priority = try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskPriority.self) }
+                    ?? priorities.value(of: record[column], judgedBy: ImportSpellings.priority)
             }
-        }
-        if let column = dueDateColumn {
-            row.dueDate = try cell(column, of: record, field: .dueDate) { try DueDateText.parse($0) }
-        }
-        if let column = assigneeColumn {
-            row.assigneeEmail = try cell(column, of: record, field: .assignee) { bytes in
-                bytes.allSatisfy { $0 == UInt8(ascii: " ") } ? nil : try UserFields.email(String(decoding: bytes, as: UTF8.self))
+            field = .dueDate
+            if let column = dueDateColumn {
+                row.dueDate = try record.withFieldBytes(column) { try DueDateText.parse($0) }
             }
+            field = .assignee
+            if let column = assigneeColumn {
+                row.assigneeEmail = try assignees.value(of: record[column]) { text in
+                    text.allSatisfy { $0 == " " } ? nil : try UserFields.email(text)
+                }
+            }
+        } catch {
+            throw rejection(record, field: field, error)
         }
         return row
     }
@@ -132,17 +140,6 @@ struct TaskRowValidator {
         return RowRejection(
             line: record.line, column: column.map { $0 + 1 }, header: column.map { mapping.header[$0] },
             reason: reason, fields: record.fields)
-    }
-
-    /// Runs `parse` on the bytes of cell `column`, turning its error into a rejection there.
-    private func cell<Value>(
-        _ column: Int, of record: CSVRecord, field: ImportField, _ parse: (UnsafeBufferPointer<UInt8>) throws -> Value
-    ) throws(RowRejection) -> Value {
-        do {
-            return try record.withFieldBytes(column) { try parse($0) }
-        } catch {
-            throw rejection(record, field: field, error)
-        }
     }
 
     /// The text of a cell with its line breaks made `\n`, so a file saved with CRLF (or CR)
