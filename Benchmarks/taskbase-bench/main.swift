@@ -1,5 +1,7 @@
 import Foundation
 import PGStore
+import TaskCore
+import TaskStorePG
 
 // taskbase-bench: the Taskbase side of scripts/bench. Every subcommand prints one JSON
 // Measurement on stdout; scripts/bench runs it interleaved with the references.
@@ -8,6 +10,7 @@ import PGStore
 //   taskbase-bench w1|w2|w3 COUNT
 //   taskbase-bench w5 COUNT
 //   taskbase-bench w6 CLIENTS POOL SECONDS
+//   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
 //   taskbase-bench dump w1|w2 FILE
 let arguments = Array(CommandLine.arguments.dropFirst())
 func argument(_ index: Int, _ fallback: Int) -> Int { index < arguments.count ? Int(arguments[index]) ?? fallback : fallback }
@@ -29,6 +32,10 @@ do {
     case "w6":
         try emit(try await Workloads.concurrentReads(
             config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
+    case "team":
+        guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        _ = try await service.createTeam(key: arguments[1], name: "Bench \(arguments[1])", as: Workloads.owner)
     case "dump":
         guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }
         try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
