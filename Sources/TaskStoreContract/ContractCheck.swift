@@ -23,12 +23,3 @@ public struct ContractCheck: Sendable, CustomTestStringConvertible {
         try await body(try await ContractFixture.make(store: store))
     }
 }
-
-/// The checks every TaskCore store must pass.
-public enum TaskStoreContract {
-    /// All of them, grouped by concern.
-    public static var checks: [ContractCheck] {
-        permissionChecks + membershipChecks + validationChecks + listChecks + concurrencyChecks
-            + historyChecks + changeFeedChecks + importChecks
-    }
-}

@@ -2,10 +2,12 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskImportPort {
-    /// Reads every batch first, then merges on a copy of the state that replaces it only on success.
+    /// Refuses a forbidden import before reading its source; reads every batch, then merges on a
+    /// copy of the state that replaces it only on success (and never in a dry run).
     public func importTasks<Batches: AsyncSequence & Sendable>(
-        into team: TeamKey, policy: ImportConflictPolicy, batches: Batches, access: AccessRequirement, at time: Date
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool, batches: Batches, access: AccessRequirement, at time: Date
     ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
+        _ = try state.withLock { try $0.gate(access, team: team, subject: "team \(team)") }
         var drafts: [TaskImportDraft] = []
         var seen: Set<String> = []
         for try await batch in batches {
@@ -43,6 +45,7 @@ extension MemoryTaskStore: TaskImportPort {
                     }
                 }
             }
+            if dryRun { return (summary, []) }
             state = working
             return (summary, changes)
         }

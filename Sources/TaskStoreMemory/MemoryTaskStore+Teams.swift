@@ -38,9 +38,16 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
-    /// Sets or removes one membership.
+    /// Sets or removes one membership, keeping at least one owner.
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
-        state.withLock { $0.roles[team]?[user] = role }
+        try state.withLock { state in
+            var roles = state.roles[team] ?? [:]
+            roles[user] = role
+            if let key = state.teams[team]?.key {
+                try OwnerRule.verify(ownersAfterChange: roles.values.count { $0 == .owner }, team: key)
+            }
+            state.roles[team] = roles
+        }
     }
 
     /// Changes the team's name; its key stays.

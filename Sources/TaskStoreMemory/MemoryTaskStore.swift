@@ -9,16 +9,16 @@ public final class MemoryTaskStore: Sendable {
     /// An empty store.
     public init() {}
 
-    /// Runs `body` on the state, then delivers the changes it reports to the team's subscribers.
+    /// Runs `body` on the state and delivers the changes it reports to the team's listeners
+    /// before the lock is released, so every listener sees changes in commit order.
     func mutate<Result>(_ body: (inout MemoryState) throws -> (Result, [TaskChange])) throws -> Result {
-        let (result, changes, listeners) = try state.withLock { state in
+        try state.withLock { state in
             let (result, changes) = try body(&state)
-            let teams = Set(changes.compactMap { state.teamIDsByKey[$0.key.team] })
-            return (result, changes, teams.flatMap { state.subscribers[$0]?.values.map { $0 } ?? [] })
+            for change in changes {
+                guard let team = state.teamIDsByKey[change.key.team] else { continue }
+                for listener in (state.subscribers[team] ?? [:]).values { listener.yield(change) }
+            }
+            return result
         }
-        for change in changes {
-            for listener in listeners { listener.yield(change) }
-        }
-        return result
     }
 }

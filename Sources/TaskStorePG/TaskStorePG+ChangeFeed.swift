@@ -8,8 +8,8 @@ extension TaskStorePG {
     /// The channel of team `key`.
     static func channel(for key: TeamKey) -> String { "taskbase.team.\(key.rawValue)" }
 
-    /// What a notification carries: enough to rebuild the `TaskChange`.
-    struct ChangePayload: Codable {
+    /// What a notification carries (`notifySQL` writes it): enough to rebuild the `TaskChange`.
+    struct ChangePayload: Decodable {
         var kind: String
         var team: String
         var number: Int64
@@ -18,16 +18,6 @@ extension TaskStorePG {
         var actorID: Int64
         /// Microseconds since 1970.
         var at: Int64
-
-        init(_ change: TaskChange) {
-            kind = change.kind.rawValue
-            team = change.key.team.rawValue
-            number = change.key.number
-            taskID = change.taskID.rawValue
-            version = change.version
-            actorID = change.actorID.rawValue
-            at = Int64((change.at.timeIntervalSince1970 * 1_000_000).rounded())
-        }
 
         func change() throws -> TaskChange {
             guard let kind = TaskChange.Kind(rawValue: kind) else {
@@ -39,9 +29,50 @@ extension TaskStorePG {
         }
     }
 
-    /// Queues the notification of `change`; PostgreSQL delivers it when the transaction commits.
-    static func notify(_ change: TaskChange, on tx: PGConnection) async throws {
-        let payload = String(decoding: try JSONEncoder().encode(ChangePayload(change)), as: UTF8.self)
-        try await tx.execute("SELECT pg_notify(\(channel(for: change.key.team)), \(payload))")
+    /// SQL that queues the notification of one change, built from column expressions of the
+    /// statement it is part of (PostgreSQL delivers it when the transaction commits). The
+    /// keys are `ChangePayload`'s.
+    static func notifySQL(
+        kind: PGQuery, team: TeamKey, number: String, taskID: String, version: String, actorID: PGQuery, at: PGQuery
+    ) -> PGQuery {
+        """
+        pg_notify(\(channel(for: team)), json_build_object('kind', \(kind), 'team', \(team.rawValue)::text,
+            'number', \(unsafeSQL: number), 'taskID', \(unsafeSQL: taskID), 'version', \(unsafeSQL: version),
+            'actorID', \(actorID), 'at', (extract(epoch FROM \(at)) * 1000000)::bigint)::text)
+        """
+    }
+}
+
+extension TaskStorePG: TaskChangeFeed {
+    /// Checks read access, then LISTENs on the team's channel on a connection of its own
+    /// (a listening session cannot serve queries). The connection closes when the consumer
+    /// stops iterating or its task is cancelled.
+    public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
+        _ = try await teamAccess(team, access: access)
+        let connection: PGConnection
+        let notifications: PGNotificationStream
+        do {
+            connection = try await PGConnection.connect(source.config)
+            notifications = try await connection.notifications(on: Self.channel(for: team))
+        } catch let error as PGError {
+            throw Self.translate(error)
+        }
+        return TaskChangeStream { continuation in
+            let listener = Task {
+                do {
+                    for try await notification in notifications {
+                        let payload = try JSONDecoder().decode(ChangePayload.self, from: Data(notification.payload.utf8))
+                        continuation.yield(try payload.change())
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+                await connection.close()
+            }
+            continuation.onTermination = { _ in listener.cancel() }
+        }
     }
 }

@@ -76,16 +76,14 @@ extension TaskStorePG {
               ) p ON true
              ORDER BY p.position
             """
-        return try await transaction(as: access.actor) { tx in
-            let rows = try await tx.query(sql)
-            try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: "team \(team)")
-            var tasks = try rows.compactMap { try Self.task(in: $0, team: team) }
-            var next: TaskCursor?
-            if tasks.count > query.limit {
-                tasks.removeLast(tasks.count - query.limit)
-                next = TaskCursor(after: tasks[tasks.count - 1], sort: query.sort, descending: query.descending)
-            }
-            return TaskPage(tasks: tasks, nextCursor: next)
+        let rows = try await statement(as: access.actor, sql)
+        try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: "team \(team)")
+        var tasks = try rows.compactMap { try Self.task(in: $0, team: team) }
+        var next: TaskCursor?
+        if tasks.count > query.limit {
+            tasks.removeLast(tasks.count - query.limit)
+            next = TaskCursor(after: tasks[tasks.count - 1], sort: query.sort, descending: query.descending)
         }
+        return TaskPage(tasks: tasks, nextCursor: next)
     }
 }

@@ -1,28 +1,18 @@
 import Foundation
 import PGStore
-import Synchronization
+
+/// The programs' pool lends connections to the store.
+extension PGPool: PGConnectionSource {}
 
 extension TaskStorePG {
-    /// A store over the database `config` names, the way the programs open it.
-    public static func open(config: PGConfig, runtimeRole: String? = "taskbase_app") async throws -> TaskStorePG {
-        let source = ReusingConnectionSource(config: config)
-        try await source.withConnection { _ in }
-        return TaskStorePG(source: source, runtimeRole: runtimeRole)
-    }
-}
-
-/// Keeps idle connections for reuse and opens more on demand.
-final class ReusingConnectionSource: PGConnectionSource {
-    let config: PGConfig
-    private let idle = Mutex<[PGConnection]>([])
-
-    init(config: PGConfig) { self.config = config }
-
-    func withConnection<T: Sendable>(_ body: @Sendable (PGConnection) async throws -> T) async throws -> T {
-        let connection: PGConnection
-        if let reused = idle.withLock({ $0.popLast() }) { connection = reused } else { connection = try await PGConnection.connect(config) }
-        let value = try await body(connection)
-        if connection.transactionStatus == .idle && !connection.isClosed { idle.withLock { $0.append(connection) } }
-        return value
+    /// A store over the database `config` names, the way the programs open it: a pool of up
+    /// to `maxConnections`, checked by opening one connection now so that a bad configuration
+    /// fails here, with a connection error, rather than at the first call.
+    public static func open(
+        config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app"
+    ) async throws -> TaskStorePG {
+        let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections))
+        try await pool.withConnection { _ in }
+        return TaskStorePG(source: pool, runtimeRole: runtimeRole)
     }
 }

@@ -53,10 +53,12 @@ extension TaskStorePG: TaskRepository {
                 SELECT t.team_id, t.number, t.id, t.version, t.created_by, t.created_at, 'created',
                        \(json)::jsonb
                   FROM t
+            ), notified AS (
+                SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
             )
             SELECT \(unsafeSQL: Self.userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
-                   \(unsafeSQL: Self.taskColumns)
+                   \(unsafeSQL: Self.taskColumns), (SELECT count(*) FROM notified) AS notified
               FROM (SELECT 1) one
               LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
               LEFT JOIN teams tm ON tm.key = \(team.rawValue)
@@ -65,16 +67,15 @@ extension TaskStorePG: TaskRepository {
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN t ON true
             """
-        return try await transaction(as: access.actor) { tx in
-            let row = try await tx.query(query)[0]
-            try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
-            if let ref = draft.assignee {
-                _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
-            }
-            guard let task = try Self.task(in: row, team: team) else { throw TaskError.notFound(what: "team \(team)") }
-            try await Self.notify(TaskChange(.created, task), on: tx)
-            return task
+        // One round trip: the statement writes only when the gate and the assignee pass; the
+        // facts it returns let TaskCore say why when it did not.
+        let row = try await statement(as: access.actor, query)[0]
+        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
+        if let ref = draft.assignee {
+            _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
         }
+        guard let task = try Self.task(in: row, team: team) else { throw TaskError.notFound(what: "team \(team)") }
+        return task
     }
 
     /// The assignee's user as far as the assignee rule needs it (existence, disabled).
@@ -116,13 +117,11 @@ extension TaskStorePG: TaskRepository {
               LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
             """
-        return try await transaction(as: access.actor) { tx in
-            let row = try await tx.query(query)[0]
-            let subject = "task \(key)"
-            try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
-            guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
-            return task
-        }
+        let row = try await statement(as: access.actor, query)[0]
+        let subject = "task \(key)"
+        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
+        guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
+        return task
     }
 
     public func updateTask(
@@ -144,7 +143,6 @@ extension TaskStorePG: TaskRepository {
             let new = old.applying(changes, assigneeID: assigneeID, by: actor.id, at: time)
             guard new != old else { return old }
             try await Self.save(new, replacing: old, kind: .updated, on: tx)
-            try await Self.notify(TaskChange(.updated, new), on: tx)
             return new
         }
     }
@@ -161,8 +159,11 @@ extension TaskStorePG: TaskRepository {
                  WHERE team_id = \(old.teamID.rawValue) AND number = \(old.key.number) AND version = \(old.version)
                 RETURNING team_id, number, id, version, updated_by, updated_at
             )
-            INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-            SELECT team_id, number, id, version, updated_by, updated_at, \(kind.rawValue), \(json)::jsonb FROM t
+            , history AS (
+                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
+                SELECT team_id, number, id, version, updated_by, updated_at, \(kind.rawValue), \(json)::jsonb FROM t
+            )
+            SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
             """)
     }
 
@@ -177,11 +178,13 @@ extension TaskStorePG: TaskRepository {
                 throw TaskError.conflict(what: subject, currentVersion: task.version)
             }
             try await tx.execute("""
-                WITH gone AS (DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number))
-                DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_number = \(key.number)
+                WITH gone AS (
+                    DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
+                ), history AS (
+                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_number = \(key.number)
+                )
+                SELECT \(Self.notifySQL(kind: "'deleted'", team: key.team, number: "gone.number", taskID: "gone.id", version: "gone.version", actorID: "\(actor.id.rawValue)", at: "\(time)::timestamptz")) FROM gone
                 """)
-            try await Self.notify(
-                TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: actor.id, at: time), on: tx)
         }
     }
 
@@ -198,12 +201,11 @@ extension TaskStorePG: TaskRepository {
               LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_number = t.number
              ORDER BY h.id
             """
-        return try await transaction(as: access.actor) { tx in
-            let rows = try await tx.query(query)
-            let subject = "task \(key)"
-            try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
-            guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
-            return try rows.compactMap { row -> TaskHistoryEntry? in
+        let rows = try await statement(as: access.actor, query)
+        let subject = "task \(key)"
+        try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
+        guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
+        return try rows.compactMap { row -> TaskHistoryEntry? in
                 guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
                 let stored = try row.decode(PGJSON.self, "changes").decode(as: [StoredChange].self)
                 let changes = try stored.map { change in
@@ -216,7 +218,6 @@ extension TaskStorePG: TaskRepository {
                     taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
                     actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
                     kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "action"), changes: changes)
-            }
         }
     }
 }

@@ -33,13 +33,11 @@ extension TaskStorePG: TeamRepository {
     }
 
     public func teamAccess(_ key: TeamKey, access: AccessRequirement) async throws -> TeamAccess {
-        try await transaction(as: access.actor) { tx in
-            let row = try await tx.query(Self.teamFacts(key, access))[0]
-            let role = try Self.role(in: row)
-            let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: role), subject: "team \(key)")
-            guard let team = try Self.team(in: row), let role else { throw TaskError.notFound(what: "team \(key)") }
-            return TeamAccess(team: team, actor: actor, role: role)
-        }
+        let row = try await statement(as: access.actor, Self.teamFacts(key, access))[0]
+        let role = try Self.role(in: row)
+        let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: role), subject: "team \(key)")
+        guard let team = try Self.team(in: row), let role else { throw TaskError.notFound(what: "team \(key)") }
+        return TeamAccess(team: team, actor: actor, role: role)
     }
 
     public func teams(of user: UserID) async throws -> [TeamMembership] {
@@ -66,6 +64,10 @@ extension TaskStorePG: TeamRepository {
 
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
+            // The team row's lock serializes membership changes, so the owner count below is
+            // the count after every change that committed before this one.
+            let locked = try await tx.query("SELECT key FROM teams WHERE id = \(team.rawValue) FOR UPDATE")
+            guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
                 try await tx.execute("""
                     INSERT INTO memberships (team_id, user_id, role) VALUES (\(team.rawValue), \(user.rawValue), \(role.rawValue))
@@ -74,6 +76,10 @@ extension TaskStorePG: TeamRepository {
             } else {
                 try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
             }
+            let owners = try await tx.query("""
+                SELECT count(*) AS owners FROM memberships WHERE team_id = \(team.rawValue) AND role = 'owner'
+                """)
+            try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: try TeamKey(keyText))
         }
     }
 

@@ -8,7 +8,7 @@ public protocol PGConnectionSource: Sendable {
     /// Where the connections go (a listener opens its own connection there).
     var config: PGConfig { get }
     /// Lends a connection for the duration of `body`.
-    func withConnection<T: Sendable>(_ body: @Sendable (PGConnection) async throws -> T) async throws -> T
+    func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T
 }
 
 /// The PostgreSQL implementation of every TaskCore repository.
@@ -35,9 +35,9 @@ public struct TaskStorePG: Sendable {
 
     /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
     @discardableResult
-    func transaction<T: Sendable>(
+    func transaction<T>(
         as actor: UserRef?, isolation: PGIsolationLevel? = nil,
-        _ body: @Sendable @escaping (PGConnection) async throws -> T
+        _ body: (PGConnection) async throws -> T
     ) async throws -> T {
         let role = runtimeRole
         do {
@@ -46,6 +46,22 @@ public struct TaskStorePG: Sendable {
                     try await tx.execute(Self.sessionSetup(actor: actor, role: role))
                     return try await body(tx)
                 }
+            }
+        } catch let error as PGError {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Runs one statement acting as `actor`, in one round trip: the session setup and the
+    /// statement go out together in a pipeline, which PostgreSQL runs as one implicit
+    /// transaction (the settings end with it).
+    func statement(as actor: UserRef?, _ query: PGQuery) async throws -> PGRows {
+        let setup = Self.sessionSetup(actor: actor, role: runtimeRole)
+        do {
+            return try await source.withConnection { connection in
+                let results = try await connection.pipeline([setup, query])
+                if let failure = results.firstFailure { throw failure.error }
+                return try results[1].get()
             }
         } catch let error as PGError {
             throw Self.translate(error)

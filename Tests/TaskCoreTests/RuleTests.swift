@@ -56,6 +56,14 @@ struct RuleTests {
         }
     }
 
+    @Test("a team keeps at least one owner")
+    func ownerRule() {
+        #expect(throws: TaskError.validation(field: "role", reason: "team CORE must keep at least one owner")) {
+            try OwnerRule.verify(ownersAfterChange: 0, team: Fixtures.team.key)
+        }
+        #expect(throws: Never.self) { try OwnerRule.verify(ownersAfterChange: 1, team: Fixtures.team.key) }
+    }
+
     @Test("errors read as one line saying what and why")
     func errorDescriptions() {
         #expect(TaskError.conflict(what: "task CORE-1", currentVersion: 3).description == "task CORE-1 was changed by someone else; the current version is 3")

@@ -7,6 +7,24 @@ import Synchronization
 enum SocketReadiness: Sendable {
     case ready
     case timedOut
+    /// The waiting task was cancelled (only for waits that asked for it).
+    case cancelled
+}
+
+/// What a wait on a socket waits for.
+enum SocketInterest: Sendable {
+    case read
+    case write
+    /// Either: a writer that must keep reading so the server never blocks on a full socket.
+    case readOrWrite
+
+    var events: UInt32 {
+        switch self {
+        case .read: return EPOLLIN.rawValue
+        case .write: return EPOLLOUT.rawValue
+        case .readOrWrite: return EPOLLIN.rawValue | EPOLLOUT.rawValue
+        }
+    }
 }
 
 /// The one thread that waits on every idle connection's socket (epoll), so that a task
@@ -41,12 +59,38 @@ final class IOReactor: Sendable {
 
     /// Suspends until `fd` is readable (or writable when `forWrite`), or `deadline` passes.
     func wait(fd: Int32, forWrite: Bool, deadline: ContinuousClock.Instant?) async -> SocketReadiness {
+        await wait(fd: fd, for: forWrite ? .write : .read, deadline: deadline)
+    }
+
+    /// Suspends until `fd` is ready for `interest`, `deadline` passes, or — with
+    /// `endOnCancel` — the calling task is cancelled.
+    func wait(
+        fd: Int32, for interest: SocketInterest, deadline: ContinuousClock.Instant?, endOnCancel: Bool = false
+    ) async -> SocketReadiness {
+        guard endOnCancel else { return await register(fd: fd, interest: interest, deadline: deadline, checkCancel: false) }
+        // The task's cancelled flag is set before the handler runs, and both the handler and the
+        // registration hold the lock: either the registration sees the flag, or the handler
+        // finds the waiter.
+        return await withTaskCancellationHandler {
+            await register(fd: fd, interest: interest, deadline: deadline, checkCancel: true)
+        } onCancel: {
+            let waiter = waiters.withLock { $0.removeValue(forKey: fd) }
+            waiter?.continuation.resume(returning: .cancelled)
+        }
+    }
+
+    private func register(
+        fd: Int32, interest: SocketInterest, deadline: ContinuousClock.Instant?, checkCancel: Bool
+    ) async -> SocketReadiness {
         await withCheckedContinuation { continuation in
             waiters.withLock { waiters in
+                if checkCancel && Task.isCancelled {
+                    continuation.resume(returning: .cancelled)
+                    return
+                }
                 waiters[fd] = Waiter(continuation: continuation, deadline: deadline)
                 var event = epoll_event()
-                event.events = (forWrite ? EPOLLOUT.rawValue : EPOLLIN.rawValue) | EPOLLONESHOT.rawValue
-                    | EPOLLRDHUP.rawValue
+                event.events = interest.events | EPOLLONESHOT.rawValue | EPOLLRDHUP.rawValue
                 event.data.fd = fd
                 if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
                     if epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 {

@@ -13,13 +13,17 @@ public final class PGConnection: @unchecked Sendable {
     let handle: OpaquePointer
     /// The configuration it was opened with (password included; never printed).
     public let config: PGConfig
-    private let cancelHandle: CancelHandle
+    let cancelHandle: CancelHandle
     private let inUse = Atomic<Bool>(false)
     private var closed = false
     /// Notifications that arrived while statements ran, for LISTEN consumers.
     var pendingNotifications: [PGNotification] = []
     /// Nesting depth of `withTransaction`/`withSavepoint`.
     var transactionDepth = 0
+    /// Statements prepared on this session, by SQL text (nil when `statementCacheSize` is 0).
+    var statementCache: PGStatementCache?
+    /// Work an abandoned stream left behind, done before the connection's next use.
+    var pendingCleanup: [PendingCleanup] = []
 
     /// How long a reply is awaited on the calling thread before the task suspends.
     static let fastPollMilliseconds: Int32 = 1
@@ -28,6 +32,7 @@ public final class PGConnection: @unchecked Sendable {
         self.handle = handle
         self.config = config
         self.cancelHandle = CancelHandle(PQgetCancel(handle))
+        if config.statementCacheSize > 0 { statementCache = PGStatementCache(capacity: config.statementCacheSize) }
     }
 
     deinit {
@@ -40,16 +45,30 @@ public final class PGConnection: @unchecked Sendable {
     // MARK: Connecting
 
     /// Opens a connection, giving up after `config.connectTimeout`. Multi-host strings and
-    /// `target_session_attrs` behave as libpq defines them.
+    /// `target_session_attrs` behave as libpq defines them, the timeout applying to each host.
     public static func connect(_ config: PGConfig) async throws -> PGConnection {
-        var parameters = config.parameters
+        guard let attempts = config.perHostAttempts() else { return try await connect(attempt: config, config: config) }
+        var failures: [String] = []
+        for attempt in attempts {
+            do {
+                return try await connect(attempt: attempt, config: config)
+            } catch let error as PGError where error.kind == .connection || error.kind == .timeout {
+                failures.append(error.message)
+            }
+        }
+        throw PGError.connection("could not connect to any host: \(failures.joined(separator: "; "))")
+    }
+
+    /// One libpq connection attempt with `attempt`'s parameters; the connection keeps `config`.
+    private static func connect(attempt: PGConfig, config: PGConfig) async throws -> PGConnection {
+        var parameters = attempt.parameters
         if !parameters.contains(where: { $0.key == "client_encoding" }) { parameters.append(("client_encoding", "UTF8")) }
         let deadline = ContinuousClock.now + config.connectTimeout
         let handle: OpaquePointer? = withCStrings(parameters.map(\.key)) { keywords in
             withCStrings(parameters.map(\.value)) { values in PQconnectStartParams(keywords, values, 0) }
         }
         guard let handle else { throw PGError.connection("out of memory starting a connection") }
-        let target = Self.describeTarget(config)
+        let target = Self.describeTarget(attempt)
         if PQstatus(handle) == CONNECTION_BAD {
             let message = Self.errorMessage(handle)
             PQfinish(handle)
@@ -137,8 +156,7 @@ public final class PGConnection: @unchecked Sendable {
     /// call throws a `.timeout` error; cancelling the calling task cancels it the same way.
     public func query(_ query: PGQuery, timeout: Duration? = nil) async throws -> PGRows {
         try await withExclusiveUse {
-            try self.send(query)
-            return try await self.awaitSingleResult(timeout: timeout, sql: query.sql)
+            try await self.run(query, timeout: timeout)
         }
     }
 
@@ -173,20 +191,59 @@ public final class PGConnection: @unchecked Sendable {
 
     /// Runs `body` with this connection marked busy; a second concurrent user gets an error.
     func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
-        guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            throw PGError.client("the connection is already in use by another task")
-        }
-        defer { inUse.store(false, ordering: .releasing) }
+        try await beginExclusiveUse()
+        defer { endExclusiveUse() }
         return try await body()
     }
 
-    private func send(_ query: PGQuery) throws {
+    /// Marks the connection busy (for streams that outlive one call) and finishes what an
+    /// abandoned stream left behind. Pair with `endExclusiveUse()`.
+    func beginExclusiveUse() async throws {
+        guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            throw PGError.client("the connection is already in use by another task")
+        }
+        if !pendingCleanup.isEmpty {
+            do {
+                try await runPendingCleanup()
+            } catch {
+                endExclusiveUse()
+                throw error
+            }
+        }
+    }
+
+    func endExclusiveUse() {
+        inUse.store(false, ordering: .releasing)
+    }
+
+    /// Sends one statement (outside pipeline mode), leaving what the socket did not take for
+    /// the wait that follows.
+    func send(_ query: PGQuery, as action: PGStatementAction = .execute) throws {
         try ensureOpen()
-        let sent = query.withParameterPointers { count, types, values, lengths, formats in
-            PQsendQueryParams(handle, query.sql, count, types, values, lengths, formats, 0)
+        try sendStep(query, as: action)
+        if PQflush(handle) != 0 { pendingFlush = true }
+    }
+
+    /// Queues one protocol step with libpq.
+    func sendStep(_ query: PGQuery, as action: PGStatementAction) throws {
+        let sent: Int32
+        switch action {
+        case .execute:
+            sent = query.withParameterPointers { count, types, values, lengths, formats in
+                PQsendQueryParams(handle, query.sql, count, types, values, lengths, formats, 0)
+            }
+        case .prepare(let name):
+            sent = query.withParameterPointers { count, types, _, _, _ in
+                PQsendPrepare(handle, name, query.sql, count, types)
+            }
+        case .executePrepared(let name):
+            sent = query.withParameterPointers { count, _, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
+            }
+        case .sync:
+            sent = PQpipelineSync(handle)
         }
         guard sent == 1 else { throw connectionError("could not send the statement") }
-        if PQflush(handle) != 0 { pendingFlush = true }
     }
 
     private var pendingFlush = false
@@ -197,7 +254,8 @@ public final class PGConnection: @unchecked Sendable {
             let result = PQflush(handle)
             if result == 0 { pendingFlush = false; return }
             if result < 0 { throw connectionError("could not send data to the server") }
-            _ = await IOReactor.shared.wait(fd: PQsocket(handle), forWrite: true, deadline: nil)
+            // Keep reading while the socket is full: a server blocked on writing to us stops reading.
+            _ = await IOReactor.shared.wait(fd: PQsocket(handle), for: .readOrWrite, deadline: nil)
             if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection while sending") }
         }
     }
@@ -208,6 +266,7 @@ public final class PGConnection: @unchecked Sendable {
         if pendingFlush { try await flush() }
         var fastPolled = false
         while true {
+            if PQisBusy(handle) == 0 { collectNotifications(); return }
             if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection to the server") }
             collectNotifications()
             if PQisBusy(handle) == 0 { return }
@@ -227,7 +286,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Reads every result of the statement just sent, returning the last one with rows.
-    private func awaitSingleResult(timeout: Duration?, sql: String) async throws -> PGRows {
+    func awaitSingleResult(timeout: Duration?, sql: String) async throws -> PGRows {
         let results = try await collectResults(timeout: timeout, sql: sql)
         guard let last = results.last else { throw PGError.client("the server returned no result") }
         return last
@@ -262,7 +321,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Ends a COPY started by a plain query so the connection stays usable.
-    private func abandonCopy(status: ExecStatusType) async throws {
+    func abandonCopy(status: ExecStatusType) async throws {
         if status == PGRES_COPY_IN {
             _ = PQputCopyEnd(handle, "COPY must go through the copy API")
             try await flush()
@@ -312,6 +371,14 @@ public struct PGNotification: Sendable, Equatable {
     public var payload: String
     /// The server process that sent it.
     public var senderPID: Int32
+}
+
+/// What an abandoned stream left to do on its connection.
+enum PendingCleanup: Sendable {
+    /// A COPY TO STDOUT whose reader stopped early: cancel it and drain the rest.
+    case copyOut
+    /// A notification stream that ended without its UNLISTEN.
+    case unlisten(channel: String)
 }
 
 /// The state of one statement's cancellation (timeout fired or not).

@@ -123,6 +123,8 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         case badCopyFileFormat = "22P04"
         case invalidParameterValue = "22023"
         case readOnlySQLTransaction = "25006"
+        case invalidSQLStatementName = "26000"
+        case featureNotSupported = "0A000"
         case inFailedSQLTransaction = "25P02"
     }
 

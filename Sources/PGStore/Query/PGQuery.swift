@@ -38,6 +38,9 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
     /// The number of bind parameters.
     public var parameterCount: Int { parameters.count }
 
+    /// The size of the parameters' wire bytes.
+    var parameterByteCount: Int { parameterBytes.count }
+
     /// The statement text only; parameter values are never shown.
     public var description: String { sql }
 

@@ -76,17 +76,18 @@ extension TaskService {
         try await store.changes(in: team, access: AccessRequirement(actor: actor, action: .readTasks))
     }
 
-    /// Merges batches of drafts into the team by external id (members), all or nothing.
+    /// Merges batches of drafts into the team by external id (members), all or nothing; with
+    /// `dryRun`, reports what the import would do and writes nothing.
     public func importTasks<Batches: AsyncSequence & Sendable>(
-        into team: TeamKey, policy: ImportConflictPolicy, batches: Batches, as actor: UserRef
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, batches: Batches, as actor: UserRef
     ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
         try await store.importTasks(
-            into: team, policy: policy, batches: batches,
+            into: team, policy: policy, dryRun: dryRun, batches: batches,
             access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
     }
 
     /// Merges one batch of drafts into the team by external id (members), all or nothing.
-    public func importTasks(into team: TeamKey, policy: ImportConflictPolicy, drafts: [TaskImportDraft], as actor: UserRef) async throws -> ImportSummary {
-        try await importTasks(into: team, policy: policy, batches: AsyncStream { $0.yield(drafts); $0.finish() }, as: actor)
+    public func importTasks(into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, drafts: [TaskImportDraft], as actor: UserRef) async throws -> ImportSummary {
+        try await importTasks(into: team, policy: policy, dryRun: dryRun, batches: AsyncStream { $0.yield(drafts); $0.finish() }, as: actor)
     }
 }

@@ -39,7 +39,7 @@ extension TaskService {
     }
 
     /// Adds `user` to the team with `role`, or changes their role (admins; owners for anything
-    /// touching the owner role). The last owner cannot step down.
+    /// touching the owner role). The last owner cannot step down (`OwnerRule`, judged by the store).
     @discardableResult
     public func setRole(_ role: Role, for user: UserRef, in key: TeamKey, as actor: UserRef) async throws -> Member {
         let target = try await existingUser(user)
@@ -61,9 +61,6 @@ extension TaskService {
             throw TaskError.permissionDenied(
                 what: "change the owners of team \(key)",
                 why: "\(access.actor.email) is a \(access.role.rawValue); only an owner can grant or take away the owner role")
-        }
-        if current == .owner, role != .owner, members.filter({ $0.role == .owner }).count == 1 {
-            throw TaskError.validation(field: "role", reason: "team \(key) must keep at least one owner")
         }
         try await store.setRole(role, of: target.id, in: access.team.id, actor: access.actor.id)
     }

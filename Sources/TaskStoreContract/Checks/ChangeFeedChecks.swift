@@ -30,6 +30,17 @@ extension TaskStoreContract {
                 #expect(changes.last?.key == task.key)
             }
         },
+        ContractCheck("changes from concurrent writers arrive in commit order") { f in
+            let task = try await f.makeTask("Busy")
+            let stream = try await f.service.changes(in: f.team, as: f.viewer)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<10 {
+                    group.addTask { _ = try await f.service.updateTask(task.key, try TaskChanges(notes: "edit \(index)"), expectedVersion: nil, as: f.member) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await collect(10, from: stream).map(\.version) == Array(2...11))
+        },
     ]
 
     /// The first `count` changes of `stream`, or fewer when `seconds` pass first.

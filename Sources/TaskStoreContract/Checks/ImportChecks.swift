@@ -60,6 +60,24 @@ extension TaskStoreContract {
             #expect(summary == ImportSummary(inserted: 25))
             #expect(try await f.allTasks().map(\.key.number) == Array(1...25))
         },
+        ContractCheck("a dry run reports what the import would do and writes nothing") { f in
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: try importRows(f, count: 2), as: f.member)
+            let before = try await f.allTasks()
+            let stream = try await f.service.changes(in: f.team, as: f.viewer)
+            var rows = try importRows(f, count: 4)
+            rows[0] = try TaskImportDraft(try TaskDraft(title: "Changed", externalID: "row-0"))
+            let summary = try await f.service.importTasks(into: f.team, policy: .update, dryRun: true, drafts: rows, as: f.member)
+            #expect(summary == ImportSummary(inserted: 2, updated: 1, unchanged: 1))
+            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, dryRun: true, drafts: rows, as: f.member) } == .alreadyExists)
+            #expect(try await f.allTasks() == before)
+            try await f.makeTask("After")
+            #expect(try await collect(1, from: stream).map(\.key.number) == [3])
+        },
+        ContractCheck("a refused import is refused before its source is read") { f in
+            let unreadable = AsyncThrowingStream<[TaskImportDraft], any Error> { $0.finish(throwing: TaskError.validation(field: "file", reason: "read")) }
+            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.viewer) } == .denied)
+            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.outsider) } == .notFound)
+        },
     ]
 
     /// `count` import rows `row-N` titled "Row N", odd ones assigned to the member, with due dates.

@@ -13,6 +13,19 @@ extension TaskStoreContract {
             try await f.service.removeMember(f.owner, from: f.team, as: f.owner)
             #expect(await Outcome.of { _ = try await f.service.listTasks(in: f.team, as: f.owner) } == .notFound)
         },
+        ContractCheck("two owners stepping down at the same time leave the team one owner") { f in
+            try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
+            try await f.service.removeMember(f.disabled, from: f.team, as: f.owner)
+            let outcomes = await withTaskGroup(of: Outcome.self) { group in
+                for (actor, target) in [(f.owner, f.admin), (f.admin, f.owner)] {
+                    group.addTask { await Outcome.of { try await f.service.setRole(.member, for: target, in: f.team, as: actor) } }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let owners = try await f.service.members(of: f.team, as: f.member).filter { $0.role == .owner }
+            #expect(owners.count == 1)
+            #expect(outcomes.contains(.ok))
+        },
         ContractCheck("members list with roles, teams list the actor's own, and unknown people are not found") { f in
             let members = try await f.service.members(of: f.team, as: f.viewer)
             let roles = Dictionary(uniqueKeysWithValues: members.map { ($0.user.email, $0.role) })

@@ -1,0 +1,329 @@
+import Synchronization
+
+/// A pool of connections shared by many tasks: at most `maxConnections` open, handed out one
+/// task at a time through `withConnection`.
+///
+/// A connection is checked before it is handed out: one the server closed while it sat idle
+/// (a restart) is dropped and replaced, so callers see the server come back without doing
+/// anything; one idle longer than `healthCheckAfterIdle` runs `SELECT 1` first. A connection
+/// handed back inside a transaction is rolled back (dropped if that fails). Waiters are served
+/// first come, first served. The hot path is one lock on the way in and one on the way out.
+///
+/// Connections from a pool suit statements and transactions; LISTEN needs a connection of its
+/// own (`PGConnection.connect`), since a pooled session changes hands.
+public final class PGPool: Sendable {
+    /// What the pool was created with.
+    public let config: PGConfig
+    public let options: PGPoolOptions
+    private let state: Mutex<State>
+
+    /// A connection the pool owns, with the times that decide its fate.
+    struct Lease: Sendable {
+        let connection: PGConnection
+        let createdAt: ContinuousClock.Instant
+        var lastUsed: ContinuousClock.Instant
+    }
+
+    /// What a waiter is given: a connection, or permission to open one.
+    private enum Grant: Sendable {
+        case connection(Lease)
+        case openNew
+    }
+
+    private struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<Grant, Error>
+        let deadline: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var idle: [Lease] = []
+        var inUse = 0
+        var opening = 0
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+        var created = 0
+        var failed = 0
+        var discarded = 0
+        var peakOpen = 0
+        var isShutDown = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        var timeoutSweeper: Task<Void, Never>?
+        var idleReaper: Task<Void, Never>?
+
+        var open: Int { idle.count + inUse + opening }
+
+        mutating func notePeak() { peakOpen = max(peakOpen, open) }
+
+        /// Takes what a new caller gets right away: an idle connection, or a slot to open one.
+        mutating func immediateGrant(max: Int) -> Grant? {
+            if let lease = idle.popLast() {
+                inUse += 1
+                return .connection(lease)
+            }
+            if open < max {
+                opening += 1
+                notePeak()
+                return .openNew
+            }
+            return nil
+        }
+    }
+
+    /// A pool over `config`; no connection is opened until one is needed.
+    public init(config: PGConfig, options: PGPoolOptions = PGPoolOptions()) {
+        self.config = config
+        self.options = options
+        self.state = Mutex(State())
+        startIdleReaper()
+    }
+
+    deinit {
+        state.withLock { state in
+            state.timeoutSweeper?.cancel()
+            state.idleReaper?.cancel()
+        }
+    }
+
+    /// Runs `body` with a connection of the pool and hands the connection back afterwards,
+    /// whether `body` returns or throws. Throws `.timeout` when no connection frees up within
+    /// `acquireTimeout`, and the connect error when a new connection cannot be opened.
+    public func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
+        let lease = try await acquire()
+        let value: T
+        do {
+            value = try await body(lease.connection)
+        } catch {
+            await release(lease)
+            throw error
+        }
+        await release(lease)
+        return value
+    }
+
+    /// What the pool holds and has done, right now.
+    public var statistics: PGPoolStatistics {
+        state.withLock { state in
+            PGPoolStatistics(
+                open: state.open, idle: state.idle.count, inUse: state.inUse, opening: state.opening,
+                waiting: state.waiters.count, created: state.created, failed: state.failed,
+                discarded: state.discarded, peakOpen: state.peakOpen)
+        }
+    }
+
+    /// Stops handing out connections (waiters and later callers get an error), closes the idle
+    /// ones, and returns once every checked-out connection has come back and been closed.
+    public func shutdown() async {
+        let (idle, waiters, tasks) = state.withLock { state in
+            state.isShutDown = true
+            defer {
+                state.idle.removeAll()
+                state.waiters.removeAll()
+            }
+            return (state.idle, state.waiters, [state.timeoutSweeper, state.idleReaper])
+        }
+        for task in tasks { task?.cancel() }
+        for waiter in waiters { waiter.continuation.resume(throwing: PGError.client("the pool is shut down")) }
+        for lease in idle { await lease.connection.close() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.inUse == 0 && state.opening == 0 { return true }
+                state.shutdownWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Checking out and in
+
+    func acquire() async throws -> Lease {
+        let deadline = ContinuousClock.now + options.acquireTimeout
+        while true {
+            let grant: Grant
+            let immediate = try state.withLock { state -> Grant? in
+                if state.isShutDown { throw PGError.client("the pool is shut down") }
+                return state.immediateGrant(max: options.maxConnections)
+            }
+            if let immediate {
+                grant = immediate
+            } else {
+                grant = try await waitForGrant(deadline: deadline)
+            }
+            switch grant {
+            case .connection(let lease):
+                if let ready = await checkedOut(lease) { return ready }
+            case .openNew:
+                return try await openConnection()
+            }
+        }
+    }
+
+    /// A connection taken from the idle list, checked; nil (and the connection dropped) when
+    /// it is broken, too old or fails its health check.
+    private func checkedOut(_ lease: Lease) async -> Lease? {
+        let now = ContinuousClock.now
+        var healthy = !lease.connection.lostWhileIdle() && !isExpired(lease, now: now)
+        if healthy && now - lease.lastUsed > options.healthCheckAfterIdle {
+            healthy = (try? await lease.connection.execute("SELECT 1", timeout: .seconds(5))) != nil
+        }
+        if healthy { return lease }
+        await discard(lease.connection, wasInUse: true)
+        return nil
+    }
+
+    private func isExpired(_ lease: Lease, now: ContinuousClock.Instant) -> Bool {
+        if let maxLifetime = options.maxLifetime, now - lease.createdAt > maxLifetime { return true }
+        if let idleTimeout = options.idleTimeout, now - lease.lastUsed > idleTimeout { return true }
+        return false
+    }
+
+    private func openConnection() async throws -> Lease {
+        do {
+            let connection = try await PGConnection.connect(config)
+            let now = ContinuousClock.now
+            state.withLock { state in
+                state.opening -= 1
+                state.inUse += 1
+                state.created += 1
+            }
+            return Lease(connection: connection, createdAt: now, lastUsed: now)
+        } catch {
+            // The slot is free again: let the next waiter try for itself.
+            let next = state.withLock { state -> Waiter? in
+                state.opening -= 1
+                state.failed += 1
+                guard !state.waiters.isEmpty else { return nil }
+                state.opening += 1
+                return state.waiters.removeFirst()
+            }
+            next?.continuation.resume(returning: .openNew)
+            resumeShutdownIfDone()
+            throw error
+        }
+    }
+
+    private func waitForGrant(deadline: ContinuousClock.Instant) async throws -> Grant {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, Error>) in
+                let outcome = state.withLock { state -> Result<Grant, Error>? in
+                    if state.isShutDown { return .failure(PGError.client("the pool is shut down")) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if let grant = state.immediateGrant(max: options.maxConnections) { return .success(grant) }
+                    state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
+                    if state.timeoutSweeper == nil { state.timeoutSweeper = startTimeoutSweeper() }
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    func release(_ lease: Lease) async {
+        let connection = lease.connection
+        var reusable = true
+        if !connection.pendingCleanup.isEmpty || connection.transactionStatus != .idle {
+            reusable = await connection.resetForReuse()
+        }
+        let now = ContinuousClock.now
+        if connection.isClosed || isExpired(lease, now: now) { reusable = false }
+        guard reusable else {
+            await discard(connection, wasInUse: true)
+            return
+        }
+        var returned = lease
+        returned.lastUsed = now
+        let handOff = state.withLock { state -> (Waiter, Grant)? in
+            if state.isShutDown { return nil }
+            if !state.waiters.isEmpty { return (state.waiters.removeFirst(), .connection(returned)) }
+            state.inUse -= 1
+            state.idle.append(returned)
+            return nil
+        }
+        if let (waiter, grant) = handOff {
+            waiter.continuation.resume(returning: grant)
+        } else if state.withLock({ $0.isShutDown }) {
+            await discard(connection, wasInUse: true)
+        }
+    }
+
+    /// Closes a connection the pool gives up on; its slot goes to the next waiter.
+    private func discard(_ connection: PGConnection, wasInUse: Bool) async {
+        await connection.close()
+        let next = state.withLock { state -> Waiter? in
+            if wasInUse { state.inUse -= 1 }
+            state.discarded += 1
+            guard !state.isShutDown, !state.waiters.isEmpty else { return nil }
+            state.opening += 1
+            return state.waiters.removeFirst()
+        }
+        next?.continuation.resume(returning: .openNew)
+        resumeShutdownIfDone()
+    }
+
+    private func resumeShutdownIfDone() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.isShutDown, state.inUse == 0, state.opening == 0 else { return [] }
+            defer { state.shutdownWaiters.removeAll() }
+            return state.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Background upkeep
+
+    /// One task serves every waiter's deadline: it sleeps until the earliest, fails the ones
+    /// past due, and ends when nobody waits.
+    private func startTimeoutSweeper() -> Task<Void, Never> {
+        Task { [weak self] in
+            while true {
+                guard let self else { return }
+                let (expired, next) = self.state.withLock { state -> ([Waiter], ContinuousClock.Instant?) in
+                    let now = ContinuousClock.now
+                    let expired = state.waiters.filter { $0.deadline <= now }
+                    state.waiters.removeAll { $0.deadline <= now }
+                    let next = state.waiters.map(\.deadline).min()
+                    if next == nil { state.timeoutSweeper = nil }
+                    return (expired, next)
+                }
+                for waiter in expired {
+                    waiter.continuation.resume(throwing: PGError.timeout(
+                        "no connection free within \(self.options.acquireTimeout) (pool of \(self.options.maxConnections), all in use)"))
+                }
+                guard let next else { return }
+                do { try await Task.sleep(until: next, clock: .continuous) } catch { return }
+            }
+        }
+    }
+
+    /// Closes idle connections past their idle timeout or lifetime, every few seconds.
+    private func startIdleReaper() {
+        let limits = [options.idleTimeout, options.maxLifetime].compactMap { $0 }
+        guard let shortest = limits.min() else { return }
+        let interval = min(max(shortest / 4, .milliseconds(100)), .seconds(30))
+        let task = Task { [weak self] in
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return }
+                guard let self else { return }
+                let now = ContinuousClock.now
+                let stale = self.state.withLock { state -> [Lease] in
+                    let stale = state.idle.filter { self.isExpired($0, now: now) }
+                    state.idle.removeAll { self.isExpired($0, now: now) }
+                    return stale
+                }
+                for lease in stale { await self.discard(lease.connection, wasInUse: false) }
+            }
+        }
+        state.withLock { $0.idleReaper = task }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import PGStore
+import TaskCore
+
+/// The import port: every batch is COPYed into a temporary staging table, checked there as a
+/// whole, and merged into `tasks` with one `INSERT ... ON CONFLICT (team_id, external_id)`,
+/// all in one transaction — a failure anywhere leaves the database as it was.
+extension TaskStorePG: TaskImportPort {
+    /// Above this many changed tasks an import sends no per-task notifications (a watcher
+    /// would drown, and NOTIFY's queue is finite); it still commits normally.
+    public static let importNotificationLimit = 10_000
+
+    static let stagingColumns = [
+        "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category",
+    ]
+
+    /// Carries a dry run's summary out of the transaction it rolls back.
+    private struct DryRunFinished: Error { var summary: ImportSummary }
+
+    public func importTasks<Batches: AsyncSequence & Sendable>(
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool, batches: Batches, access: AccessRequirement, at time: Date
+    ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
+        do {
+            return try await transaction(as: access.actor) { tx in
+                let row = try await tx.query(Self.teamFacts(team, access))[0]
+                let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
+                guard let teamID = try Self.team(in: row)?.id else { throw TaskError.notFound(what: "team \(team)") }
+                // Serializes with task creation in this team, so numbers stay gapless.
+                let counter = try await tx.query("SELECT last_number FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE")
+                let lastNumber = try counter[0].decode(Int64.self, "last_number")
+                try await Self.stage(batches, on: tx)
+                try await Self.checkStaged(team: team, teamID: teamID, policy: policy, on: tx)
+                let summary = try await Self.merge(
+                    team: team, teamID: teamID, lastNumber: lastNumber, policy: policy, actor: actor.id, at: time, on: tx)
+                if dryRun { throw DryRunFinished(summary: summary) }
+                return summary
+            }
+        } catch let finished as DryRunFinished {
+            return finished.summary
+        }
+    }
+
+    /// Creates the staging table and COPYs every batch into it.
+    static func stage<Batches: AsyncSequence>(_ batches: Batches, on tx: PGConnection) async throws where Batches.Element == [TaskImportDraft] {
+        try await tx.execute("""
+            CREATE TEMP TABLE taskbase_import (
+                line bigint NOT NULL, external_id text NOT NULL, title text NOT NULL, notes text NOT NULL,
+                status text NOT NULL, priority text NOT NULL, due_date date, assignee_id bigint, assignee_email text,
+                category text
+            ) ON COMMIT DROP
+            """)
+        var line: Int64 = 0
+        for try await batch in batches where !batch.isEmpty {
+            try await tx.copyIn(table: "taskbase_import", columns: stagingColumns, format: .text) { writer in
+                for item in batch {
+                    line += 1
+                    let draft = item.draft
+                    let (assigneeID, assigneeEmail) = actorParameters(draft.assignee)
+                    try await writer.writeRow([
+                        String(line), item.externalID, draft.title, draft.notes, draft.status.rawValue, draft.priority.rawValue,
+                        draft.dueDate?.description, assigneeID.map(String.init), assigneeEmail, draft.category,
+                    ])
+                }
+            }
+        }
+        try await tx.execute("ANALYZE taskbase_import")
+    }
+
+    /// Refuses, before anything is merged: an external id twice in the input, an assignee who
+    /// is not an enabled member, and (policy `fail`) an external id the team already has.
+    static func checkStaged(team: TeamKey, teamID: TeamID, policy: ImportConflictPolicy, on tx: PGConnection) async throws {
+        let duplicate = try await tx.query("""
+            SELECT external_id, min(line) AS first, max(line) AS last FROM taskbase_import
+             GROUP BY external_id HAVING count(*) > 1 ORDER BY min(line) LIMIT 1
+            """)
+        if let row = duplicate.first {
+            throw TaskError.validation(
+                field: "externalID",
+                reason: "\"\(try row.decode(String.self, "external_id"))\" appears more than once in the import (rows \(try row.decode(Int.self, "first")) and \(try row.decode(Int.self, "last")))")
+        }
+        try await tx.execute("""
+            UPDATE taskbase_import s SET assignee_id = u.id FROM users u
+             WHERE s.assignee_id IS NULL AND s.assignee_email IS NOT NULL AND lower(u.email) = s.assignee_email
+            """)
+        let badAssignee = try await tx.query("""
+            SELECT s.assignee_id AS ref_id, s.assignee_email AS ref_email, \(unsafeSQL: userColumns), m.role
+              FROM taskbase_import s
+              LEFT JOIN users u ON u.id = s.assignee_id
+              LEFT JOIN memberships m ON m.team_id = \(teamID.rawValue) AND m.user_id = u.id
+             WHERE (s.assignee_id IS NOT NULL OR s.assignee_email IS NOT NULL) AND (u.id IS NULL OR u.disabled OR m.role IS NULL)
+             ORDER BY s.line LIMIT 1
+            """)
+        if let row = badAssignee.first {
+            let ref: UserRef = try row.decode(Int64?.self, "ref_id").map { .id(UserID($0)) } ?? .email(try row.decode(String.self, "ref_email"))
+            _ = try AssigneeRule.verify(ref, user: user(in: row), role: role(in: row), team: team)
+        }
+        if policy == .fail {
+            let clash = try await tx.query("""
+                SELECT s.external_id, t.number FROM taskbase_import s
+                  JOIN tasks t ON t.team_id = \(teamID.rawValue) AND t.external_id = s.external_id
+                 ORDER BY s.line LIMIT 1
+                """)
+            if let row = clash.first {
+                let key = TaskKey(team: team, number: try row.decode(Int64.self, "number"))
+                throw TaskError.alreadyExists(what: "external id \"\(try row.decode(String.self, "external_id"))\" in team \(team) (task \(key))")
+            }
+        }
+    }
+
+    /// History's field list, in `TaskField` order, as SQL over `old` (the task before; all
+    /// NULL for a new task) and `new` (the task after).
+    static let historyChangesSQL = """
+        (SELECT coalesce(jsonb_agg(jsonb_build_object('field', f.field, 'old', f.old, 'new', f.new) ORDER BY f.ord), '[]'::jsonb)
+           FROM (VALUES (1, 'title', old.title, new.title), (2, 'notes', old.notes, new.notes),
+                        (3, 'status', old.status, new.status), (4, 'priority', old.priority, new.priority),
+                        (5, 'due_date', old.due_date::text, new.due_date::text),
+                        (6, 'assignee', old.assignee_id::text, new.assignee_id::text),
+                        (7, 'category', old.category, new.category), (8, 'external_id', old.external_id, new.external_id)
+                ) AS f(ord, field, old, new)
+          WHERE f.old IS DISTINCT FROM f.new AND (old.number IS NOT NULL OR coalesce(f.new, '') <> ''))
+        """
+
+    /// The one merge statement, history, the counter, and the change notifications.
+    static func merge(
+        team: TeamKey, teamID: TeamID, lastNumber: Int64, policy: ImportConflictPolicy, actor: UserID, at time: Date, on tx: PGConnection
+    ) async throws -> ImportSummary {
+        let onConflict = policy == .update
+            ? """
+              DO UPDATE SET title = EXCLUDED.title, notes = EXCLUDED.notes, status = EXCLUDED.status,
+                            priority = EXCLUDED.priority, due_date = EXCLUDED.due_date, assignee_id = EXCLUDED.assignee_id,
+                            category = EXCLUDED.category, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at,
+                            version = t.version + 1
+               WHERE (t.title, t.notes, t.status, t.priority, t.due_date, t.assignee_id, t.category)
+                     IS DISTINCT FROM
+                     (EXCLUDED.title, EXCLUDED.notes, EXCLUDED.status, EXCLUDED.priority, EXCLUDED.due_date,
+                      EXCLUDED.assignee_id, EXCLUDED.category)
+              """
+            : "DO NOTHING"
+        let rows = try await tx.query("""
+            WITH staged AS (
+                SELECT s.*, old.number AS old_number,
+                       CASE WHEN old.number IS NULL
+                            THEN \(lastNumber) + row_number() OVER (PARTITION BY old.number IS NULL ORDER BY s.line)
+                            ELSE old.number END AS number
+                  FROM taskbase_import s
+                  LEFT JOIN tasks old ON old.team_id = \(teamID.rawValue) AND old.external_id = s.external_id
+            ), merged AS (
+                INSERT INTO tasks AS t (team_id, number, title, notes, status, priority, due_date, assignee_id, category,
+                                        external_id, created_by, created_at, updated_by, updated_at)
+                SELECT \(teamID.rawValue), number, title, notes, status, priority, due_date, assignee_id, category,
+                       external_id, \(actor.rawValue), \(time), \(actor.rawValue), \(time)
+                  FROM staged ORDER BY line
+                ON CONFLICT (team_id, external_id) \(unsafeSQL: onConflict)
+                RETURNING t.*, (t.xmax = 0) AS inserted
+            ), history AS (
+                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
+                SELECT new.team_id, new.number, new.id, new.version, new.updated_by, new.updated_at,
+                       CASE WHEN new.inserted THEN 'imported' ELSE 'reimported' END,
+                       \(unsafeSQL: historyChangesSQL)
+                  FROM merged new
+                  LEFT JOIN staged st ON st.external_id = new.external_id
+                  LEFT JOIN LATERAL (
+                      SELECT * FROM tasks o WHERE o.team_id = new.team_id AND o.number = st.old_number
+                  ) old ON NOT new.inserted
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM staged) AS staged,
+                   (SELECT count(*) FROM staged WHERE old_number IS NOT NULL) AS existing,
+                   (SELECT count(*) FROM merged WHERE inserted) AS inserted,
+                   (SELECT count(*) FROM merged WHERE NOT inserted) AS updated,
+                   (SELECT count(*) FROM history) AS recorded
+            """)
+        let counts = rows[0]
+        let inserted = try counts.decode(Int.self, "inserted")
+        let updated = try counts.decode(Int.self, "updated")
+        let existing = try counts.decode(Int.self, "existing")
+        if inserted > 0 {
+            try await tx.execute("UPDATE task_counters SET last_number = last_number + \(inserted) WHERE team_id = \(teamID.rawValue)")
+        }
+        if inserted + updated > 0, inserted + updated <= importNotificationLimit {
+            try await tx.execute("""
+                SELECT \(notifySQL(
+                           kind: "CASE WHEN h.action = 'imported' THEN 'created' ELSE 'updated' END", team: team,
+                           number: "h.task_number", taskID: "h.task_id", version: "h.version", actorID: "h.actor_id", at: "h.changed_at"))
+                  FROM task_history h
+                 WHERE h.team_id = \(teamID.rawValue) AND h.changed_at = \(time) AND h.actor_id = \(actor.rawValue)
+                   AND h.action IN ('imported', 'reimported')
+                 ORDER BY h.id
+                """)
+        }
+        switch policy {
+        case .update: return ImportSummary(inserted: inserted, updated: updated, unchanged: existing - updated)
+        case .skip: return ImportSummary(inserted: inserted, skipped: existing)
+        case .fail: return ImportSummary(inserted: inserted)
+        }
+    }
+}

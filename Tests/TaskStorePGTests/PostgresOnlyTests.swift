@@ -1,0 +1,100 @@
+import Foundation
+import PGStore
+import TaskCore
+import Testing
+@testable import TaskStorePG
+
+@Suite("Postgres store only")
+struct PostgresOnlyTests {
+    /// A team `KEY` owned by a fresh user, with `members` more members.
+    func makeTeam(_ service: TaskService, members: Int = 0) async throws -> (team: TeamKey, owner: UserRef, members: [UserRef]) {
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36).uppercased()
+        let owner = try await service.createUser(email: "owner.\(suffix.lowercased())@example.com", displayName: "Owner")
+        let team = try await service.createTeam(key: "P" + suffix, name: "Team \(suffix)", as: .id(owner.id))
+        var refs: [UserRef] = []
+        for index in 0..<members {
+            let user = try await service.createUser(email: "m\(index).\(suffix.lowercased())@example.com", displayName: "M\(index)")
+            _ = try await service.setRole(.member, for: .id(user.id), in: team.key, as: .id(owner.id))
+            refs.append(.id(user.id))
+        }
+        return (team.key, .id(owner.id), refs)
+    }
+
+    @Test("20 concurrent creators on 20 connections get distinct, gapless numbers")
+    func concurrentCreators() async throws {
+        let config = try await PostgresTestDatabase.shared.value
+        let store = try await TaskStorePG.open(config: config, maxConnections: 20)
+        let service = TaskService(store: store)
+        let (team, _, members) = try await makeTeam(service, members: 20)
+        let numbers = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for (index, member) in members.enumerated() {
+                group.addTask { try await service.createTask(in: team, try TaskDraft(title: "Task \(index)"), as: member).key.number }
+            }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(numbers.sorted() == Array(1...20))
+    }
+
+    @Test("as the runtime role with another user's id set, every tenant table reads empty for a foreign team, and writes into it are refused")
+    func rowLevelSecurity() async throws {
+        let config = try await PostgresTestDatabase.shared.value
+        let service = TaskService(store: try await PostgresTestDatabase.store())
+        let (team, owner, _) = try await makeTeam(service)
+        let created = try await service.createTask(in: team, try TaskDraft(title: "Secret"), as: owner)
+        let stranger = try await service.createUser(email: "stranger.\(UInt32.random(in: 0...UInt32.max))@example.com", displayName: "Stranger")
+        let teamID = created.teamID.rawValue
+
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        for user in [stranger.id.rawValue, 0] {
+            try await connection.withTransaction(settings: [("role", "taskbase_app"), ("taskbase.user_id", String(user))]) { tx in
+                // No team filter on purpose: row-level security alone must hide the team.
+                for table in ["teams", "memberships", "task_counters", "tasks", "task_history"] {
+                    let column = table == "teams" ? "id" : "team_id"
+                    let rows = try await tx.query("SELECT count(*) AS n FROM \(identifier: table) WHERE \(identifier: column) = \(teamID)")
+                    #expect(try rows[0].decode(Int.self, "n") == 0, "\(table) shows a foreign team's rows to user \(user)")
+                }
+            }
+            let refused = await #expect(throws: PGError.self) {
+                try await connection.withTransaction(settings: [("role", "taskbase_app"), ("taskbase.user_id", String(user))]) { tx in
+                    try await tx.execute("""
+                        INSERT INTO tasks (team_id, number, title, created_by, updated_by)
+                        VALUES (\(teamID), 999, 'planted', \(stranger.id.rawValue), \(stranger.id.rawValue))
+                        """)
+                }
+            }
+            #expect(refused?.code == .insufficientPrivilege)
+        }
+        // The owner, through the same policies, sees the task.
+        let visible = try await connection.withTransaction(settings: [("role", "taskbase_app"), ("taskbase.user_id", String(created.createdBy.rawValue))]) { tx in
+            try await tx.query("SELECT count(*) AS n FROM tasks WHERE team_id = \(teamID)")[0].decode(Int.self, "n")
+        }
+        #expect(visible == 1)
+    }
+
+    @Test("the runtime role has no DDL rights")
+    func runtimeRoleHasNoDDL() async throws {
+        let config = try await PostgresTestDatabase.shared.value
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        let error = await #expect(throws: PGError.self) {
+            try await connection.withTransaction(settings: [("role", "taskbase_app")]) { tx in
+                try await tx.execute("DROP TABLE tasks")
+            }
+        }
+        #expect(error?.code == .insufficientPrivilege)
+    }
+
+    @Test("a change made through another store (another process's pool) reaches a listener")
+    func changeFeedAcrossStores() async throws {
+        let config = try await PostgresTestDatabase.shared.value
+        let listenerService = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 2))
+        let writerService = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 2))
+        let (team, owner, _) = try await makeTeam(writerService)
+        let stream = try await listenerService.changes(in: team, as: owner)
+        let created = try await writerService.createTask(in: team, try TaskDraft(title: "Heard"), as: owner)
+        var iterator = stream.makeAsyncIterator()
+        let change = try await iterator.next()
+        #expect(change?.key == created.key && change?.kind == .created)
+    }
+}
