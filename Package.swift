@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
-        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "Migrations", "PGStore"]),
+        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "Migrations", "PGStore"]),
     ],
     swiftLanguageModes: [.v6]
 )
