@@ -44,9 +44,8 @@ enum TaskListCommand {
             try invocation.write(try TaskOutput.list.render(items, as: format) {
                 TaskPageDocument(tasks: items.map(\.document), nextCursor: JSONNullable(page.nextCursor?.encoded))
             })
-            if format != .json {
-                if items.isEmpty { try invocation.note("no tasks match") }
-                if let next = page.nextCursor { try invocation.note("more tasks: repeat with --after \(next.encoded)") }
+            if format != .json, let next = page.nextCursor {
+                try invocation.note("more tasks: repeat with --after \(next.encoded)")
             }
         })
 

@@ -103,18 +103,23 @@ enum TeamCommands {
         })
 
     /// Adds a member (refusing an existing one) or changes a member's role (refusing a stranger),
-    /// so that each command does what its name says.
+    /// so that each command does what its name says; an actor who may not manage members is
+    /// left to the service's refusal (exit 4).
     private static func changeMembership(_ invocation: Invocation, role: Role, adding: Bool) async throws {
         let format = try invocation.format()
         let (key, actor, user) = (try invocation.values.teamKey(), try invocation.actor(), invocation.values.userRef("email"))
         let service = try await invocation.openService()
         let target = try await service.user(user)
-        let current = try await service.members(of: key, as: actor).first { $0.user.id == target.id }
-        if adding, let current {
-            throw TaskError.alreadyExists(what: "member \(target.email) of team \(key) (a \(current.role.rawValue); use team set-role)")
-        }
-        if !adding, current == nil {
-            throw TaskError.notFound(what: "member \(target.email) of team \(key) (use team add-member)")
+        let members = try await service.members(of: key, as: actor)
+        let actorRole = try await service.team(key, as: actor).role
+        let current = members.first { $0.user.id == target.id }
+        if actorRole >= TeamAction.manageMembers.minimumRole {
+            if adding, let current {
+                throw TaskError.alreadyExists(what: "\(target.email) in team \(key) (role \(current.role.rawValue); change it with team set-role)")
+            }
+            if !adding, current == nil {
+                throw TaskError.notFound(what: "member \(target.email) of team \(key) (add them with team add-member)")
+            }
         }
         let member = try await service.setRole(role, for: .id(target.id), in: key, as: actor)
         try invocation.write(format == .json
