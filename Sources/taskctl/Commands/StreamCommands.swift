@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import Foundation
 import TaskCore
 
 /// `taskctl watch` and `taskctl export`: the commands that stream.
@@ -38,7 +39,7 @@ enum StreamCommands {
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
             let export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
             _ = try await export.write(as: invocation.values.value("format", as: ExportFormat.self) ?? .csv, to: { bytes in
-                try StandardStream.standardOutput.write(String(decoding: bytes, as: UTF8.self))
+                try FileHandle.standardOutput.write(contentsOf: Data(bytes))
             })
         })
 }
