@@ -25,6 +25,9 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
+        .executableTarget(
+            name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations"],
+            path: "Benchmarks/taskbase-bench"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
         .target(name: "TaskCore"),
         .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),
