@@ -7,7 +7,7 @@ enum TeamCommands {
     static let command = Command(
         "team", abstract: "Create teams, see their summary, manage members and roles.",
         discussion: "Roles: viewers read, members create and edit tasks, admins manage members, owners manage the team and its owners.",
-        subcommands: [create, list, show, addMember, setRole, removeMember, members])
+        subcommands: [create, list, show, addMember, setRole, removeMember, members, rename, delete])
 
     /// `team create`.
     static let create = Command(
@@ -100,6 +100,35 @@ enum TeamCommands {
             let (key, actor) = (try invocation.values.teamKey(), try invocation.actor())
             let members = try await invocation.openService().members(of: key, as: actor)
             try invocation.write(try TeamOutput.members.render(members, as: format) { members.map(MemberDocument.init) })
+        })
+
+    /// `team rename`.
+    static let rename = Command(
+        "rename", abstract: "Rename a team (owners); its key never changes.",
+        positionals: [SharedDeclarations.teamKey, Positional("name", help: "The new name.")],
+        run: Invocation.action { invocation in
+            let format = try invocation.format()
+            let (key, actor) = (try invocation.values.teamKey(), try invocation.actor())
+            let team = try await invocation.openService().renameTeam(key, to: invocation.values.requiredString("name"), as: actor)
+            try invocation.write(format == .json
+                ? try JSONOutput.encode(TeamDocument(team, role: .owner))
+                : "renamed team \(team.key) to \(DetailBlock.clean(team.name))\n")
+        })
+
+    /// `team delete`.
+    static let delete = Command(
+        "delete", abstract: "Delete a team with all its tasks and their history (owners).",
+        discussion: "There is no undo: the command refuses to run without --yes. Export the team first to keep its tasks.",
+        positionals: [SharedDeclarations.teamKey],
+        flags: [Flag("yes", help: "Confirm that the team and every task in it go.")],
+        run: Invocation.action { invocation in
+            let format = try invocation.format()
+            let (key, actor) = (try invocation.values.teamKey(), try invocation.actor())
+            guard invocation.values.flag("yes") else {
+                throw UsageError("deleting team \(key) deletes all its tasks and their history: repeat with --yes")
+            }
+            try await invocation.openService().deleteTeam(key, as: actor)
+            try invocation.write(format == .json ? try JSONOutput.encode(["deleted": key.rawValue]) : "deleted team \(key)\n")
         })
 
     /// Adds a member (refusing an existing one) or changes a member's role (refusing a stranger),

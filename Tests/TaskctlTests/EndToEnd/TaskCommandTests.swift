@@ -152,4 +152,15 @@ struct TaskCommandTests {
         #expect(task["status"] as? String == "open")
         #expect(task["version"] as? Int == 2)
     }
+
+    @Test("the history of a task created with an assignee names that assignee")
+    func assigneeAtCreation() async throws {
+        let fixture = try await Fixture.make()
+        let key = try await fixture.addTask("Assigned at birth", ["--assignee", fixture.admin])
+        let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
+        let created = try #require(history.first?["changes"] as? [[String: Any]])
+        withKnownIssue("TaskStorePG records a new task's assignee in its history as user #0 (the placeholder id of TaskStorePG+Tasks.swift createTask)") {
+            #expect(created.first { $0["field"] as? String == "assignee" }?["new"] as? String == fixture.admin)
+        }
+    }
 }

@@ -95,4 +95,18 @@ struct UserAndTeamCommandTests {
         try await fixture.expectFailure(1, ["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
         try await fixture.expectFailure(1, ["team", "members", fixture.team], as: newcomer)
     }
+
+    @Test("owners rename and delete a team; delete wants --yes")
+    func renameAndDelete() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("Goes with the team")
+        try await fixture.expectFailure(4, ["team", "rename", fixture.team, "Admins' team"], as: fixture.admin)
+        let renamed = try await fixture.expectSuccess(["--json", "team", "rename", fixture.team, "Renamed"], as: fixture.owner).object()
+        #expect(renamed["name"] as? String == "Renamed" && renamed["key"] as? String == fixture.team)
+        try await fixture.expectFailure(2, ["team", "delete", fixture.team], as: fixture.owner)
+        try await fixture.expectFailure(4, ["team", "delete", fixture.team, "--yes"], as: fixture.admin)
+        #expect(try await fixture.expectSuccess(["team", "delete", fixture.team, "--yes"], as: fixture.owner).standardOutput
+            == "deleted team \(fixture.team)\n")
+        try await fixture.expectFailure(1, ["team", "show", fixture.team], as: fixture.owner)
+    }
 }

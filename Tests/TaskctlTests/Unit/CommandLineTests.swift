@@ -20,7 +20,7 @@ struct CommandLineTests {
 
     @Test("every command of the issue exists", arguments: [
         "user add", "user list", "user disable", "user enable",
-        "team create", "team list", "team show", "team add-member", "team set-role", "team remove-member", "team members",
+        "team create", "team list", "team show", "team add-member", "team set-role", "team remove-member", "team members", "team rename", "team delete",
         "task add", "task list", "task show", "task update", "task done", "task reopen", "task assign", "task delete", "task history",
         "watch", "export",
     ])
