@@ -9,7 +9,7 @@ enum SharedDeclarations {
     /// `--if-version N`: optimistic concurrency for edits.
     static let ifVersion = Option(
         "if-version", valueName: "N",
-        help: "Change nothing and exit 5 unless the task is still at version N (as show and list print it).",
+        help: "Change nothing and exit 5 unless the task is still at version N (task show prints it; --json gives it as version).",
         type: .integer)
     /// `--csv` on list commands.
     static let csv = Flag("csv", help: "Print CSV with a header row; the column names are the JSON field names.")

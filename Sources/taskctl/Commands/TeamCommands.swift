@@ -25,7 +25,7 @@ enum TeamCommands {
             let team = try await service.createTeam(key: invocation.values.requiredString("key"), name: invocation.values.requiredString("name"), as: owner)
             try invocation.write(format == .json
                 ? try JSONOutput.encode(TeamDocument(team, role: .owner))
-                : "created team \(team.key) (\(DetailBlock.clean(team.name))), owned by \(owner)\n")
+                : "created team \(team.key) (\(TerminalText.clean(team.name))), owned by \(owner)\n")
         })
 
     /// `team list`.
@@ -112,7 +112,7 @@ enum TeamCommands {
             let team = try await invocation.openService().renameTeam(key, to: invocation.values.requiredString("name"), as: actor)
             try invocation.write(format == .json
                 ? try JSONOutput.encode(TeamDocument(team, role: .owner))
-                : "renamed team \(team.key) to \(DetailBlock.clean(team.name))\n")
+                : "renamed team \(team.key) to \(TerminalText.clean(team.name))\n")
         })
 
     /// `team delete`.

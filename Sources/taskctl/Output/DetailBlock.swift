@@ -15,17 +15,12 @@ struct DetailBlock {
     func render() -> String {
         let width = lines.map(\.label.count).max() ?? 0
         let indent = String(repeating: " ", count: width + 4)
-        var text = Self.clean(heading) + "\n"
+        var text = TerminalText.clean(heading) + "\n"
         for (label, value) in lines {
-            let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false).map { Self.clean(String($0)) }
+            let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.clean(String($0)) }
             text += "  " + label + String(repeating: " ", count: width - label.count + 2) + (valueLines.first ?? "") + "\n"
             for more in valueLines.dropFirst() { text += indent + more + "\n" }
         }
         return text
-    }
-
-    /// `text` with carriage returns, tabs and other control characters shown as spaces.
-    static func clean(_ text: String) -> String {
-        String(text.map { $0.unicodeScalars.first?.properties.generalCategory == .control ? " " : $0 })
     }
 }
