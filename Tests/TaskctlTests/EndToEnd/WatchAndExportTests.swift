@@ -3,7 +3,7 @@ import Testing
 
 @Suite("taskctl watch and export, as processes against PostgreSQL")
 struct WatchAndExportTests {
-    @Test("watch in the background prints changes made by another process; Ctrl-C exits 0")
+    @Test("watch in the background prints changes made by another process; Ctrl-C exits 0 and leaves no listener")
     func watch() async throws {
         let fixture = try await Fixture.make()
         let watcher = try await BackgroundTaskctl(["watch", "--team", fixture.team], as: fixture.viewer)
@@ -13,8 +13,10 @@ struct WatchAndExportTests {
         try await watcher.waitFor("created  \(key)  v1  \(fixture.member)  Seen live\n")
         try await fixture.expectSuccess(["task", "done", key], as: fixture.admin)
         try await watcher.waitFor("updated  \(key)  v2  \(fixture.admin)  Seen live\n")
+        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 1) == 1)
         #expect(await watcher.interrupt() == 0)
         #expect(watcher.standardError == "watching team \(fixture.team); Ctrl-C to stop\n")
+        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 0) == 0)
     }
 
     @Test("watch --json prints one JSON object per change")
