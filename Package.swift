@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
+        .executable(name: "taskctl", targets: ["taskctl"]),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "CSVImport"),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+        .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "Migrations", "PGStore"]),
     ],
     swiftLanguageModes: [.v6]
 )
