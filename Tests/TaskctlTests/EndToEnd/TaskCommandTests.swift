@@ -159,8 +159,6 @@ struct TaskCommandTests {
         let key = try await fixture.addTask("Assigned at birth", ["--assignee", fixture.admin])
         let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
         let created = try #require(history.first?["changes"] as? [[String: Any]])
-        withKnownIssue("TaskStorePG records a new task's assignee in its history as user #0 (the placeholder id of TaskStorePG+Tasks.swift createTask)") {
-            #expect(created.first { $0["field"] as? String == "assignee" }?["new"] as? String == fixture.admin)
-        }
+        #expect(created.first { $0["field"] as? String == "assignee" }?["new"] as? String == fixture.admin)
     }
 }
