@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
         .executable(name: "taskimport", targets: ["taskimport"]),
+        .executable(name: "taskctl", targets: ["taskctl"]),
     ],
     targets: [
         .systemLibrary(
@@ -25,6 +26,9 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
+        .executableTarget(
+            name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations"],
+            path: "Benchmarks/taskbase-bench"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
         .target(name: "TaskCore"),
         .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),
@@ -42,6 +46,8 @@ let package = Package(
         .executableTarget(name: "taskimport", dependencies: ["CSVImport", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
         .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "TaskCore", "TaskStorePG", "Migrations", "PGStore"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+        .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "Migrations", "PGStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

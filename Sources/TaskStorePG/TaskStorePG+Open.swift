@@ -9,10 +9,11 @@ extension TaskStorePG {
     /// to `maxConnections`, checked by opening one connection now so that a bad configuration
     /// fails here, with a connection error, rather than at the first call.
     public static func open(
-        config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app"
+        config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app",
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil
     ) async throws -> TaskStorePG {
         let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections))
         try await pool.withConnection { _ in }
-        return TaskStorePG(source: pool, runtimeRole: runtimeRole)
+        return TaskStorePG(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver)
     }
 }

@@ -3,25 +3,17 @@ import PGStore
 import TaskCore
 
 extension TaskStorePG: TaskRepository {
-    /// How history stores one field's change (`task_history.changes` is an array of these).
-    struct StoredChange: Codable {
+    /// How history stores one field's change (`task_history.changes` is an array of these,
+    /// written by `historyChangesSQL`).
+    struct StoredChange: Decodable {
         var field: String
         var old: String?
         var new: String?
     }
 
-    static func historyJSON(_ changes: [FieldChange]) throws -> PGJSON {
-        try PGJSON(encoding: changes.map { StoredChange(field: $0.field.rawValue, old: $0.old, new: $0.new) })
-    }
-
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
-        // History of a creation depends only on the draft's values, not on ids.
-        let preview = TaskItem(
-            id: TaskID(0), teamID: TeamID(0), key: TaskKey(team: team, number: 1), draft: draft, assigneeID: draft.assignee == nil ? nil : UserID(0),
-            by: UserID(0), at: time)
-        let json = try Self.historyJSON(preview.changes(since: nil))
         let due = draft.dueDate.map(Self.pgDate)
         let query: PGQuery = """
             WITH actor AS (
@@ -50,9 +42,9 @@ extension TaskStorePG: TaskRepository {
                 RETURNING *
             ), history AS (
                 INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT t.team_id, t.number, t.id, t.version, t.created_by, t.created_at, 'created',
-                       \(json)::jsonb
-                  FROM t
+                SELECT new.team_id, new.number, new.id, new.version, new.created_by, new.created_at, 'created',
+                       \(unsafeSQL: Self.historyChangesSQL)
+                  FROM t AS new LEFT JOIN tasks old ON false
             ), notified AS (
                 SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
             )
@@ -149,7 +141,6 @@ extension TaskStorePG: TaskRepository {
 
     /// Writes `new` over `old` (same team and number) and records the change in history.
     static func save(_ new: TaskItem, replacing old: TaskItem, kind: TaskHistoryEntry.Kind, on tx: PGConnection) async throws {
-        let json = try historyJSON(new.changes(since: old))
         try await tx.execute("""
             WITH t AS (
                 UPDATE tasks SET title = \(new.title), notes = \(new.notes), status = \(new.status.rawValue),
@@ -157,11 +148,13 @@ extension TaskStorePG: TaskRepository {
                        assignee_id = \(new.assigneeID?.rawValue), category = \(new.category), external_id = \(new.externalID),
                        updated_by = \(new.updatedBy.rawValue), updated_at = \(new.updatedAt), version = \(new.version)
                  WHERE team_id = \(old.teamID.rawValue) AND number = \(old.key.number) AND version = \(old.version)
-                RETURNING team_id, number, id, version, updated_by, updated_at
+                RETURNING *
             )
             , history AS (
                 INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT team_id, number, id, version, updated_by, updated_at, \(kind.rawValue), \(json)::jsonb FROM t
+                SELECT new.team_id, new.number, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
+                       \(unsafeSQL: historyChangesSQL)
+                  FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             )
             SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
             """)

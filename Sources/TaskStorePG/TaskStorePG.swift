@@ -26,11 +26,18 @@ public struct TaskStorePG: Sendable {
     /// even when the program logs in as the table owner; nil when the login role is already
     /// the runtime role.
     public let runtimeRole: String?
+    /// Sees every pipelined batch of statements before it is sent: for tracing, and for the
+    /// benchmark, which replays exactly these statements with its C reference.
+    public let statementObserver: (@Sendable ([PGQuery]) -> Void)?
 
     /// A store over `source`, running statements as `runtimeRole`.
-    public init(source: any PGConnectionSource, runtimeRole: String? = "taskbase_app") {
+    public init(
+        source: any PGConnectionSource, runtimeRole: String? = "taskbase_app",
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil
+    ) {
         self.source = source
         self.runtimeRole = runtimeRole
+        self.statementObserver = statementObserver
     }
 
     /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
@@ -57,6 +64,7 @@ public struct TaskStorePG: Sendable {
     /// transaction (the settings end with it).
     func statement(as actor: UserRef?, _ query: PGQuery) async throws -> PGRows {
         let setup = Self.sessionSetup(actor: actor, role: runtimeRole)
+        statementObserver?([setup, query])
         do {
             return try await source.withConnection { connection in
                 let results = try await connection.pipeline([setup, query])

@@ -1,0 +1,257 @@
+"""scripts/bench's driver: runs every workload for Taskbase and its references, interleaved,
+several rounds, and reports medians and ratios (a table, and JSON with --json).
+
+Run it through scripts/bench, which builds everything and provides DATABASE_URL.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "reference"))
+from statements import load  # noqa: E402
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.url = os.environ["DATABASE_URL"]
+        self.bin = args.bin
+        self.ref = args.ref
+        self.python = args.python
+        self.work = tempfile.mkdtemp(prefix="taskbase-bench-")
+        self.results = {}  # workload -> tool -> [ops/s]
+        self.notes = {}
+
+    # -- running -----------------------------------------------------------------------
+    def run_json(self, command, env=None):
+        completed = subprocess.run(command, capture_output=True, text=True, env=env)
+        if completed.returncode != 0:
+            raise RuntimeError(f"{shlex.join(command)} failed:\n{completed.stderr.strip()}")
+        return json.loads(completed.stdout.strip().splitlines()[-1])
+
+    def record(self, workload, tool, ops_per_second):
+        self.results.setdefault(workload, {}).setdefault(tool, []).append(ops_per_second)
+
+    def timed(self, workload, tool, command, operations, env=None):
+        started = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, env=env)
+        elapsed = time.perf_counter() - started
+        if completed.returncode != 0:
+            raise RuntimeError(f"{shlex.join(command)} failed:\n{completed.stderr.strip()}")
+        self.record(workload, tool, operations / elapsed)
+        return completed
+
+    # -- workloads ---------------------------------------------------------------------
+    def w1(self):
+        count = self.args.reads
+        self.record("w1", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w1", str(count)])["ops_per_second"])
+        self.record("w1", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(count)])["ops_per_second"])
+        for driver in self.drivers:
+            result = self.run_json([self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"], str(count)])
+            self.record("w1", driver, result["ops_per_second"])
+
+    def w2(self):
+        count = self.args.writes
+        self.record("w2", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w2", str(count)])["ops_per_second"])
+        self.record("w2", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w2"], "w2", str(count)])["ops_per_second"])
+
+    def w3(self):
+        count = self.args.writes
+        self.record("w3", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w3", str(count)])["ops_per_second"])
+        self.record("w3", "c-libpq-pipeline", self.run_json([self.ref, self.url, self.dumps["w2"], "w3", str(count)])["ops_per_second"])
+
+    def w5(self):
+        result = self.run_json([self.bin + "/taskbase-bench", "w5", str(self.args.pages)])
+        self.record("w5", "taskbase", result["ops_per_second"])
+        self.notes["w5_plan_nodes"] = result["extra"]["plan_nodes"]
+        self.notes["w5_sequential_scan"] = result["extra"]["sequential_scan"]
+
+    def w6(self):
+        seconds = self.args.seconds
+        result = self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])
+        self.record("w6", "taskbase", result["ops_per_second"])
+        completed = subprocess.run(
+            ["pgbench", "-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(seconds), "-f", self.pgbench_script, self.url],
+            capture_output=True, text=True)
+        match = re.search(r"tps = ([0-9.]+)", completed.stdout)
+        if completed.returncode != 0 or not match:
+            raise RuntimeError("pgbench failed:\n" + completed.stderr)
+        self.record("w6", "pgbench", float(match.group(1)))
+
+    def w4(self):
+        if not os.path.exists(self.bin + "/taskimport"):
+            self.notes["w4"] = "skipped: taskimport is not built"
+            return
+        rows = self.args.import_rows
+        csv_path = self.csv_files[rows]
+        team = "W4" + str(int(time.time() * 1000) % 10**8)
+        subprocess.run([self.bin + "/taskbase-bench", "team", team], check=True, capture_output=True)
+        peak = self.measure(
+            "w4", "taskbase", rows,
+            [self.bin + "/taskimport", csv_path, "--team", team, "--as", "bench.owner@example.com", "--no-progress", "--json"])
+        self.notes.setdefault("w4_peak_rss_mib", []).append(round(peak / 1024, 1))
+        staging = "bench_copy_" + team.lower()
+        subprocess.run(["psql", "-q", "-X", self.url, "-c",
+                        f"CREATE UNLOGGED TABLE {staging} (external_id text, title text, notes text, status text, priority text, "
+                        f"due_date date, assignee text, category text)"], check=True, capture_output=True)
+        self.measure("w4", "psql-copy", rows,
+                     ["psql", "-q", "-X", self.url, "-c", f"\\copy {staging} FROM '{csv_path}' WITH (FORMAT csv, HEADER true)"])
+        subprocess.run(["psql", "-q", "-X", self.url, "-c", f"DROP TABLE {staging}"], check=True, capture_output=True)
+
+    def measure(self, workload, tool, operations, command):
+        """Runs `command`, records operations/s, returns its peak resident memory in KiB."""
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        stderr = process.stderr.read().decode()
+        if status != 0:
+            raise RuntimeError(f"{shlex.join(command)} failed ({status}):\n{stderr.strip()}")
+        self.record(workload, tool, operations / elapsed)
+        return usage.ru_maxrss
+
+    # -- setup -------------------------------------------------------------------------
+    def prepare(self):
+        log("bench: preparing data (schema, teams; the list team takes a moment)")
+        subprocess.run([self.bin + "/taskbase-bench", "setup", os.path.join(ROOT, "migrations"), str(self.args.list_team)], check=True)
+        self.dumps = {}
+        for workload in ("w1", "w2"):
+            path = os.path.join(self.work, workload + ".statements")
+            subprocess.run([self.bin + "/taskbase-bench", "dump", workload, path], check=True)
+            self.dumps[workload] = path
+        self.pgbench_script = self.write_pgbench_script()
+        self.drivers = []
+        for driver in ("asyncpg", "psycopg"):
+            probe = subprocess.run([self.python, "-c", f"import {driver}"], capture_output=True)
+            if probe.returncode == 0:
+                self.drivers.append(driver)
+            else:
+                self.notes[driver] = "not installed: skipped"
+        self.csv_files = {}
+        if os.path.exists(self.bin + "/taskimport"):
+            for rows in {self.args.import_rows, self.args.import_small}:
+                path = os.path.join(self.work, f"tasks-{rows}.csv")
+                subprocess.run([self.python, os.path.join(HERE, "make_tasks_csv.py"), str(rows), path], check=True)
+                self.csv_files[rows] = path
+
+    def write_pgbench_script(self):
+        """W1's statements for pgbench: literals inline, the task number a pgbench variable,
+        both statements in one pipeline like TaskStorePG sends them."""
+        def literal(value):
+            if value is None:
+                return "NULL"
+            if value == "777":
+                return ":number"
+            return "'" + value.replace("'", "''") + "'"
+
+        lines = ["\\set number random(1, 1000)", "\\startpipeline"]
+        for sql, params in load(self.dumps["w1"]):
+            text = re.sub(r"\$(\d+)", lambda m: literal(params[int(m.group(1)) - 1]), sql)
+            lines.append(" ".join(text.split()) + ";")
+        lines.append("\\endpipeline")
+        path = os.path.join(self.work, "w1.pgbench")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    # -- memory check for W4 -----------------------------------------------------------
+    def import_memory(self):
+        if not self.csv_files or self.args.import_small == self.args.import_rows:
+            return
+        peaks = {}
+        for rows in (self.args.import_small, self.args.import_rows):
+            team = "M" + str(rows) + str(int(time.time() * 1000) % 10**6)
+            subprocess.run([self.bin + "/taskbase-bench", "team", team[:10]], check=True, capture_output=True)
+            peaks[rows] = self.measure("w4-memory", "taskimport", rows, [
+                self.bin + "/taskimport", self.csv_files[rows], "--team", team[:10], "--as", "bench.owner@example.com",
+                "--no-progress", "--json"])
+        self.notes["w4_memory_ratio"] = round(peaks[self.args.import_rows] / peaks[self.args.import_small], 2)
+        self.notes["w4_memory_kib"] = {str(k): v for k, v in peaks.items()}
+
+    # -- report ------------------------------------------------------------------------
+    def report(self):
+        medians = {w: {t: statistics.median(v) for t, v in tools.items()} for w, tools in self.results.items()}
+        ratios = {}
+
+        def ratio(name, workload, tool, reference, target):
+            if workload in medians and tool in medians[workload] and reference in medians[workload]:
+                value = medians[workload][tool] / medians[workload][reference]
+                ratios[name] = {"value": round(value, 3), "target": target, "met": value >= target}
+
+        ratio("W1 taskbase / C", "w1", "taskbase", "c-libpq", 0.9)
+        ratio("W1 taskbase / asyncpg", "w1", "taskbase", "asyncpg", 1.0)
+        ratio("W1 taskbase / psycopg", "w1", "taskbase", "psycopg", 1.0)
+        ratio("W2 taskbase / C", "w2", "taskbase", "c-libpq", 0.9)
+        ratio("W3 taskbase / C pipeline", "w3", "taskbase", "c-libpq-pipeline", 0.8)
+        if "w3" in medians and "w2" in medians:
+            value = medians["w3"]["taskbase"] / medians["w2"]["taskbase"]
+            ratios["W3 / W2 (taskbase)"] = {"value": round(value, 3), "target": 5.0, "met": value >= 5.0}
+        ratio("W4 taskimport / psql \\copy", "w4", "taskbase", "psql-copy", 0.8)
+        if "w4" in medians and "w2" in medians:
+            value = medians["w4"]["taskbase"] / medians["w2"]["c-libpq"]
+            ratios["W4 taskimport / one INSERT per row (C)"] = {"value": round(value, 2), "target": 10.0, "met": value >= 10.0}
+        ratio("W6 taskbase / pgbench", "w6", "taskbase", "pgbench", 0.8)
+        if "w4_memory_ratio" in self.notes:
+            value = self.notes["w4_memory_ratio"]
+            ratios[f"W4 peak memory {self.args.import_rows} / {self.args.import_small} rows"] = {
+                "value": value, "target": "<= 1.5", "met": value <= 1.5}
+        document = {"rounds": self.args.rounds, "medians_ops_per_second": medians, "ratios": ratios, "notes": self.notes,
+                    "samples": self.results}
+        if self.args.json:
+            print(json.dumps(document, indent=2, sort_keys=True))
+            return
+        print(f"\nTaskbase benchmark — {self.args.rounds} rounds, interleaved, medians (operations per second)\n")
+        print(f"{'workload':<10}{'tool':<20}{'median ops/s':>14}")
+        for workload in sorted(medians):
+            for tool, value in sorted(medians[workload].items(), key=lambda item: -item[1]):
+                print(f"{workload:<10}{tool:<20}{value:>14,.0f}")
+        print(f"\n{'ratio':<48}{'value':>8}  target   met")
+        for name, r in ratios.items():
+            target = r["target"] if isinstance(r["target"], str) else f">= {r['target']}"
+            print(f"{name:<48}{r['value']:>8}  {target:<8} {'yes' if r['met'] else 'NO'}")
+        for key, value in self.notes.items():
+            print(f"note: {key}: {value}")
+
+    def main(self):
+        self.prepare()
+        plan = [self.w1, self.w2, self.w3, self.w5, self.w6, self.w4]
+        for round_number in range(1, self.args.rounds + 1):
+            for workload in plan:
+                log(f"bench: round {round_number}/{self.args.rounds}: {workload.__name__}")
+                workload()
+        self.import_memory()
+        self.report()
+
+
+def parse():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small counts and 3 rounds (about two minutes)")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON document")
+    parser.add_argument("--bin", required=True, help="the release bin folder")
+    parser.add_argument("--ref", required=True, help="the C reference binary")
+    parser.add_argument("--python", default=sys.executable, help="the Python with asyncpg/psycopg")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 5_000, 5_000, 100, 3
+        args.list_team, args.import_rows, args.import_small = 200_000, 100_000, 10_000
+    else:
+        args.rounds, args.reads, args.writes, args.pages, args.seconds = 5, 20_000, 20_000, 500, 10
+        args.list_team, args.import_rows, args.import_small = 1_000_000, 1_000_000, 10_000
+    return args
+
+
+if __name__ == "__main__":
+    Bench(parse()).main()

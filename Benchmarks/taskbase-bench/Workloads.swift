@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import PGStore
+import TaskCore
+import TaskStorePG
+
+/// One measured run: how many operations in how many seconds.
+struct Measurement: Encodable {
+    var workload: String
+    var operations: Int
+    var seconds: Double
+    var operationsPerSecond: Double { Double(operations) / seconds }
+    var extra: [String: String] = [:]
+
+    enum CodingKeys: String, CodingKey { case workload, operations, seconds, operationsPerSecond = "ops_per_second", extra }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(workload, forKey: .workload)
+        try container.encode(operations, forKey: .operations)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(operationsPerSecond, forKey: .operationsPerSecond)
+        try container.encode(extra, forKey: .extra)
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The workloads of issue 8, each through `TaskService` as the programs use it.
+enum Workloads {
+    static let owner: UserRef = .email(BenchSetup.ownerEmail)
+
+    /// W1: `count` point reads by key on one connection.
+    static func pointReads(config: PGConfig, count: Int) async throws -> Measurement {
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let team = try TeamKey(BenchSetup.readTeam)
+        for number in 1...200 { _ = try await service.task(TaskKey(team: team, number: Int64(number)), as: owner) }
+        let started = ContinuousClock.now
+        for index in 0..<count {
+            _ = try await service.task(TaskKey(team: team, number: Int64(index % BenchSetup.readTeamSize + 1)), as: owner)
+        }
+        return Measurement(workload: "w1", operations: count, seconds: seconds(ContinuousClock.now - started))
+    }
+
+    /// A fresh team for a write workload, owned by the bench owner.
+    static func freshTeam(_ service: TaskService, prefix: String) async throws -> TeamKey {
+        let key = prefix + String(UInt32.random(in: 0...UInt32.max), radix: 36).uppercased()
+        return try await service.createTeam(key: String(key.prefix(10)), name: "Bench \(key)", as: owner).key
+    }
+
+    /// W2: `count` tasks created one call at a time.
+    static func singleWrites(config: PGConfig, count: Int) async throws -> Measurement {
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let team = try await freshTeam(service, prefix: "W2")
+        let draft = try TaskDraft(title: "Bench task", notes: "Created by W2", priority: .high, category: "Bench")
+        let started = ContinuousClock.now
+        for _ in 0..<count { _ = try await service.createTask(in: team, draft, as: owner) }
+        return Measurement(workload: "w2", operations: count, seconds: seconds(ContinuousClock.now - started))
+    }
+
+    /// W3: `count` tasks created through the batch path (the import port: COPY and one merge).
+    static func batchWrites(config: PGConfig, count: Int) async throws -> Measurement {
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let team = try await freshTeam(service, prefix: "W3")
+        let drafts = try (0..<count).map { index in
+            try TaskImportDraft(try TaskDraft(title: "Bench task", notes: "Created by W3", priority: .high, category: "Bench", externalID: "w3-\(index)"))
+        }
+        let started = ContinuousClock.now
+        let summary = try await service.importTasks(into: team, policy: .update, drafts: drafts, as: owner)
+        let elapsed = ContinuousClock.now - started
+        guard summary.inserted == count else { throw BenchError("W3 inserted \(summary.inserted) of \(count)") }
+        return Measurement(workload: "w3", operations: count, seconds: seconds(elapsed))
+    }
+
+    /// W5: `count` fetches of the first page of 50 open tasks of the big team, and the plan.
+    static func listPages(config: PGConfig, count: Int) async throws -> Measurement {
+        let recorder = StatementRecorder()
+        let store = try await TaskStorePG.open(config: config, maxConnections: 1, statementObserver: recorder.record)
+        let service = TaskService(store: store)
+        let team = try TeamKey(BenchSetup.listTeam)
+        let query = TaskQuery(statuses: [.open], category: .named("Area 3"), limit: 50)
+        _ = try await service.listTasks(in: team, query, as: owner)
+        let started = ContinuousClock.now
+        for _ in 0..<count { _ = try await service.listTasks(in: team, query, as: owner) }
+        let elapsed = ContinuousClock.now - started
+        let statements = recorder.last
+        let nodes = try await planNodes(config: config, setup: statements[0], query: statements[1])
+        return Measurement(
+            workload: "w5", operations: count, seconds: seconds(elapsed),
+            extra: ["plan_nodes": nodes.joined(separator: ","), "sequential_scan": nodes.contains("Seq Scan") ? "yes" : "no"])
+    }
+
+    /// The node types of the plan PostgreSQL chooses for `query`, as the store runs it.
+    static func planNodes(config: PGConfig, setup: PGQuery, query: PGQuery) async throws -> [String] {
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        return try await connection.withTransaction { tx in
+            try await tx.execute(setup)
+            var explain = PGQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) ")
+            explain.append(query)
+            let plan = try await tx.query(explain)[0].decode(String.self, at: 0)
+            var nodes: [String] = []
+            var rest = Substring(plan)
+            while let range = rest.range(of: "\"Node Type\": \"") {
+                let tail = rest[range.upperBound...]
+                if let end = tail.firstIndex(of: "\"") { nodes.append(String(tail[..<end])) }
+                rest = tail
+            }
+            return nodes
+        }
+    }
+
+    /// W6: `clients` tasks doing W1 over a pool of `pool` connections for `duration`.
+    static func concurrentReads(config: PGConfig, clients: Int, pool: Int, duration: Duration) async throws -> Measurement {
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: pool))
+        let team = try TeamKey(BenchSetup.readTeam)
+        let deadline = ContinuousClock.now + duration
+        let started = ContinuousClock.now
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        let number = Int64((client * 7919 + done) % BenchSetup.readTeamSize + 1)
+                        _ = try await service.task(TaskKey(team: team, number: number), as: owner)
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Measurement(workload: "w6", operations: total, seconds: seconds(ContinuousClock.now - started))
+    }
+}
+
+/// Keeps the statements of the last store call.
+final class StatementRecorder: Sendable {
+    private let storage = Mutex<[PGQuery]>([])
+    var last: [PGQuery] { storage.withLock { $0 } }
+    var record: @Sendable ([PGQuery]) -> Void { { [self] statements in storage.withLock { $0 = statements } } }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

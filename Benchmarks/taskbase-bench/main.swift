@@ -1,0 +1,48 @@
+import Foundation
+import PGStore
+import TaskCore
+import TaskStorePG
+
+// taskbase-bench: the Taskbase side of scripts/bench. Every subcommand prints one JSON
+// Measurement on stdout; scripts/bench runs it interleaved with the references.
+//
+//   taskbase-bench setup MIGRATIONS_DIR [LIST_TEAM_SIZE]
+//   taskbase-bench w1|w2|w3 COUNT
+//   taskbase-bench w5 COUNT
+//   taskbase-bench w6 CLIENTS POOL SECONDS
+//   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
+//   taskbase-bench dump w1|w2 FILE
+let arguments = Array(CommandLine.arguments.dropFirst())
+func argument(_ index: Int, _ fallback: Int) -> Int { index < arguments.count ? Int(arguments[index]) ?? fallback : fallback }
+
+do {
+    let config = try PGConfig.fromEnvironment()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    func emit(_ measurement: Measurement) throws {
+        print(String(decoding: try encoder.encode(measurement), as: UTF8.self))
+    }
+    switch arguments.first {
+    case "setup":
+        try await BenchSetup.run(config: config, migrations: arguments.count > 1 ? arguments[1] : "migrations", listTeamSize: argument(2, 0))
+    case "w1": try emit(try await Workloads.pointReads(config: config, count: argument(1, 20_000)))
+    case "w2": try emit(try await Workloads.singleWrites(config: config, count: argument(1, 20_000)))
+    case "w3": try emit(try await Workloads.batchWrites(config: config, count: argument(1, 20_000)))
+    case "w5": try emit(try await Workloads.listPages(config: config, count: argument(1, 200)))
+    case "w6":
+        try emit(try await Workloads.concurrentReads(
+            config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
+    case "team":
+        guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
+        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        _ = try await service.createTeam(key: arguments[1], name: "Bench \(arguments[1])", as: Workloads.owner)
+    case "dump":
+        guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }
+        try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
+    default:
+        throw BenchError("usage: taskbase-bench setup|w1|w2|w3|w5|w6|dump ... (see Benchmarks/README.md)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("taskbase-bench: error: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,21 @@
+extension PGQuery {
+    /// Each parameter's value as the server receives it in text form (binary parameters as
+    /// `\x` hex), nil for NULL. For tracing and for benchmarks that replay a statement with
+    /// another client; never log it where secrets may pass.
+    public var parameterTexts: [String?] {
+        parameters.map { parameter in
+            guard parameter.offset >= 0 else { return nil }
+            let bytes = parameterBytes[parameter.offset..<(parameter.offset + Int(parameter.length))]
+            if parameter.format == PGFormat.binary.rawValue {
+                return "\\x" + bytes.map { byte in
+                    let hex = String(byte, radix: 16)
+                    return byte < 16 ? "0" + hex : hex
+                }.joined()
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Each parameter's type OID (0: inferred by the server).
+    public var parameterTypeOIDs: [UInt32] { parameters.map(\.typeOID) }
+}
