@@ -43,6 +43,8 @@ enum TaskImport {
         run: { values in
             do {
                 try await ImportRun(values: values).run()
+            } catch where Task.isCancelled {
+                throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {
                 throw ExitCodeMapping.failure(for: error)
             }
