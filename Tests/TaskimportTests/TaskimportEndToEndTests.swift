@@ -148,6 +148,17 @@ struct TaskimportEndToEndTests {
         #expect(try await fixture.tasks().map(\.title) == ["Existing"])
     }
 
+    @Test("- reads standard input, with another delimiter, and unknown columns are named in a warning")
+    func standardInput() async throws {
+        let fixture = try await ImportFixture.make()
+        let result = try await fixture.importFile("-", ["--delimiter", ";"], input: "Summary;Colour;Deadline\nFrom a pipe;red;10.12.2026\n")
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("warning: ignoring columns that match no task field: \"Colour\""))
+        let tasks = try await fixture.tasks()
+        #expect(tasks.map(\.title) == ["From a pipe"])
+        #expect(tasks.first?.dueDate == CalendarDate(year: 2026, month: 12, day: 10))
+    }
+
     @Test("a file without a title column is refused with exit 6 before any row is read")
     func missingTitleColumn() async throws {
         let fixture = try await ImportFixture.make()

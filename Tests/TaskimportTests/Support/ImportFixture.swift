@@ -45,8 +45,10 @@ struct ImportFixture {
     }
 
     /// Runs taskimport on `path` into the team as `actor` (the owner unless said otherwise).
-    func importFile(_ path: String, as actor: String? = nil, _ options: [String] = []) async throws -> TaskimportProcess.Result {
-        try await TaskimportProcess.run([path, "--team", team.rawValue, "--as", actor ?? owner, "--no-progress"] + options)
+    func importFile(
+        _ path: String, as actor: String? = nil, _ options: [String] = [], input: String? = nil
+    ) async throws -> TaskimportProcess.Result {
+        try await TaskimportProcess.run([path, "--team", team.rawValue, "--as", actor ?? owner, "--no-progress"] + options, input: input)
     }
 
     /// Every task of the team, by number.

@@ -15,8 +15,8 @@ enum TaskimportProcess {
             .deletingLastPathComponent().appendingPathComponent("taskimport")
     }
 
-    /// Runs taskimport with `arguments` and waits for it to exit.
-    static func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Result {
+    /// Runs taskimport with `arguments` (and `input` on its standard input) and waits for it to exit.
+    static func run(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) async throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = try await ImportTestDatabase.url.value
         environment["TASKBASE_ACTOR"] = nil
@@ -29,12 +29,15 @@ enum TaskimportProcess {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
+        let inputURL = folder.appendingPathComponent("stdin")
+        try Data((input ?? "").utf8).write(to: inputURL)
+        let inputHandle = try FileHandle(forReadingFrom: inputURL)
 
         let process = Process()
         process.executableURL = executableURL
         process.arguments = arguments
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = inputHandle
         process.standardOutput = output
         process.standardError = errors
         let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
@@ -48,6 +51,7 @@ enum TaskimportProcess {
         }
         try output.close()
         try errors.close()
+        try inputHandle.close()
         return Result(
             exitCode: status,
             standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
