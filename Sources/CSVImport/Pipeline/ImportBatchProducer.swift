@@ -26,6 +26,8 @@ final class ImportBatchProducer: @unchecked Sendable {
     /// The first refusals, for the report.
     private(set) var rejections: [RowRejection] = []
     private var ended = false
+    /// Whether the duplicate check has been sized from the input's size.
+    private var sized = false
     /// The batch being prepared while the store loads the previous one.
     private var inFlight: Task<[TaskImportDraft]?, any Error>?
 
@@ -103,7 +105,18 @@ final class ImportBatchProducer: @unchecked Sendable {
             }
         }
         onProgress(progress)
+        if !sized { sizeDuplicateCheck() }
         return batch.isEmpty && ended ? nil : batch
+    }
+
+    /// After the first batch: the rows the whole input will have, from its size and the bytes
+    /// per row so far (plus 5%), so the duplicate check is allocated once.
+    private func sizeDuplicateCheck() {
+        sized = true
+        let consumed = reader.bytesConsumed
+        guard let total = reader.totalByteCount, consumed > 0, rowsRead > 0, !ended else { return }
+        let estimate = Double(total) / Double(consumed) * Double(rowsRead) * 1.05
+        validator.expectRows(Int(min(estimate, 100_000_000)))
     }
 
     /// The assignee of a parsed row, judged by the directory.

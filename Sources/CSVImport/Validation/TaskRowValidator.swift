@@ -48,6 +48,11 @@ struct TaskRowValidator {
         externalIDColumn = mapping.column(for: .externalId)
     }
 
+    /// Sizes the duplicate check for `count` rows in all, so it need not grow while reading.
+    mutating func expectRows(_ count: Int) {
+        externalIDs.reserve(expectedCount: count)
+    }
+
     /// Status, priority, due date and the assignee's address, each refused with its column.
     /// The common spellings are read from bytes; other texts are judged once each.
     mutating func parse(_ record: CSVRecord) throws(RowRejection) -> ParsedRow {
