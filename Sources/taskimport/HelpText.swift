@@ -18,7 +18,7 @@ enum HelpText {
         Atomic: a bad row (beyond --max-errors), a refusal or an interruption leaves the team as it \
         was. Bad rows are reported with line, column and reason, and written to --reject-file.
 
-        Exit codes: 0 imported (or nothing to change), 1 failed, 2 usage, 3 cannot connect, \
+        Exit codes: 0 done (also with nothing to change, or with up to --max-errors bad rows left out), 1 failed, 2 usage, 3 cannot connect, \
         4 permission denied, 5 conflict (--on-conflict fail met an existing id), 6 input rejected \
         (bad rows beyond --max-errors, malformed CSV, no title column).
 
