@@ -36,7 +36,9 @@ let package = Package(
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
         .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
-        .testTarget(name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "Migrations", "PGStore"]),
+        // Test databases on the server scripts/test names. Linked only by test targets.
+        .target(name: "TaskbaseTestSupport", dependencies: ["PGStore", "Migrations"]),
+        .testTarget(name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
@@ -44,7 +46,7 @@ let package = Package(
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
-        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "Migrations", "PGStore"]),
+        .testTarget(name: "TaskctlTests", dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "PGStore"]),
     ],
     swiftLanguageModes: [.v6]
 )
