@@ -1,0 +1,102 @@
+import Foundation
+import Migrations
+import PGStore
+import Testing
+
+@Suite("Failed and drifted migrations")
+struct FailureTests {
+    @Test("a migration whose third statement fails leaves database and history as before, names file and line; fixed, it applies")
+    func thirdStatementFails() async throws {
+        let folder = try MigrationFolder(["0001_base.sql": "CREATE TABLE base (id int);\n"])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            try await MigrationRunner(directory: folder.directory, config: database.config).up()
+            try folder.write("0002_three_steps.sql", """
+                -- migrate:up
+                CREATE TABLE step_one (id int);
+                INSERT INTO base VALUES (1);
+                SELECT id
+                  FROM no_such_table;
+                CREATE TABLE step_four (id int);
+                """)
+            let before = try await database.catalogDump()
+            let failed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("0002_three_steps.sql:5:8: ERROR 42P01: relation \"no_such_table\" does not exist"), "\(failed.stderr)")
+            #expect(failed.stderr.contains("rolled back"))
+            #expect(try await database.appliedVersions() == [1])
+            #expect(try await database.catalogDump() == before)
+            #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")
+
+            try folder.write("0002_three_steps.sql", """
+                -- migrate:up
+                CREATE TABLE step_one (id int);
+                INSERT INTO base VALUES (1);
+                SELECT id
+                  FROM base;
+                CREATE TABLE step_four (id int);
+                """)
+            let fixed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+            #expect(fixed.status == 0, "\(fixed.stderr)")
+            #expect(try await database.appliedVersions() == [1, 2])
+            #expect(try await database.scalar("SELECT count(*)::text FROM base") == "1")
+        }
+    }
+
+    @Test("a failure without a server position names the statement's first line")
+    func noPosition() async throws {
+        let folder = try MigrationFolder(["0001_dup.sql": "CREATE TABLE d (id int PRIMARY KEY);\n\nINSERT INTO d VALUES (1),\n  (1);\n"])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            let failed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("0001_dup.sql:3:1: ERROR 23505"), "\(failed.stderr)")
+        }
+    }
+
+    @Test("editing an applied file makes verify and up fail with exit 6 naming the file")
+    func editedFile() async throws {
+        let folder = try MigrationFolder.project()
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 3)
+            let path = folder.path + "/0003_add_task_category.sql"
+            try folder.write("0003_add_task_category.sql", try String(contentsOfFile: path, encoding: .utf8) + "\n-- a harmless-looking edit\n")
+            for command in [["verify"], ["up"], ["down"]] {
+                let outcome = try await TaskMigrateProcess.run(command, databaseURL: database.url, folder: folder)
+                #expect(outcome.status == 6, "\(command)")
+                #expect(outcome.stderr.contains("0003_add_task_category.sql: changed after it was applied"), "\(outcome.stderr)")
+            }
+            #expect(try await database.appliedVersions() == [1, 2, 3])
+        }
+    }
+
+    @Test("a deleted applied file and a file numbered below the newest applied one are drift (exit 6)")
+    func missingAndOutOfOrder() async throws {
+        let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "0003_c.sql": "SELECT 3;\n"])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            try await MigrationRunner(directory: folder.directory, config: database.config).up()
+            try folder.write("0002_b.sql", "SELECT 2;\n")
+            try folder.remove("0001_a.sql")
+            let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+            #expect(outcome.status == 6)
+            #expect(outcome.stderr.contains("0001_a.sql: applied at"))
+            #expect(outcome.stderr.contains("0002_b.sql: not applied, yet numbered below 3"))
+            let status = try await TaskMigrateProcess.run(["status"], databaseURL: database.url, folder: folder)
+            #expect(status.stdout.contains("missing") && status.stdout.contains("out_of_order"))
+        }
+    }
+
+    @Test("a badly named .sql file is rejected with exit 6 before anything runs")
+    func badName() async throws {
+        let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "2_second.sql": "SELECT 2;\n"])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+            #expect(outcome.status == 6)
+            #expect(outcome.stderr.contains("2_second.sql: not a migration file name"))
+            #expect(try await database.appliedVersions().isEmpty)
+        }
+    }
+}
