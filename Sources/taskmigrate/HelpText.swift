@@ -2,7 +2,9 @@
 enum HelpText {
     static let connection = """
         Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env
-        file in the working directory fills in what the environment does not set.
+        file in the working directory fills in what the environment does not set. Connect
+        directly to PostgreSQL, not through PgBouncer in transaction mode: the migration lock and
+        the timeouts are session settings.
         """
 
     static let runOptions = """

@@ -65,6 +65,11 @@ extension MigrationFile {
             throw fail(stray, "SQL before -- migrate:down without a -- migrate:up marker; start the file with -- migrate:up")
         }
         let splitter = SQLStatementSplitter(source: source)
+        let up = splitter.statements(tokens[upStart..<upEnd])
+        let down = downMarker.map { splitter.statements(tokens[($0 + 1)...]) }
+        if runsInTransaction, let control = (up + (down ?? [])).lazy.compactMap(\.codeTokens.first).first(where: Self.controlsTransaction) {
+            throw fail(control, "\(control.text.uppercased()) inside a migration would split it from its history row; the runner wraps each file in one transaction, so remove it (or mark the file -- migrate:no-transaction)")
+        }
         return MigrationFile(
             version: fileNameParts.version,
             name: fileNameParts.name,
@@ -72,11 +77,15 @@ extension MigrationFile {
             path: path,
             checksum: SHA256.hexDigest(of: bytes),
             source: source,
-            up: splitter.statements(tokens[upStart..<upEnd]),
-            down: downMarker.map { splitter.statements(tokens[($0 + 1)...]) },
+            up: up,
+            down: down,
             runsInTransaction: runsInTransaction,
             allowedLintRules: allowed
         )
+    }
+
+    private static func controlsTransaction(_ token: SQLToken) -> Bool {
+        ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT"].contains { token.isKeyword($0) }
     }
 
     private enum Directive {

@@ -100,3 +100,38 @@ struct FailureTests {
         }
     }
 }
+
+@Suite("Killed runs")
+struct KilledRunTests {
+    @Test("a migration killed with SIGKILL mid-way leaves database and history as before; the next up applies it")
+    func sigkill() async throws {
+        let folder = try MigrationFolder([
+            "0001_base.sql": "CREATE TABLE base (id int);\n",
+            "0002_slow.sql": "CREATE TABLE half_done (id int);\nINSERT INTO base VALUES (1);\nSELECT pg_sleep(1.5);\n",
+        ])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 1)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TaskMigrateProcess.executable)
+            process.arguments = ["up", "--dir", folder.path]
+            process.environment = ["DATABASE_URL": database.url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Kill it once its migration is visibly running on the server.
+            #expect(try await eventually {
+                try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
+            })
+            kill(process.processIdentifier, SIGKILL)
+            // The server rolls the orphaned transaction back once its statement ends.
+            #expect(try await eventually {
+                try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()") == "0"
+            })
+            #expect(try await database.appliedVersions() == [1])
+            #expect(try await database.scalar("SELECT to_regclass('half_done')::text") == nil)
+            #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")
+            #expect(try await MigrationRunner(directory: folder.directory, config: database.config).up().map(\.version) == [2])
+        }
+    }
+}

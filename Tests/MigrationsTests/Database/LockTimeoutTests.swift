@@ -83,7 +83,7 @@ struct LockTimeoutTests {
             try await holder.execute("BEGIN")
             try await holder.execute("LOCK TABLE busy IN ACCESS EXCLUSIVE MODE")
             let release = Task {
-                while retries.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                _ = try await eventually { retries.value > 0 }
                 try await holder.execute("ROLLBACK")
                 await holder.close()
             }

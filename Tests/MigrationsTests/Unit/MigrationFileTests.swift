@@ -109,3 +109,23 @@ struct MigrationFileTests {
         #expect(try migration(text).checksum != migration("SELECT 1;\n").checksum)
     }
 }
+
+@Suite("Migration files: transaction control")
+struct TransactionControlTests {
+    @Test("COMMIT, BEGIN or ROLLBACK in a transactional file is rejected, naming the line", arguments: ["COMMIT;", "BEGIN;", "ROLLBACK;", "START TRANSACTION;", "END;"])
+    func rejected(statement: String) {
+        #expect {
+            try migration("CREATE TABLE a (id int);\n\(statement)\n")
+        } throws: { error in
+            (error as? MigrationFileError)?.line == 2 && String(describing: error).contains("history row")
+        }
+    }
+
+    @Test("BEGIN inside a function body or a DO block is not transaction control")
+    func functionBodies() throws {
+        _ = try migration("""
+            DO $$ BEGIN PERFORM 1; END $$;
+            CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;
+            """)
+    }
+}
