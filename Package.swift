@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "PGStore", targets: ["PGStore"]),
         .library(name: "Migrations", targets: ["Migrations"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
+        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "CSVImport", targets: ["CSVImport"]),
     ],
     targets: [
         .systemLibrary(
@@ -19,7 +21,14 @@ let package = Package(
         .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
+        .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .target(name: "CommandLineToolkit"),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .target(name: "CSVImport"),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
     ],
     swiftLanguageModes: [.v6]
 )

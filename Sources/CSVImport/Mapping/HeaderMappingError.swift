@@ -1,0 +1,43 @@
+/// Why a header cannot be mapped to task fields. Raised before any data row is read.
+public enum HeaderMappingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No column maps to the title; `header` lists the columns there are.
+    case missingTitle(header: [String])
+    /// Several columns map to one field by their names.
+    case duplicateField(ImportField, columns: [String])
+    /// A `--map` names a header the file does not have.
+    case overrideHeaderNotFound(ImportField, header: String, available: [String])
+    /// Two `--map` options for the same field.
+    case conflictingOverrides(ImportField, headers: [String])
+    /// Two `--map` options that take the same column for different fields.
+    case columnMappedTwice(header: String, fields: [ImportField])
+    /// A `--map` value that does not parse.
+    case invalidOverride(argument: String, reason: String)
+
+    /// One line: what is wrong and what to do about it.
+    public var description: String {
+        switch self {
+        case .missingTitle(let header):
+            let names = ImportField.title.synonyms.joined(separator: ", ")
+            return "no title column (looked for \(names)); the columns are \(Self.list(header)); "
+                + "name the title column with --map title=HEADER"
+        case .duplicateField(let field, let columns):
+            return "columns \(Self.list(columns)) all map to \(field.displayName); "
+                + "choose one with --map \(field.rawValue)=HEADER"
+        case .overrideHeaderNotFound(let field, let header, let available):
+            return "--map \(field.rawValue)=\(header): the file has no column \"\(header)\"; "
+                + "the columns are \(Self.list(available))"
+        case .conflictingOverrides(let field, let headers):
+            return "--map gives \(field.rawValue) more than one column (\(Self.list(headers))); keep one"
+        case .columnMappedTwice(let header, let fields):
+            return "--map takes column \"\(header)\" for \(fields.map(\.rawValue).joined(separator: " and ")); "
+                + "a column fills one field"
+        case .invalidOverride(let argument, let reason):
+            return "--map \(argument): \(reason)"
+        }
+    }
+
+    /// Header names quoted for a message; an empty name shows as `""`.
+    private static func list(_ names: [String]) -> String {
+        names.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,29 @@
+/// The field separators `taskimport --delimiter` accepts.
+///
+/// Limited to the four that real spreadsheets write; any of them is one ASCII byte that can
+/// never be confused with a quote or a line break.
+public enum CSVDelimiter: String, Sendable, CaseIterable {
+    /// `,` — the RFC 4180 default.
+    case comma = ","
+    /// `;` — what spreadsheets write in locales with a decimal comma.
+    case semicolon = ";"
+    /// A tab character, for TSV files.
+    case tab = "\t"
+    /// `|`.
+    case pipe = "|"
+
+    /// Parses a command-line value: the character itself or its name (`comma`, `semicolon`,
+    /// `tab` or `\t`, `pipe`), ignoring case.
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case ",", "comma": self = .comma
+        case ";", "semicolon": self = .semicolon
+        case "\t", "\\t", "tab": self = .tab
+        case "|", "pipe": self = .pipe
+        default: return nil
+        }
+    }
+
+    /// The byte the reader compares against.
+    public var byte: UInt8 { rawValue.utf8.first! }
+}

@@ -1,0 +1,59 @@
+/// One node of a program's command tree: the root program itself or a git-style subcommand.
+///
+/// The same declaration drives parsing, help and usage lines, so they can never disagree.
+public struct Command: Sendable {
+    /// What a runnable command does with its parsed values; thrown errors become exit codes.
+    public typealias Action = @Sendable (ParsedValues) async throws -> Void
+
+    /// The word that selects this command (for the root: the program's name).
+    public var name: String
+    /// One line shown in the parent's subcommand list and at the top of this command's help.
+    public var abstract: String
+    /// Longer help text: when to use the command, examples, caveats.
+    public var discussion: String?
+    /// The program's version; on the root it enables `--version`.
+    public var version: String?
+    /// Words after the options, in order (required first, then optional, then at most one variadic).
+    public var positionals: [Positional]
+    /// `--name VALUE` options; also accepted by every subcommand below this one.
+    public var options: [Option]
+    /// Boolean `--name` switches; also accepted by every subcommand below this one.
+    public var flags: [Flag]
+    /// Commands selected by the next word, e.g. `task` under `taskctl`.
+    public var subcommands: [Command]
+    /// The work to do; nil for a pure grouping command such as `taskctl task`.
+    public var action: Action?
+
+    /// Declares a command; `run` is nil for commands that only group subcommands.
+    public init(
+        _ name: String,
+        abstract: String,
+        discussion: String? = nil,
+        version: String? = nil,
+        positionals: [Positional] = [],
+        options: [Option] = [],
+        flags: [Flag] = [],
+        subcommands: [Command] = [],
+        run action: Action? = nil
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.version = version
+        self.positionals = positionals
+        self.options = options
+        self.flags = flags
+        self.subcommands = subcommands
+        self.action = action
+    }
+
+    /// The chain of commands named by `path` (the root's own name excluded), starting with this one.
+    public func resolve(_ path: [String]) -> [Command]? {
+        var chain = [self]
+        for word in path {
+            guard let next = chain[chain.count - 1].subcommands.first(where: { $0.name == word }) else { return nil }
+            chain.append(next)
+        }
+        return chain
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Prints one-line diagnostics to standard error as `taskctl: error: what went wrong`.
+public struct ErrorPrinter: Sendable {
+    /// The program name that starts every line.
+    public let program: String
+    private let output: @Sendable (String) -> Void
+
+    /// A printer for `program`, writing to standard error unless `output` says otherwise.
+    public init(program: String, output: @escaping @Sendable (String) -> Void = { try? StandardStream.standardError.write($0) }) {
+        self.program = program
+        self.output = output
+    }
+
+    /// Prints `program: error: message`.
+    public func error(_ message: String) {
+        output("\(program): error: \(Self.singleLine(message))\n")
+    }
+
+    /// Prints the message of `error` on one line.
+    public func error(_ error: any Error) {
+        self.error(Self.message(for: error))
+    }
+
+    /// Prints `program: warning: message`.
+    public func warning(_ message: String) {
+        output("\(program): warning: \(Self.singleLine(message))\n")
+    }
+
+    /// The human line for an error: its `LocalizedError` description, else its `description`.
+    public static func message(for error: any Error) -> String {
+        if let localized = error as? LocalizedError, let description = localized.errorDescription {
+            return description
+        }
+        return String(describing: error)
+    }
+
+    private static func singleLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+}
