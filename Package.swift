@@ -18,7 +18,7 @@ let package = Package(
         ),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
         .target(name: "Migrations", dependencies: ["PGStore"]),
-        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
