@@ -34,7 +34,7 @@ struct LockTimeoutTests {
                 await #expect {
                     try await runner.up()
                 } throws: { error in
-                    guard case let .lockTimeout(file, attempts, _, blocker) = error as? MigrationError else { return false }
+                    guard case let .lockTimeout(file, attempts, _, blocker, leftover) = error as? MigrationError, leftover == nil else { return false }
                     return file.hasSuffix("0002_change.sql") && attempts == 3 && blocker?.pid == holder.backendPID
                         && blocker?.heldModes.contains("AccessExclusiveLock") == true && blocker?.object == "busy"
                 }
@@ -100,4 +100,39 @@ final class RetryCounter: Sendable {
     private let count = Mutex(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+@Suite("Concurrent index builds that time out")
+struct ConcurrentIndexTimeoutTests {
+    @Test("a CREATE INDEX CONCURRENTLY stuck behind an open writer fails naming its INVALID leftover; the next up drops it and builds a valid index")
+    func leftoverIndex() async throws {
+        let folder = try MigrationFolder([
+            "0001_table.sql": "CREATE TABLE busy (id int);\n",
+            "0002_index.sql": "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY busy_id_idx ON busy (id);\n",
+        ])
+        defer { folder.delete() }
+        try await FreshDatabase.with { database in
+            var settings = MigrationSettings()
+            settings.lockTimeout = .milliseconds(200)
+            settings.lockRetries = 1
+            settings.initialBackoff = .milliseconds(50)
+            let runner = MigrationRunner(directory: folder.directory, config: database.config, settings: settings)
+            try await runner.up(to: 1)
+            try await database.withConnection { writer in
+                try await writer.execute("BEGIN")
+                try await writer.execute("INSERT INTO busy VALUES (1)")
+                await #expect {
+                    try await runner.up()
+                } throws: { error in
+                    guard case let .lockTimeout(_, attempts, _, blocker, leftover) = error as? MigrationError else { return false }
+                    return attempts == 2 && blocker?.pid == writer.backendPID && leftover == "busy_id_idx"
+                        && String(describing: error).contains("DROP INDEX CONCURRENTLY busy_id_idx")
+                }
+                try await writer.execute("COMMIT")
+            }
+            #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'busy_id_idx'::regclass") == "false")
+            #expect(try await runner.up().map(\.version) == [2])
+            #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'busy_id_idx'::regclass") == "true")
+        }
+    }
 }
