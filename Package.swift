@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
+        .library(name: "TaskCore", targets: ["TaskCore"]),
+        .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
     ],
     targets: [
         .systemLibrary(
@@ -29,6 +31,12 @@ let package = Package(
         .target(name: "CSVImport"),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+        .target(name: "TaskCore"),
+        .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),
+        // The store contract: checks every TaskCore store must pass. Linked only by test targets.
+        .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
     ],
     swiftLanguageModes: [.v6]
 )

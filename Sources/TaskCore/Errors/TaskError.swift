@@ -1,0 +1,25 @@
+/// Every refusal of the service layer, as a value: what was refused and why. The command
+/// line turns it into one line and an exit code; nothing else should parse its text.
+public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `what` does not exist, or the actor may not know that it exists (outsiders).
+    case notFound(what: String)
+    /// The actor may not do `what`; `why` names the missing role or the disabled account.
+    case permissionDenied(what: String, why: String)
+    /// An update stated a version that is no longer current; nothing was written.
+    case conflict(what: String, currentVersion: Int64)
+    /// A unique name (email, team key, external id) is taken.
+    case alreadyExists(what: String)
+    /// An input value is not acceptable; `field` names it as the caller spelled it.
+    case validation(field: String, reason: String)
+
+    /// One line for people: what was refused and why.
+    public var description: String {
+        switch self {
+        case .notFound(let what): "\(what) not found"
+        case .permissionDenied(let what, let why): "not allowed to \(what): \(why)"
+        case .conflict(let what, let version): "\(what) was changed by someone else; the current version is \(version)"
+        case .alreadyExists(let what): "\(what) already exists"
+        case .validation(let field, let reason): "invalid \(field): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Where a page ended: the sort, its direction and the last row's keyset position. Opaque to
+/// users (a short base64url token); stable under concurrent inserts because it names a
+/// position in the order, not an offset.
+public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
+    /// The order the cursor belongs to.
+    public let sort: TaskSort
+    /// Whether that order is descending.
+    public let descending: Bool
+    /// The last row's `TaskSort.primaryKey`.
+    public let primaryKey: Int64
+    /// The last row's task number (the tie-breaker).
+    public let number: Int64
+
+    /// The position just after `task` in the given order.
+    public init(after task: TaskItem, sort: TaskSort, descending: Bool) {
+        self.sort = sort
+        self.descending = descending
+        self.primaryKey = sort.primaryKey(of: task, descending: descending)
+        self.number = task.key.number
+    }
+
+    /// Decodes a token from `encoded`; anything else is a validation error on `cursor`.
+    public init(encoded token: String) throws {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
+            throw Self.invalid(token)
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0] == "t1", let sort = TaskSort(rawValue: String(parts[1])),
+              parts[2] == "a" || parts[2] == "d",
+              let primaryKey = Int64(parts[3]), let number = Int64(parts[4]) else {
+            throw Self.invalid(token)
+        }
+        self.sort = sort
+        self.descending = parts[2] == "d"
+        self.primaryKey = primaryKey
+        self.number = number
+    }
+
+    /// The opaque token to hand back to the caller.
+    public var encoded: String {
+        let text = "t1.\(sort.rawValue).\(descending ? "d" : "a").\(primaryKey).\(number)"
+        return Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The opaque token.
+    public var description: String { encoded }
+
+    /// Whether `task` comes after this position in the cursor's order.
+    public func precedes(_ task: TaskItem) -> Bool {
+        let key = (sort.primaryKey(of: task, descending: descending), task.key.number)
+        return descending ? key < (primaryKey, number) : key > (primaryKey, number)
+    }
+
+    private static func invalid(_ token: String) -> TaskError {
+        .validation(field: "cursor", reason: "\"\(token)\" is not a cursor from a previous page of this list")
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Storage of teams and memberships. `teamAccess` is the gate; the calls taking a `TeamID`
+/// come after it and carry the actor for row-level security.
+public protocol TeamRepository: Sendable {
+    /// Creates a team with `owner` as its first owner; a taken key is `alreadyExists`.
+    func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team
+    /// Gathers the facts for `access` in team `key` and returns them once
+    /// `access.verify(_:subject:)` (subject "team KEY") accepts them.
+    func teamAccess(_ key: TeamKey, access: AccessRequirement) async throws -> TeamAccess
+    /// The teams `user` belongs to, by key.
+    func teams(of user: UserID) async throws -> [TeamMembership]
+    /// The team's members, by email.
+    func members(of team: TeamID, actor: UserID) async throws -> [Member]
+    /// Adds `user` with `role`, changes their role, or removes them when `role` is nil; in the
+    /// same transaction it counts the owners left and lets `OwnerRule.verify` refuse the change.
+    func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws
+    /// Renames the team.
+    func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team
+    /// Deletes the team with its memberships, tasks and history.
+    func deleteTeam(_ team: TeamID, actor: UserID) async throws
+}

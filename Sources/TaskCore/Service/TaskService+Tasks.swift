@@ -1,0 +1,93 @@
+/// Tasks: viewers read, members write.
+extension TaskService {
+    /// Creates a task in team `team` (members).
+    public func createTask(in team: TeamKey, _ draft: TaskDraft, as actor: UserRef) async throws -> TaskItem {
+        try await store.createTask(in: team, draft: draft, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
+    }
+
+    /// The task with this key; outsiders get `notFound`, exactly as for a key that does not exist.
+    public func task(_ key: TaskKey, as actor: UserRef) async throws -> TaskItem {
+        try await store.task(key, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// Applies `changes` (members). With `expectedVersion`, a task changed since that version is a
+    /// `conflict` carrying the current version, and nothing is written.
+    public func updateTask(_ key: TaskKey, _ changes: TaskChanges, expectedVersion: Int64?, as actor: UserRef) async throws -> TaskItem {
+        try await store.updateTask(
+            key, expectedVersion: expectedVersion, changes: changes,
+            access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
+    }
+
+    /// Marks the task done (members).
+    public func completeTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws -> TaskItem {
+        try await updateTask(key, try TaskChanges(status: .done), expectedVersion: expectedVersion, as: actor)
+    }
+
+    /// Puts a done task back to open (members).
+    public func reopenTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws -> TaskItem {
+        try await updateTask(key, try TaskChanges(status: .open), expectedVersion: expectedVersion, as: actor)
+    }
+
+    /// Assigns the task to a member, or unassigns it with nil (members).
+    public func assignTask(_ key: TaskKey, to assignee: UserRef?, expectedVersion: Int64? = nil, as actor: UserRef) async throws -> TaskItem {
+        try await updateTask(key, try TaskChanges(assignee: .set(assignee)), expectedVersion: expectedVersion, as: actor)
+    }
+
+    /// Deletes the task and its history (members).
+    public func deleteTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws {
+        try await store.deleteTask(key, expectedVersion: expectedVersion, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
+    }
+
+    /// One page of the team's tasks (anyone in the team). An assignee named by email is
+    /// resolved first; an unknown one is a validation error on `assignee`.
+    public func listTasks(in team: TeamKey, _ query: TaskQuery = TaskQuery(), as actor: UserRef) async throws -> TaskPage {
+        try query.validate()
+        var query = query
+        if case .user(let ref) = query.assignee, case .email = ref {
+            guard let user = try await store.user(ref) else {
+                throw TaskError.validation(field: "assignee", reason: "no \(ref) exists")
+            }
+            query.assignee = .user(.id(user.id))
+        }
+        return try await store.listTasks(in: team, query: query, today: clock.today(), access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// The task's history, oldest first (anyone in the team).
+    public func history(of key: TaskKey, as actor: UserRef) async throws -> [TaskHistoryEntry] {
+        try await store.history(of: key, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// The team's summary as of today (anyone in the team).
+    public func summary(of team: TeamKey, as actor: UserRef) async throws -> TeamSummary {
+        let membership = try await self.team(team, as: actor)
+        let members = try await members(of: team, as: actor)
+        var tasks: [TaskItem] = []
+        var query = TaskQuery(limit: TaskQuery.limitRange.upperBound)
+        repeat {
+            let page = try await listTasks(in: team, query, as: actor)
+            tasks += page.tasks
+            query.after = page.nextCursor
+        } while query.after != nil
+        return TeamSummary(team: membership.team, tasks: tasks, members: members, today: clock.today())
+    }
+
+    /// The team's live changes, by anyone (anyone in the team).
+    public func changes(in team: TeamKey, as actor: UserRef) async throws -> TaskChangeStream {
+        try await store.changes(in: team, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// Merges batches of drafts into the team by external id (members), all or nothing; with
+    /// `dryRun`, reports what the import would do and writes nothing.
+    public func importTasks<Batches: AsyncSequence & Sendable>(
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, batches: Batches, as actor: UserRef
+    ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
+        try await store.importTasks(
+            into: team, policy: policy, dryRun: dryRun, batches: batches,
+            access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
+    }
+
+    /// Merges one batch of drafts into the team by external id (members), all or nothing.
+    public func importTasks(into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, drafts: [TaskImportDraft], as actor: UserRef) async throws -> ImportSummary {
+        try await importTasks(into: team, policy: policy, dryRun: dryRun, batches: AsyncStream { $0.yield(drafts); $0.finish() }, as: actor)
+    }
+}

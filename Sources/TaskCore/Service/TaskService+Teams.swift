@@ -1,0 +1,67 @@
+/// Teams and memberships: members read, admins manage members, owners manage the team and owners.
+extension TaskService {
+    /// Creates team `key` (uppercased) with `owner` as its first owner, who must be enabled.
+    public func createTeam(key: String, name: String, as owner: UserRef) async throws -> Team {
+        let key = try TeamKey(key, field: "key")
+        let name = try UserFields.name(name)
+        let actor = try await enabledActor(owner)
+        return try await store.createTeam(key: key, name: name, owner: actor.id, at: clock.now())
+    }
+
+    /// The teams the actor belongs to, with their role in each.
+    public func teams(as actor: UserRef) async throws -> [TeamMembership] {
+        try await store.teams(of: try await enabledActor(actor).id)
+    }
+
+    /// One team and the actor's role in it.
+    public func team(_ key: TeamKey, as actor: UserRef) async throws -> TeamMembership {
+        let access = try await access(key, .readTasks, as: actor)
+        return TeamMembership(team: access.team, role: access.role)
+    }
+
+    /// Renames a team (owners).
+    public func renameTeam(_ key: TeamKey, to name: String, as actor: UserRef) async throws -> Team {
+        let name = try UserFields.name(name)
+        let access = try await access(key, .manageTeam, as: actor)
+        return try await store.renameTeam(access.team.id, to: name, actor: access.actor.id)
+    }
+
+    /// Deletes a team with all its tasks (owners).
+    public func deleteTeam(_ key: TeamKey, as actor: UserRef) async throws {
+        let access = try await access(key, .manageTeam, as: actor)
+        try await store.deleteTeam(access.team.id, actor: access.actor.id)
+    }
+
+    /// The team's members, by email (anyone in the team).
+    public func members(of key: TeamKey, as actor: UserRef) async throws -> [Member] {
+        let access = try await access(key, .readTasks, as: actor)
+        return try await store.members(of: access.team.id, actor: access.actor.id)
+    }
+
+    /// Adds `user` to the team with `role`, or changes their role (admins; owners for anything
+    /// touching the owner role). The last owner cannot step down (`OwnerRule`, judged by the store).
+    @discardableResult
+    public func setRole(_ role: Role, for user: UserRef, in key: TeamKey, as actor: UserRef) async throws -> Member {
+        let target = try await existingUser(user)
+        try await changeMembership(of: target, to: role, in: key, as: actor)
+        return Member(user: target, role: role)
+    }
+
+    /// Removes `user` from the team (admins; owners to remove an owner). The last owner cannot leave.
+    public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws {
+        try await changeMembership(of: try await existingUser(user), to: nil, in: key, as: actor)
+    }
+
+    private func changeMembership(of target: User, to role: Role?, in key: TeamKey, as actor: UserRef) async throws {
+        let access = try await access(key, .manageMembers, as: actor)
+        let members = try await store.members(of: access.team.id, actor: access.actor.id)
+        let current = members.first { $0.user.id == target.id }?.role
+        if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
+        if role == .owner || current == .owner, access.role < TeamAction.manageTeam.minimumRole {
+            throw TaskError.permissionDenied(
+                what: "change the owners of team \(key)",
+                why: "\(access.actor.email) is a \(access.role.rawValue); only an owner can grant or take away the owner role")
+        }
+        try await store.setRole(role, of: target.id, in: access.team.id, actor: access.actor.id)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The rules for a task's free-text fields, shared by drafts, edits and the importer so that
+/// a value is accepted or refused the same way wherever it comes from.
+public enum TaskFields {
+    /// A title's length after trimming.
+    public static let titleLength = 1...500
+    /// The longest notes.
+    public static let notesMaxLength = 10_000
+    /// The longest category.
+    public static let categoryMaxLength = 100
+    /// The longest external id.
+    public static let externalIDMaxLength = 200
+
+    /// A trimmed title of 1-500 characters.
+    public static func title(_ text: String) throws -> String {
+        let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw TaskError.validation(field: "title", reason: "a title cannot be empty") }
+        guard titleLength.contains(title.count) else {
+            throw TaskError.validation(field: "title", reason: "a title has at most \(titleLength.upperBound) characters, got \(title.count)")
+        }
+        return title
+    }
+
+    /// Notes with trailing whitespace removed, at most 10,000 characters.
+    public static func notes(_ text: String) throws -> String {
+        var notes = text
+        while let last = notes.last, last.isWhitespace { notes.removeLast() }
+        guard notes.count <= notesMaxLength else {
+            throw TaskError.validation(field: "notes", reason: "notes have at most \(notesMaxLength) characters, got \(notes.count)")
+        }
+        return notes
+    }
+
+    /// A trimmed single-line category; empty means none.
+    public static func category(_ text: String?) throws -> String? {
+        try singleLine(text, field: "category", maxLength: categoryMaxLength)
+    }
+
+    /// A trimmed single-line external id; empty means none.
+    public static func externalID(_ text: String?) throws -> String? {
+        try singleLine(text, field: "externalID", maxLength: externalIDMaxLength)
+    }
+
+    private static func singleLine(_ text: String?, field: String, maxLength: Int) throws -> String? {
+        guard let value = text?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        guard !value.contains(where: \.isNewline) else {
+            throw TaskError.validation(field: field, reason: "a \(field) is one line")
+        }
+        guard value.count <= maxLength else {
+            throw TaskError.validation(field: field, reason: "a \(field) has at most \(maxLength) characters, got \(value.count)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The rules for user and team names, so every entry point accepts the same values.
+public enum UserFields {
+    /// The longest display or team name.
+    public static let nameMaxLength = 200
+
+    /// A trimmed, lowercased address with one `@`, something on both sides, no spaces.
+    public static func email(_ text: String) throws -> String {
+        let email = normalizedEmailKey(text)
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+              !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace) else {
+            throw TaskError.validation(field: "email", reason: "\"\(text)\" is not an email address")
+        }
+        return email
+    }
+
+    /// The form emails are stored and compared in.
+    public static func normalizedEmailKey(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
+    public static func name(_ text: String, field: String = "name") throws -> String {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= nameMaxLength, !name.contains(where: \.isNewline) else {
+            throw TaskError.validation(field: field, reason: "a \(field) is one line of 1 to \(nameMaxLength) characters")
+        }
+        return name
+    }
+}

@@ -1,0 +1,95 @@
+import TaskCore
+import Testing
+
+extension TaskStoreContract {
+    static let listChecks: [ContractCheck] = [
+        ContractCheck("every filter selects exactly its tasks, and filters combine") { f in
+            try await makeFilterStage(f)
+            let member = try await f.service.user(f.member).id, viewer = try await f.service.user(f.viewer).id
+            let cases: [(TaskQuery, [String])] = [
+                (TaskQuery(), ["A", "B", "C", "D", "E"]),
+                (TaskQuery(statuses: [.open]), ["A", "D", "E"]),
+                (TaskQuery(statuses: [.open, .done]), ["A", "C", "D", "E"]),
+                (TaskQuery(assignee: .user(.id(member))), ["A", "E"]),
+                (TaskQuery(assignee: .user(f.viewer)), ["B"]),
+                (TaskQuery(assignee: .user(.id(viewer))), ["B"]),
+                (TaskQuery(assignee: .unassigned), ["C", "D"]),
+                (TaskQuery(category: .named("docs")), ["A", "D"]),
+                (TaskQuery(category: .uncategorized), ["C", "E"]),
+                (TaskQuery(dueBefore: ContractFixture.today), ["A", "C"]),
+                (TaskQuery(dueAfter: ContractFixture.today.adding(days: -5)), ["B", "E"]),
+                (TaskQuery(overdueOnly: true), ["A"]),
+                (TaskQuery(text: "REPORT"), ["A", "D", "E"]),
+                (TaskQuery(statuses: [.open], category: .named("Docs"), text: "report"), ["A", "D"]),
+                (TaskQuery(text: "nothing like this"), []),
+            ]
+            for (query, expected) in cases {
+                let titles = try await f.service.listTasks(in: f.team, query, as: f.viewer).tasks.map { String($0.title.prefix(1)) }
+                #expect(titles == expected, "\(query)")
+            }
+        },
+        ContractCheck("every sort orders as specified, nulls last, in both directions") { f in
+            try await makeFilterStage(f)
+            let c = try await f.allTasks().first { $0.title.hasPrefix("C") }!
+            _ = try await f.service.updateTask(c.key, try TaskChanges(notes: "touched"), expectedVersion: c.version, as: f.member)
+            let cases: [(TaskSort, Bool, String)] = [
+                (.number, false, "ABCDE"), (.number, true, "EDCBA"),
+                (.created, false, "ABCDE"), (.created, true, "EDCBA"),
+                (.updated, false, "ABDEC"), (.updated, true, "CEDBA"),
+                (.priority, true, "BAECD"), (.priority, false, "DCEAB"),
+                (.due, false, "ACEBD"), (.due, true, "BECAD"),
+            ]
+            for (sort, descending, expected) in cases {
+                let page = try await f.service.listTasks(in: f.team, TaskQuery(sort: sort, descending: descending), as: f.viewer)
+                #expect(page.tasks.map { String($0.title.prefix(1)) }.joined() == expected, "\(sort) descending: \(descending)")
+                #expect(page.nextCursor == nil)
+            }
+        },
+        ContractCheck("pages skip and repeat no row while rows are inserted between fetches, in every order") { f in
+            let priorities = TaskPriority.allCases
+            for index in 0..<20 {
+                let fields = TaskDraftFields(priority: priorities[index % priorities.count], dueDate: index % 4 == 0 ? nil : ContractFixture.today.adding(days: index % 7))
+                try await f.makeTask("Original \(index)", fields)
+            }
+            let originals = Set(try await f.allTasks().map(\.key))
+            var inserted = 0
+            for sort in TaskSort.allCases {
+                for descending in [false, true] {
+                    var seen: [TaskKey] = []
+                    var query = TaskQuery(sort: sort, descending: descending, limit: 6)
+                    repeat {
+                        let page = try await f.service.listTasks(in: f.team, query, as: f.viewer)
+                        #expect(page.tasks.count <= 6)
+                        seen += page.tasks.map(\.key)
+                        query.after = page.nextCursor
+                        for _ in 0..<2 {
+                            inserted += 1
+                            let fields = TaskDraftFields(priority: priorities[inserted % priorities.count], dueDate: ContractFixture.today.adding(days: inserted % 9 - 4))
+                            try await f.makeTask("Inserted \(inserted)", fields)
+                        }
+                    } while query.after != nil
+                    #expect(Set(seen).count == seen.count, "\(sort) descending: \(descending) repeated a row")
+                    #expect(originals.isSubset(of: Set(seen)), "\(sort) descending: \(descending) skipped a row")
+                }
+            }
+        },
+        ContractCheck("a full page with nothing after it still ends the list") { f in
+            for index in 0..<4 { try await f.makeTask("Task \(index)") }
+            let first = try await f.service.listTasks(in: f.team, TaskQuery(limit: 2), as: f.viewer)
+            let second = try await f.service.listTasks(in: f.team, TaskQuery(limit: 2, after: first.nextCursor), as: f.viewer)
+            #expect(first.tasks.map(\.key.number) == [1, 2])
+            #expect(second.tasks.map(\.key.number) == [3, 4])
+            #expect(second.nextCursor == nil)
+        },
+    ]
+
+    /// Five tasks A-E whose fields exercise every filter and sort, as of 2026-03-10.
+    static func makeFilterStage(_ f: ContractFixture) async throws {
+        let day = { (d: Int) in CalendarDate(year: 2026, month: 3, day: d) }
+        try await f.makeTask("A: Write report", TaskDraftFields(notes: "quarterly numbers", priority: .high, dueDate: day(1), assignee: f.member, category: "Docs"))
+        try await f.makeTask("B: Fix login bug", TaskDraftFields(status: .inProgress, priority: .urgent, dueDate: day(20), assignee: f.viewer, category: "Bugs"))
+        try await f.makeTask("C: Plan offsite", TaskDraftFields(status: .done, priority: .low, dueDate: day(5)))
+        try await f.makeTask("D: Review Report draft", TaskDraftFields(category: "docs"))
+        try await f.makeTask("E: Call vendor", TaskDraftFields(notes: "about the REPORT", priority: .medium, dueDate: day(10), assignee: f.member))
+    }
+}

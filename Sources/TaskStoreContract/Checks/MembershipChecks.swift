@@ -1,0 +1,49 @@
+import TaskCore
+import Testing
+
+extension TaskStoreContract {
+    static let membershipChecks: [ContractCheck] = [
+        ContractCheck("only an owner grants or takes away the owner role, and the last owner cannot leave") { f in
+            #expect(await Outcome.of { try await f.service.setRole(.owner, for: f.member, in: f.team, as: f.admin) } == .denied)
+            #expect(await Outcome.of { try await f.service.removeMember(f.owner, from: f.team, as: f.admin) } == .denied)
+            try await f.service.removeMember(f.disabled, from: f.team, as: f.owner)
+            #expect(await Outcome.of { try await f.service.setRole(.admin, for: f.owner, in: f.team, as: f.owner) } == .invalid(field: "role"))
+            #expect(await Outcome.of { try await f.service.removeMember(f.owner, from: f.team, as: f.owner) } == .invalid(field: "role"))
+            try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
+            try await f.service.removeMember(f.owner, from: f.team, as: f.owner)
+            #expect(await Outcome.of { _ = try await f.service.listTasks(in: f.team, as: f.owner) } == .notFound)
+        },
+        ContractCheck("two owners stepping down at the same time leave the team one owner") { f in
+            try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
+            try await f.service.removeMember(f.disabled, from: f.team, as: f.owner)
+            let outcomes = await withTaskGroup(of: Outcome.self) { group in
+                for (actor, target) in [(f.owner, f.admin), (f.admin, f.owner)] {
+                    group.addTask { await Outcome.of { try await f.service.setRole(.member, for: target, in: f.team, as: actor) } }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let owners = try await f.service.members(of: f.team, as: f.member).filter { $0.role == .owner }
+            #expect(owners.count == 1)
+            #expect(outcomes.contains(.ok))
+        },
+        ContractCheck("members list with roles, teams list the actor's own, and unknown people are not found") { f in
+            let members = try await f.service.members(of: f.team, as: f.viewer)
+            let roles = Dictionary(uniqueKeysWithValues: members.map { ($0.user.email, $0.role) })
+            for (user, role) in f.cast where role != nil {
+                guard case .email(let email) = user else { continue }
+                #expect(roles[email] == role)
+            }
+            #expect(members.count == 5)
+            let other = try await f.makeTeam()
+            #expect(try await f.service.teams(as: f.viewer).map(\.team.key).sorted() == [f.team, other].sorted())
+            #expect(try await f.service.teams(as: f.outsider).isEmpty)
+            let stranger = UserRef.email("nobody.\(f.uniqueSuffix().lowercased())@example.com")
+            #expect(await Outcome.of { try await f.service.setRole(.viewer, for: stranger, in: f.team, as: f.owner) } == .notFound)
+            #expect(await Outcome.of { try await f.service.removeMember(f.outsider, from: f.team, as: f.owner) } == .notFound)
+            #expect(await Outcome.of { _ = try await f.service.createTeam(key: f.team.rawValue, name: "Again", as: f.owner) } == .alreadyExists)
+            if case .email(let email) = f.owner {
+                #expect(await Outcome.of { _ = try await f.service.createUser(email: " \(email.uppercased()) ", displayName: "Twin") } == .alreadyExists)
+            }
+        },
+    ]
+}

@@ -1,0 +1,93 @@
+import Foundation
+import TaskCore
+
+/// Everything the memory store holds, as one value: a mutation that fails part-way is
+/// undone by dropping a copy, which is how imports stay atomic.
+struct MemoryState {
+    var users: [UserID: User] = [:]
+    var userIDsByEmail: [String: UserID] = [:]
+    var teams: [TeamID: Team] = [:]
+    var teamIDsByKey: [TeamKey: TeamID] = [:]
+    var roles: [TeamID: [UserID: Role]] = [:]
+    var tasks: [TaskKey: TaskItem] = [:]
+    var taskKeysByExternalID: [TeamID: [String: TaskKey]] = [:]
+    var lastTaskNumber: [TeamID: Int64] = [:]
+    var history: [TaskID: [TaskHistoryEntry]] = [:]
+    var subscribers: [TeamID: [Int: TaskChangeStream.Continuation]] = [:]
+    var lastListenerID = 0
+    var lastID: Int64 = 0
+
+    /// A fresh id for any entity; ids are never reused.
+    mutating func nextID<Entity>() -> EntityID<Entity> {
+        lastID += 1
+        return EntityID(lastID)
+    }
+
+    func user(_ ref: UserRef) -> User? {
+        switch ref {
+        case .id(let id): users[id]
+        case .email(let email): userIDsByEmail[UserFields.normalizedEmailKey(email)].flatMap { users[$0] }
+        }
+    }
+
+    /// Gathers the facts for `access` in team `key` and lets TaskCore judge them.
+    func gate(_ access: AccessRequirement, team key: TeamKey, subject: String) throws -> TeamAccess {
+        let actor = user(access.actor)
+        let team = teamIDsByKey[key].flatMap { teams[$0] }
+        let role = team.flatMap { team in actor.flatMap { roles[team.id]?[$0.id] } }
+        let verified = try access.verify(AccessFacts(actor: actor, role: role), subject: subject)
+        guard let team, let role else { throw TaskError.notFound(what: subject) }
+        return TeamAccess(team: team, actor: verified, role: role)
+    }
+
+    /// The task behind `key` once `access` passes; a missing task reads exactly like a hidden one.
+    func gatedTask(_ key: TaskKey, access: AccessRequirement) throws -> (TeamAccess, TaskItem) {
+        let subject = "task \(key)"
+        let gate = try gate(access, team: key.team, subject: subject)
+        guard let task = tasks[key] else { throw TaskError.notFound(what: subject) }
+        return (gate, task)
+    }
+
+    /// The id of the assignee `ref` names, judged by `AssigneeRule`; nil stays nil.
+    func assigneeID(_ ref: UserRef?, in team: Team) throws -> UserID? {
+        guard let ref else { return nil }
+        let user = user(ref)
+        return try AssigneeRule.verify(ref, user: user, role: user.flatMap { roles[team.id]?[$0.id] }, team: team.key)
+    }
+
+    /// Refuses an external id another task of the team already uses.
+    func checkExternalID(_ externalID: String?, of key: TaskKey?, in team: Team) throws {
+        guard let externalID, let holder = taskKeysByExternalID[team.id]?[externalID], holder != key else { return }
+        throw TaskError.alreadyExists(what: "external id \"\(externalID)\" in team \(team.key) (task \(holder))")
+    }
+
+    /// Stores a new task with the team's next number and records its creation.
+    mutating func insert(_ draft: TaskDraft, assigneeID: UserID?, in team: Team, by actor: UserID, at time: Date, kind: TaskHistoryEntry.Kind) throws -> TaskItem {
+        try checkExternalID(draft.externalID, of: nil, in: team)
+        let number = (lastTaskNumber[team.id] ?? 0) + 1
+        lastTaskNumber[team.id] = number
+        let task = TaskItem(id: nextID(), teamID: team.id, key: TaskKey(team: team.key, number: number), draft: draft, assigneeID: assigneeID, by: actor, at: time)
+        save(task, replacing: nil, kind: kind)
+        return task
+    }
+
+    /// Writes `task` over `old` (nil for a new task), keeping the external id index and history.
+    mutating func save(_ task: TaskItem, replacing old: TaskItem?, kind: TaskHistoryEntry.Kind) {
+        if let externalID = old?.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
+        if let externalID = task.externalID { taskKeysByExternalID[task.teamID, default: [:]][externalID] = task.key }
+        tasks[task.key] = task
+        history[task.id, default: []].append(TaskHistoryEntry(from: old, to: task, kind: kind))
+    }
+
+    /// Removes a task with its history and index entry.
+    mutating func remove(_ task: TaskItem) {
+        if let externalID = task.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
+        tasks[task.key] = nil
+        history[task.id] = nil
+    }
+
+    /// The team's tasks in no particular order.
+    func tasks(of team: TeamID) -> [TaskItem] {
+        tasks.values.filter { $0.teamID == team }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TaskCore
+
+extension MemoryTaskStore: TaskImportPort {
+    /// Refuses a forbidden import before reading its source; reads every batch, then merges on a
+    /// copy of the state that replaces it only on success (and never in a dry run).
+    public func importTasks<Batches: AsyncSequence & Sendable>(
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool, batches: Batches, access: AccessRequirement, at time: Date
+    ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
+        _ = try state.withLock { try $0.gate(access, team: team, subject: "team \(team)") }
+        var drafts: [TaskImportDraft] = []
+        var seen: Set<String> = []
+        for try await batch in batches {
+            for draft in batch where !seen.insert(draft.externalID).inserted {
+                throw TaskError.validation(field: "externalID", reason: "\"\(draft.externalID)\" appears more than once in the import")
+            }
+            drafts += batch
+        }
+        return try mutate { state in
+            let gate = try state.gate(access, team: team, subject: "team \(team)")
+            var working = state
+            var summary = ImportSummary()
+            var changes: [TaskChange] = []
+            for item in drafts {
+                let assigneeID = try working.assigneeID(item.draft.assignee, in: gate.team)
+                guard let key = working.taskKeysByExternalID[gate.team.id]?[item.externalID], let old = working.tasks[key] else {
+                    let task = try working.insert(item.draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .imported)
+                    summary.inserted += 1
+                    changes.append(TaskChange(.created, task))
+                    continue
+                }
+                switch policy {
+                case .fail:
+                    throw TaskError.alreadyExists(what: "external id \"\(item.externalID)\" in team \(team) (task \(key))")
+                case .skip:
+                    summary.skipped += 1
+                case .update:
+                    let new = old.applying(TaskChanges(replacingWith: item.draft), assigneeID: assigneeID, by: gate.actor.id, at: time)
+                    if new == old {
+                        summary.unchanged += 1
+                    } else {
+                        working.save(new, replacing: old, kind: .reimported)
+                        summary.updated += 1
+                        changes.append(TaskChange(.updated, new))
+                    }
+                }
+            }
+            if dryRun { return (summary, []) }
+            state = working
+            return (summary, changes)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import TaskCore
+
+extension MemoryTaskStore: TaskRepository {
+    /// Numbers the task inside the lock, so numbers are gapless under concurrent creators.
+    public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
+        try mutate { state in
+            let gate = try state.gate(access, team: team, subject: "team \(team)")
+            let assigneeID = try state.assigneeID(draft.assignee, in: gate.team)
+            let task = try state.insert(draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .created)
+            return (task, [TaskChange(.created, task)])
+        }
+    }
+
+    /// Looks the task up after the access check.
+    public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
+        try state.withLock { try $0.gatedTask(key, access: access).1 }
+    }
+
+    /// Checks version, assignee and external id, then saves and announces the new version.
+    public func updateTask(_ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date) async throws -> TaskItem {
+        try mutate { state in
+            let (gate, old) = try state.gatedTask(key, access: access)
+            try Self.checkVersion(of: old, expected: expectedVersion)
+            let assigneeID = try state.assigneeID(changes.assigneeToResolve, in: gate.team)
+            let new = old.applying(changes, assigneeID: assigneeID, by: gate.actor.id, at: time)
+            guard new != old else { return (old, []) }
+            try state.checkExternalID(new.externalID, of: key, in: gate.team)
+            state.save(new, replacing: old, kind: .updated)
+            return (new, [TaskChange(.updated, new)])
+        }
+    }
+
+    /// Removes the task with its history and announces the deletion.
+    public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
+        try mutate { state in
+            let (gate, task) = try state.gatedTask(key, access: access)
+            try Self.checkVersion(of: task, expected: expectedVersion)
+            state.remove(task)
+            return ((), [TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: gate.actor.id, at: time)])
+        }
+    }
+
+    /// Filters and orders with `TaskQuery` itself: the reference semantics.
+    public func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage {
+        try state.withLock { state in
+            let gate = try state.gate(access, team: team, subject: "team \(team)")
+            return query.page(of: state.tasks(of: gate.team.id).filter { query.matches($0, today: today) })
+        }
+    }
+
+    /// The recorded entries, oldest first.
+    public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
+        try state.withLock { state in
+            let (_, task) = try state.gatedTask(key, access: access)
+            return state.history[task.id] ?? []
+        }
+    }
+
+    private static func checkVersion(of task: TaskItem, expected: Int64?) throws {
+        if let expected, expected != task.version {
+            throw TaskError.conflict(what: "task \(task.key)", currentVersion: task.version)
+        }
+    }
+}

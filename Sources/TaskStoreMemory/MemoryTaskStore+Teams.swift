@@ -1,0 +1,76 @@
+import Foundation
+import TaskCore
+
+extension MemoryTaskStore: TeamRepository {
+    /// Creates the team and its first owner in one step.
+    public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
+        try state.withLock { state in
+            guard state.teamIDsByKey[key] == nil else { throw TaskError.alreadyExists(what: "team \(key)") }
+            let team = Team(id: state.nextID(), key: key, name: name, createdAt: time)
+            state.teams[team.id] = team
+            state.teamIDsByKey[key] = team.id
+            state.roles[team.id] = [owner: .owner]
+            return team
+        }
+    }
+
+    /// Gathers the facts and lets `AccessRequirement.verify` judge them.
+    public func teamAccess(_ key: TeamKey, access: AccessRequirement) async throws -> TeamAccess {
+        try state.withLock { try $0.gate(access, team: key, subject: "team \(key)") }
+    }
+
+    /// The user's teams, by key.
+    public func teams(of user: UserID) async throws -> [TeamMembership] {
+        state.withLock { state in
+            state.roles.compactMap { teamID, roles in
+                guard let role = roles[user], let team = state.teams[teamID] else { return nil }
+                return TeamMembership(team: team, role: role)
+            }.sorted { $0.team.key < $1.team.key }
+        }
+    }
+
+    /// The members, by email.
+    public func members(of team: TeamID, actor: UserID) async throws -> [Member] {
+        state.withLock { state in
+            (state.roles[team] ?? [:]).compactMap { userID, role in
+                state.users[userID].map { Member(user: $0, role: role) }
+            }.sorted { $0.user.email < $1.user.email }
+        }
+    }
+
+    /// Sets or removes one membership, keeping at least one owner.
+    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
+        try state.withLock { state in
+            var roles = state.roles[team] ?? [:]
+            roles[user] = role
+            if let key = state.teams[team]?.key {
+                try OwnerRule.verify(ownersAfterChange: roles.values.count { $0 == .owner }, team: key)
+            }
+            state.roles[team] = roles
+        }
+    }
+
+    /// Changes the team's name; its key stays.
+    public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {
+        try state.withLock { state in
+            guard var renamed = state.teams[team] else { throw TaskError.notFound(what: "team #\(team)") }
+            renamed.name = name
+            state.teams[team] = renamed
+            return renamed
+        }
+    }
+
+    /// Drops the team's tasks, history and memberships, and ends its listeners' streams.
+    public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
+        let listeners = state.withLock { state in
+            for task in state.tasks(of: team) { state.remove(task) }
+            if let key = state.teams[team]?.key { state.teamIDsByKey[key] = nil }
+            state.teams[team] = nil
+            state.roles[team] = nil
+            state.lastTaskNumber[team] = nil
+            state.taskKeysByExternalID[team] = nil
+            return state.subscribers.removeValue(forKey: team)?.values.map { $0 } ?? []
+        }
+        for listener in listeners { listener.finish() }
+    }
+}

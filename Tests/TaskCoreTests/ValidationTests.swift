@@ -1,0 +1,102 @@
+import TaskCore
+import Testing
+
+/// The field a throwing expression names, or nil when it does not throw a validation error.
+private func invalidField(_ body: () throws -> Void) -> String? {
+    do {
+        try body()
+        return nil
+    } catch TaskError.validation(let field, _) {
+        return field
+    } catch {
+        return "unexpected \(error)"
+    }
+}
+
+@Suite("Validation")
+struct ValidationTests {
+    @Test("a title is 1-500 characters after trimming")
+    func titleLength() throws {
+        #expect(try TaskDraft(title: "  Ship it \n").title == "Ship it")
+        #expect(try TaskDraft(title: String(repeating: "é", count: 500)).title.count == 500)
+        #expect(invalidField { _ = try TaskDraft(title: String(repeating: "é", count: 501)) } == "title")
+        #expect(invalidField { _ = try TaskDraft(title: " \t\n ") } == "title")
+        #expect(invalidField { _ = try TaskChanges(title: "") } == "title")
+    }
+
+    @Test("only real dates in YYYY-MM-DD form are dates", arguments: [
+        ("2024-02-29", true), ("2023-02-29", false), ("1900-02-29", false), ("2000-02-29", true),
+        ("2026-04-31", false), ("2026-13-01", false), ("2026-00-10", false), ("2026-1-5", false),
+        ("26-01-05", false), ("2026/01/05", false), ("tomorrow", false), ("", false), ("2026-01-05", true),
+    ])
+    func isoDates(text: String, valid: Bool) {
+        #expect(invalidField { _ = try CalendarDate(iso: text) } == (valid ? nil : "dueDate"))
+    }
+
+    @Test("a date prints as ISO and survives the day-number round trip")
+    func dateArithmetic() throws {
+        let date = try CalendarDate(iso: "2024-02-29")
+        #expect(date.description == "2024-02-29")
+        #expect(date.adding(days: 1).description == "2024-03-01")
+        #expect(CalendarDate(year: 1970, month: 1, day: 1)!.daysSinceEpoch == 0)
+        #expect(CalendarDate(year: 1969, month: 12, day: 31)!.daysSinceEpoch == -1)
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            #expect(CalendarDate(daysSinceEpoch: days).daysSinceEpoch == days)
+        }
+        #expect(CalendarDate(year: 33, month: 7, day: 4)!.description == "0033-07-04")
+    }
+
+    @Test("named values parse ignoring case, spaces and hyphens, and name their field when wrong")
+    func namedValues() throws {
+        #expect(try TaskStatus(parsing: "In Progress") == .inProgress)
+        #expect(try TaskStatus(parsing: "in-progress") == .inProgress)
+        #expect(try TaskPriority(parsing: " URGENT ") == .urgent)
+        #expect(try Role(parsing: "Admin") == .admin)
+        #expect(invalidField { _ = try TaskStatus(parsing: "closed") } == "status")
+        #expect(invalidField { _ = try TaskPriority(parsing: "p1") } == "priority")
+        #expect(invalidField { _ = try Role(parsing: "boss") } == "role")
+        #expect(invalidField { _ = try TaskSort(parsing: "random") } == "sort")
+        #expect(invalidField { _ = try ImportConflictPolicy(parsing: "merge") } == "onConflict")
+        #expect(Role.viewer < .member && Role.member < .admin && Role.admin < .owner)
+    }
+
+    @Test("team keys are 2-10 letters and digits starting with a letter, stored uppercase")
+    func teamKeys() throws {
+        #expect(try TeamKey("core").rawValue == "CORE")
+        #expect(try TeamKey("Q3PLAN").rawValue == "Q3PLAN")
+        for bad in ["C", "ELEVENCHARS", "3D", "CO RE", "CO-RE", "ÉQUIPE"] {
+            #expect(invalidField { _ = try TeamKey(bad) } == "team")
+        }
+    }
+
+    @Test("task keys read as TEAM-N and print the same way")
+    func taskKeys() throws {
+        let key = try TaskKey(parsing: "core-42")
+        #expect(key == TaskKey(team: try TeamKey("CORE"), number: 42))
+        #expect(key.description == "CORE-42")
+        for bad in ["CORE42", "CORE-", "CORE-0", "CORE--1", "-4", "CORE-x"] {
+            #expect(invalidField { _ = try TaskKey(parsing: bad) } == "task")
+        }
+    }
+
+    @Test("emails are trimmed, lowercased and need a local part and a dotted domain")
+    func emails() throws {
+        #expect(try UserFields.email("  Ann@Example.COM ") == "ann@example.com")
+        for bad in ["ann", "@example.com", "ann@", "ann@example", "a b@example.com", "a@@example.com", "ann@.com"] {
+            #expect(invalidField { _ = try UserFields.email(bad) } == "email")
+        }
+        #expect(UserRef("#12") == .id(UserID(12)))
+        #expect(UserRef("12") == .id(UserID(12)))
+        #expect(UserRef("ann@example.com") == .email("ann@example.com"))
+    }
+
+    @Test("optional text fields: empty means none, one line, bounded length")
+    func optionalTextFields() throws {
+        let draft = try TaskDraft(title: "T", notes: "keep  \n", category: "  ", externalID: " ext-1 ")
+        #expect(draft.category == nil && draft.externalID == "ext-1" && draft.notes == "keep")
+        #expect(invalidField { _ = try TaskDraft(title: "T", category: "a\nb") } == "category")
+        #expect(invalidField { _ = try TaskChanges(externalID: .set(String(repeating: "x", count: 201))) } == "externalID")
+        #expect(invalidField { _ = try TaskDraft(title: "T", notes: String(repeating: "x", count: 10_001)) } == "notes")
+        #expect(try TaskChanges(category: .set("")).category == .set(nil))
+    }
+}
