@@ -26,7 +26,7 @@ $$;
 
 GRANT USAGE ON SCHEMA public TO taskbase_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON users, teams, memberships, task_counters, tasks, task_history TO taskbase_app;
-GRANT USAGE ON SEQUENCE users_id_seq, teams_id_seq, task_history_id_seq TO taskbase_app;
+GRANT USAGE ON SEQUENCE users_id_seq, teams_id_seq, tasks_id_seq, task_history_id_seq TO taskbase_app;
 
 -- The acting user of the current transaction, or NULL.
 CREATE FUNCTION taskbase_current_user_id() RETURNS bigint
@@ -99,6 +99,6 @@ DROP POLICY teams_visible ON teams;
 ALTER TABLE teams DISABLE ROW LEVEL SECURITY;
 DROP FUNCTION taskbase_visible_team_ids();
 DROP FUNCTION taskbase_current_user_id();
-REVOKE ALL ON SEQUENCE users_id_seq, teams_id_seq, task_history_id_seq FROM taskbase_app;
+REVOKE ALL ON SEQUENCE users_id_seq, teams_id_seq, tasks_id_seq, task_history_id_seq FROM taskbase_app;
 REVOKE ALL ON users, teams, memberships, task_counters, tasks, task_history FROM taskbase_app;
 REVOKE ALL ON SCHEMA public FROM taskbase_app;

@@ -41,7 +41,7 @@ struct SchemaTests {
                     INSERT INTO memberships VALUES (1, 1, 'owner'), (2, 2, 'owner');
                     INSERT INTO task_counters VALUES (1, 1), (2, 1);
                     INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 1, 'secret', 1, 1), (2, 1, 'ops work', 2, 2);
-                    INSERT INTO task_history (team_id, task_number, actor_id, action) VALUES (1, 1, 1, 'created'), (2, 1, 2, 'created');
+                    INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (1, 1, 1, 1, 'created'), (2, 2, 1, 2, 'created');
                     """)
                 let tenantTables = ["teams": "id", "memberships": "team_id", "task_counters": "team_id", "tasks": "team_id", "task_history": "team_id"]
                 for (table, column) in tenantTables {
