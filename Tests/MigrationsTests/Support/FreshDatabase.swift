@@ -39,6 +39,7 @@ struct FreshDatabase: Sendable {
     }
 
     /// Runs `body` with a connection to this database.
+    @discardableResult
     func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
         try await Self.withConnection(config, body)
     }
