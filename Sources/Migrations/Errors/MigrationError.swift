@@ -65,7 +65,7 @@ public struct MigrationStatementFailure: Error, Sendable, CustomStringConvertibl
         var server = error.sqlState.map { "\(error.severity ?? "ERROR") \($0): \(error.message)" } ?? error.message
         if let detail = error.detail { server += " (\(detail))" }
         if let hint = error.hint { server += "; hint: \(hint)" }
-        if error.isCanceled { server += "; if it needs longer, raise --statement-timeout" }
+        if error.isCanceled, error.message.contains("statement timeout") { server += "; if it needs longer, raise --statement-timeout" }
         return "\(path):\(location): \(server); \(outcome)"
     }
 }

@@ -16,11 +16,14 @@ extension MigrationRunner {
         let interval = max(.milliseconds(10), min(.milliseconds(200), settings.lockTimeout / 4))
         let build = direction == .up ? ConcurrentIndexBuild(file) : nil
         var attempt = 1
+        var lastBlocker: LockBlocker?
         while true {
-            let (result, blocker) = await BlockerWatch.watching(pid: work.backendPID, on: lockConnection, interval: interval) {
+            let (result, seen) = await BlockerWatch.watching(pid: work.backendPID, on: lockConnection, interval: interval) {
                 try await build?.dropLeftover(on: work)
                 return try await runOnce(file, direction, on: work)
             }
+            let blocker = seen ?? lastBlocker
+            lastBlocker = blocker
             switch result {
             case .success(let milliseconds):
                 return milliseconds
@@ -75,12 +78,14 @@ extension MigrationRunner {
     }
 
     /// Sends each statement on its own, so a failure names its statement even when the server
-    /// gives no position.
+    /// gives no position. A statement cancelled because the task was (Ctrl-C) is a
+    /// `CancellationError`, not a migration failure.
     private func execute(_ statements: [SQLStatement], of file: MigrationFile, _ direction: MigrationDirection, on connection: PGConnection) async throws {
         for statement in statements {
             do {
                 _ = try await connection.simpleQuery(unsafeSQL: statement.text)
             } catch let error as PGError where error.kind == .server {
+                if Task.isCancelled { throw CancellationError() }
                 throw MigrationError.statementFailed(MigrationStatementFailure(
                     path: file.path, location: file.location(of: statement, position: error.position),
                     direction: direction, wasTransactional: file.runsInTransaction, error: error))

@@ -140,13 +140,15 @@ enum TaskMigrate {
     }
 
     /// Runs a command's work, turning its failures into detail lines and a `CommandFailure`
-    /// with the right exit code; usage errors pass through to the runner.
+    /// with the right exit code; usage errors and Ctrl-C (exit 130) pass through to the runner.
     private static func reportingFailures(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let error as UsageError {
             throw error
         } catch let error as CommandFailure {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             let report = FailureReport(error)

@@ -101,10 +101,11 @@ struct FailureTests {
     }
 }
 
-@Suite("Killed runs")
+@Suite("Killed and interrupted runs")
 struct KilledRunTests {
-    @Test("a migration killed with SIGKILL mid-way leaves database and history as before; the next up applies it")
-    func sigkill() async throws {
+    @Test("a migration killed with SIGKILL, or stopped with Ctrl-C, mid-way leaves database and history as before; the next up applies it",
+          arguments: [SIGKILL, SIGINT])
+    func stopped(signal: Int32) async throws {
         let folder = try MigrationFolder([
             "0001_base.sql": "CREATE TABLE base (id int);\n",
             "0002_slow.sql": "CREATE TABLE half_done (id int);\nINSERT INTO base VALUES (1);\nSELECT pg_sleep(1.5);\n",
@@ -118,13 +119,18 @@ struct KilledRunTests {
             process.environment = ["DATABASE_URL": database.url]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            let exited = AsyncStream<Int32> { continuation in
+                process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+            }
             try process.run()
-            // Kill it once its migration is visibly running on the server.
+            // Stop it once its migration is visibly running on the server.
             #expect(try await eventually {
                 try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
             })
-            kill(process.processIdentifier, SIGKILL)
-            // The server rolls the orphaned transaction back once its statement ends.
+            kill(process.processIdentifier, signal)
+            let status = await exited.first { _ in true }
+            #expect(status == (signal == SIGINT ? 130 : SIGKILL))
+            // After SIGKILL the server rolls the orphaned transaction back once its statement ends.
             #expect(try await eventually {
                 try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()") == "0"
             })
