@@ -129,3 +129,34 @@ struct TransactionControlTests {
             """)
     }
 }
+
+@Suite("Migration folders")
+struct MigrationDirectoryTests {
+    @Test("files load in version order; other files and hidden files are ignored")
+    func ordering() throws {
+        let folder = try MigrationFolder([
+            "0010_ten.sql": "SELECT 10;\n", "0002_two.sql": "SELECT 2;\n", "README.md": "notes\n", ".0003_hidden.sql": "SELECT 3;\n",
+        ])
+        defer { folder.delete() }
+        #expect(try folder.directory.load().map(\.version) == [2, 10])
+    }
+
+    @Test("two files with one version are rejected, naming both")
+    func duplicateVersion() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "00001_b.sql": "SELECT 1;\n"])
+        defer { folder.delete() }
+        #expect {
+            try folder.directory.load()
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains("version 1 is also used by") && text.contains("0001_a.sql") && text.contains("00001_b.sql")
+        }
+    }
+
+    @Test("a missing folder is an error that says how to point at the right one")
+    func missingFolder() {
+        #expect {
+            try MigrationDirectory(path: "/nonexistent/taskbase-migrations").load()
+        } throws: { String(describing: $0).contains("TASKBASE_MIGRATIONS_DIR") }
+    }
+}
