@@ -15,7 +15,10 @@ extension MigrationFile {
             error.path = path
             throw error
         }
-        let source = SourceText(bytes: bytes)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw MigrationFileError(path: path, line: Self.lineOfFirstInvalidUTF8(bytes), message: "the file is not valid UTF-8; save it as UTF-8")
+        }
+        let source = SourceText(text)
         let tokens = SQLLexer(source).tokens()
         func fail(_ token: SQLToken, _ message: String) -> MigrationFileError {
             MigrationFileError(path: path, line: source.location(ofOffset: token.offset).line, message: message)
@@ -82,6 +85,14 @@ extension MigrationFile {
             runsInTransaction: runsInTransaction,
             allowedLintRules: allowed
         )
+    }
+
+    private static func lineOfFirstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+        return bytes[..<offset].count { $0 == UInt8(ascii: "\n") } + 1
     }
 
     private static func controlsTransaction(_ token: SQLToken) -> Bool {

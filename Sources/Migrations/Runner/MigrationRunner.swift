@@ -87,7 +87,7 @@ public struct MigrationRunner: Sendable {
         if let target, !plan.entries.contains(where: { $0.version == target }) {
             throw MigrationError.unknownVersion(target, known: Self.knownVersions(plan))
         }
-        let files = plan.pending.filter { target == nil || $0.version <= target! }
+        let files = plan.pending.filter { file in target.map { file.version <= $0 } ?? true }
         if let empty = files.first(where: \.up.isEmpty) {
             throw MigrationFileError(path: empty.path, message: "the up section has no statements; write the migration or delete the file")
         }

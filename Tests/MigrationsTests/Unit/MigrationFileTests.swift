@@ -160,3 +160,14 @@ struct MigrationDirectoryTests {
         } throws: { String(describing: $0).contains("TASKBASE_MIGRATIONS_DIR") }
     }
 }
+
+@Suite("Migration files: encoding")
+struct MigrationEncodingTests {
+    @Test("a file that is not valid UTF-8 is rejected, naming the line")
+    func invalidUTF8() {
+        let bytes = Array("SELECT 1;\nSELECT '".utf8) + [0xC3, 0x28] + Array("';\n".utf8)
+        #expect {
+            try MigrationFile.parse(fileName: "0001_bad.sql", path: "0001_bad.sql", bytes: bytes)
+        } throws: { ($0 as? MigrationFileError)?.line == 2 && String(describing: $0).contains("not valid UTF-8") }
+    }
+}
