@@ -12,7 +12,7 @@ struct CommandLineTests {
         #expect(outcome.stdout.contains("Usage: taskmigrate \(command)"))
     }
 
-    @Test("usage errors exit 2 with one line pointing at --help", arguments: [["up", "--frobnicate"], ["sideways"], ["up", "--to", "x"], ["new"]])
+    @Test("usage errors exit 2 with one line pointing at --help", arguments: [["up", "--frobnicate"], ["sideways"], ["up", "--to", "x"], ["new"], ["status", "--lock-timeout", "soon"], ["up", "--lock-wait", "5 parsecs"]])
     func usage(arguments: [String]) async throws {
         let folder = try MigrationFolder()
         defer { folder.delete() }
