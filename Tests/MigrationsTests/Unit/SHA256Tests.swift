@@ -1,3 +1,4 @@
+import Foundation
 import Migrations
 import Testing
 
@@ -31,12 +32,16 @@ struct SHA256Tests {
         #expect(SHA256.hexDigest(of: [UInt8](repeating: UInt8(ascii: "x"), count: length)) == digest)
     }
 
-    @Test("feeding in pieces gives the same digest as feeding at once")
+    @Test("feeding in pieces of any size gives the same digest as feeding at once")
     func incremental() {
-        let bytes = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-        var hasher = SHA256()
-        hasher.update(bytes[..<7])
-        hasher.update(bytes[7...])
-        #expect(hasher.finalize() == { var whole = SHA256(); whole.update(bytes); return whole.finalize() }())
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let whole = SHA256.hexDigest(of: bytes)
+        for pieceSize in [1, 7, 63, 64, 65, 200] {
+            var hasher = SHA256()
+            for start in stride(from: 0, to: bytes.count, by: pieceSize) {
+                hasher.update(bytes[start..<min(start + pieceSize, bytes.count)])
+            }
+            #expect(hasher.finalize().map { String(format: "%02x", $0) }.joined() == whole, "pieces of \(pieceSize)")
+        }
     }
 }
