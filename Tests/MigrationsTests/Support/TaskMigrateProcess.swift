@@ -24,8 +24,8 @@ struct TaskMigrateProcess {
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         let stdoutPath = folder.path + "/.stdout-" + UUID().uuidString
         let stderrPath = folder.path + "/.stderr-" + UUID().uuidString
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         let stderr = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = stdout
