@@ -43,11 +43,11 @@ struct PipelineTests {
     func largeBatch() async throws {
         try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
             let blob = String(repeating: "y", count: 20_000)
-            let queries: [PGQuery] = (0..<1_000).map { "SELECT \($0)::int AS n, \(blob) || repeat('x', 20000) AS body" }
+            let queries: [PGQuery] = (0..<400).map { "SELECT \($0)::int AS n, \(blob) || repeat('x', 20000) AS body" }
             let results = try await connection.pipeline(queries, timeout: .seconds(30))
-            #expect(results.count == 1_000)
+            #expect(results.count == 400)
             #expect(try results.last?.get()[0].decode(String.self, "body").count == 40_000)
-            #expect(try results.map { try $0.get()[0].decode(Int.self, "n") } == Array(0..<1_000))
+            #expect(try results.map { try $0.get()[0].decode(Int.self, "n") } == Array(0..<400))
         }
     }
 

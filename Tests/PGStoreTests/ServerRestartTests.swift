@@ -82,12 +82,12 @@ struct ServerRestartTests {
         defer { listener.close() }
         var (config, _) = try Self.twoHosts(firstPort: listener.port)
         config["sslmode"] = "disable"
-        config.connectTimeout = .milliseconds(500)
+        config.connectTimeout = .seconds(2)
         let started = ContinuousClock.now
         let connection = try await PGConnection.connect(config)
         let elapsed = ContinuousClock.now - started
         await connection.close()
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3), "took \(elapsed)")
+        #expect(elapsed >= .milliseconds(1_950) && elapsed < .seconds(4), "took \(elapsed)")
     }
 
     @Test("when every host is down the error names each of them")

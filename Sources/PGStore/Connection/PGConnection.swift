@@ -27,6 +27,10 @@ public final class PGConnection: @unchecked Sendable {
 
     /// How long a reply is awaited on the calling thread before the task suspends.
     static let fastPollMilliseconds: Int32 = 1
+    /// Connections of this process polling for a reply right now. Only a lone waiter polls:
+    /// with several statements in flight (a pool under load) the cooperative threads have other
+    /// tasks to run, and a thread asleep in `poll` would hold them up.
+    static let fastPollers = Atomic<Int>(0)
 
     private init(handle: OpaquePointer, config: PGConfig) {
         self.handle = handle
@@ -273,8 +277,14 @@ public final class PGConnection: @unchecked Sendable {
             let fd = PQsocket(handle)
             if !fastPolled {
                 fastPolled = true
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&descriptor, 1, Self.fastPollMilliseconds) > 0 { continue }
+                if Self.fastPollers.wrappingAdd(1, ordering: .relaxed).oldValue == 0 {
+                    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&descriptor, 1, Self.fastPollMilliseconds) > 0
+                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                    if ready { continue }
+                } else {
+                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                }
             }
             let waitDeadline = cancelState.timeoutFired ? nil : deadline
             let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)
