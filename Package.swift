@@ -15,6 +15,7 @@ let package = Package(
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
         .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .executableTarget(name: "pgstore-batch", dependencies: ["PGStore"], path: "Benchmarks/pgstore-batch"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,9 +2,13 @@ import Foundation
 import PGStore
 
 // Point-query loop over one connection: the PGStore side of the libpq C reference
-// (Benchmarks/reference/point_loop.c). Usage: pgstore-loop COUNT  (connection from DATABASE_URL)
+// (Benchmarks/reference/point_loop.c). Usage: pgstore-loop COUNT [--no-cache]
+// (connection from DATABASE_URL; --no-cache turns the prepared-statement cache off).
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
-let connection = try await PGConnection.connect(PGConfig.fromEnvironment())
+let cached = !CommandLine.arguments.contains("--no-cache")
+var config = try PGConfig.fromEnvironment()
+if !cached { config.statementCacheSize = 0 }
+let connection = try await PGConnection.connect(config)
 let started = ContinuousClock.now
 for index in 0..<count {
     let rows = try await connection.query("SELECT \(index)::int8 AS n, \("text \(index)") AS t")
@@ -12,5 +16,5 @@ for index in 0..<count {
 }
 let elapsed = ContinuousClock.now - started
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-print(String(format: "PGStore: %d queries in %.3f s = %.0f q/s", count, seconds, Double(count) / seconds))
+print(String(format: "PGStore%@: %d queries in %.3f s = %.0f q/s", cached ? " (statement cache)" : " (no cache)", count, seconds, Double(count) / seconds))
 await connection.close()

@@ -194,7 +194,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Runs `body` with this connection marked busy; a second concurrent user gets an error.
-    func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
         try await beginExclusiveUse()
         defer { endExclusiveUse() }
         return try await body()
