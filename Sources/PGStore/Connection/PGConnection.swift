@@ -377,7 +377,9 @@ public enum PGTransactionStatus: Sendable {
 
 /// A NOTIFY received by a session that LISTENs.
 public struct PGNotification: Sendable, Equatable {
+    /// The channel named in NOTIFY.
     public var channel: String
+    /// The payload string ("" when none was given).
     public var payload: String
     /// The server process that sent it.
     public var senderPID: Int32

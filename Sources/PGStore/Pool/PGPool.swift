@@ -14,6 +14,7 @@ import Synchronization
 public final class PGPool: Sendable {
     /// What the pool was created with.
     public let config: PGConfig
+    /// Its limits and timings.
     public let options: PGPoolOptions
     private let state: Mutex<State>
 
