@@ -6,7 +6,7 @@ import PGStore
 //   pgstore-batch pipeline COUNT   COUNT inserts in one pipeline
 //   pgstore-batch copy COUNT       COUNT rows by COPY FROM STDIN
 //   pgstore-batch single COUNT     COUNT inserts one round trip each, in one transaction
-//   pgstore-batch pool SECONDS     64 tasks doing point reads on a pool of 8
+//   pgstore-batch pool SECONDS [TASKS]   TASKS (64) tasks doing point reads on a pool of 8
 let arguments = CommandLine.arguments
 let mode = arguments.count > 1 ? arguments[1] : "pipeline"
 let amount = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
@@ -48,10 +48,11 @@ case "pipeline", "copy", "single":
     await connection.close()
 case "pool":
     let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: 8))
+    let clients = arguments.count > 3 ? Int(arguments[3]) ?? 64 : 64
     let deadline = ContinuousClock.now + .seconds(amount)
     let started = ContinuousClock.now
     let total = try await withThrowingTaskGroup(of: Int.self) { group in
-        for client in 0..<64 {
+        for client in 0..<clients {
             group.addTask {
                 var done = 0
                 while ContinuousClock.now < deadline {
@@ -67,8 +68,8 @@ case "pool":
         return total
     }
     let elapsed = seconds(ContinuousClock.now - started)
-    print(String(format: "PGStore pool 64 tasks / 8 connections: %d queries in %.3f s = %.0f q/s (%@)",
-                 total, elapsed, Double(total) / elapsed, pool.statistics.description))
+    print(String(format: "PGStore pool %d tasks / 8 connections: %d queries in %.3f s = %.0f q/s (%@)",
+                 clients, total, elapsed, Double(total) / elapsed, pool.statistics.description))
     await pool.shutdown()
 default:
     print("usage: pgstore-batch pipeline|copy|single COUNT | pool SECONDS")
