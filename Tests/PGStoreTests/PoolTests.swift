@@ -125,4 +125,32 @@ struct PoolTests {
         #expect(pool.statistics.discarded == 1)
         await pool.shutdown()
     }
+
+    @Test("a connection older than its max lifetime is replaced")
+    func maxLifetime() async throws {
+        let pool = PGPool(config: try TestDatabase.config(), options: PGPoolOptions(maxConnections: 2, maxLifetime: .milliseconds(200)))
+        let first = try await pool.withConnection { $0.backendPID }
+        try await Task.sleep(for: .milliseconds(400))
+        let second = try await pool.withConnection { $0.backendPID }
+        #expect(first != second)
+        #expect(pool.statistics.created == 2)
+        #expect(pool.statistics.discarded == 1)
+        await pool.shutdown()
+    }
+
+    @Test("a server that cannot be reached is a connection error, counted as failed, holding no slot")
+    func unreachable() async throws {
+        var config = try TestDatabase.config()
+        config["host"] = "127.0.0.1"
+        config["hostaddr"] = nil
+        config["port"] = String(LoopbackSocket.closedPort())
+        let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: 1))
+        for _ in 0..<2 {
+            let error = await #expect(throws: PGError.self) { try await pool.withConnection { _ in } }
+            #expect(error?.isConnectionLost == true)
+        }
+        let stats = pool.statistics
+        #expect(stats.failed == 2 && stats.open == 0 && stats.created == 0)
+        await pool.shutdown()
+    }
 }
