@@ -175,17 +175,9 @@ struct ConnectionTests {
     func connectTimeout() async throws {
         // A listening socket that never accepts: the TCP handshake completes, the startup
         // packet is never answered.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        listen(listener, 1)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = LoopbackSocket(listening: true)
+        defer { listener.close() }
+        let port = listener.port
 
         var config = try PGConfig(connectionString: "host=127.0.0.1 port=\(port) user=nobody dbname=nothing sslmode=disable")
         config.connectTimeout = .milliseconds(500)
