@@ -93,7 +93,7 @@ public final class PGConnection: @unchecked Sendable {
             default:
                 let fd = PQsocket(handle)
                 let readiness = await IOReactor.shared.wait(fd: fd, forWrite: status == PGRES_POLLING_WRITING, deadline: deadline)
-                if readiness == .timedOut || ContinuousClock.now >= deadline {
+                if readiness == .timedOut {
                     IOReactor.shared.forget(fd: fd)
                     PQfinish(handle)
                     throw PGError.timeout("could not connect to \(target) within \(config.connectTimeout)")

@@ -6,7 +6,7 @@ import Testing
 /// `TASKBASE_PG_PORT` + 1000, or `TASKBASE_PG_RESTART_PORT`), so the suites running in
 /// parallel on the main test server are not disturbed.
 @Suite("Server restarts and multi-host strings", .serialized)
-struct ServerRestartTests {
+struct ServerRestartTimingTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     static var restartPort: String {
