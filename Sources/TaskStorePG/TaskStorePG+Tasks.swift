@@ -41,8 +41,8 @@ extension TaskStorePG: TaskRepository {
                   FROM counter
                 RETURNING *
             ), history AS (
-                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT new.team_id, new.number, new.id, new.version, new.created_by, new.created_at, 'created',
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
                        \(unsafeSQL: Self.historyChangesSQL)
                   FROM t AS new LEFT JOIN tasks old ON false
             ), notified AS (
@@ -151,8 +151,8 @@ extension TaskStorePG: TaskRepository {
                 RETURNING *
             )
             , history AS (
-                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT new.team_id, new.number, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
                        \(unsafeSQL: historyChangesSQL)
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             )
@@ -174,7 +174,7 @@ extension TaskStorePG: TaskRepository {
                 WITH gone AS (
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
                 ), history AS (
-                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_number = \(key.number)
+                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_id = \(task.id.rawValue)
                 )
                 SELECT \(Self.notifySQL(kind: "'deleted'", team: key.team, number: "gone.number", taskID: "gone.id", version: "gone.version", actorID: "\(actor.id.rawValue)", at: "\(time)::timestamptz")) FROM gone
                 """)
@@ -185,13 +185,13 @@ extension TaskStorePG: TaskRepository {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let query: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
-                   h.actor_id, h.changed_at, h.action, h.changes
+                   h.actor_id, h.changed_at, h.kind, h.changes
               FROM (SELECT 1) one
               LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
               LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
               LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_number = t.number
+              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
              ORDER BY h.id
             """
         let rows = try await statement(as: access.actor, query)
@@ -210,7 +210,7 @@ extension TaskStorePG: TaskRepository {
                 return TaskHistoryEntry(
                     taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
                     actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
-                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "action"), changes: changes)
+                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: changes)
         }
     }
 }
