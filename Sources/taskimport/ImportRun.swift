@@ -3,10 +3,11 @@ import CommandLineToolkit
 import Foundation
 import PGStore
 import TaskCore
+import TaskbaseCommandLine
 import TaskStorePG
 
 /// One invocation of taskimport: reads the command line, checks the file's header, connects,
-/// imports, and prints the summary. Errors leave as `ExitCodeMapping` turns them.
+/// imports, and prints the summary. Errors leave as `ImportExitCodes` turns them.
 struct ImportRun {
     let values: ParsedValues
 
@@ -99,22 +100,6 @@ struct ImportRun {
 
     /// The Postgres-backed service; any failure to get there is exit 3.
     private func openService() async throws -> TaskService {
-        let config: PGConfig
-        do {
-            config = try PGConfig.fromEnvironment()
-        } catch {
-            throw CommandFailure(
-                "bad database configuration: \(ExitCodeMapping.oneLine(ErrorPrinter.message(for: error))); check DATABASE_URL, the PG* variables and .env",
-                exitCode: .cannotConnect)
-        }
-        do {
-            return TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 2))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw CommandFailure(
-                "cannot connect to the database: \(ExitCodeMapping.oneLine(ErrorPrinter.message(for: error))); check DATABASE_URL, the PG* variables and .env",
-                exitCode: .cannotConnect)
-        }
+        try await ServiceConnection.open(maxConnections: 2)
     }
 }

@@ -61,7 +61,7 @@ enum TaskImport {
             } catch where Task.isCancelled {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {
-                throw ExitCodeMapping.failure(for: error)
+                throw ImportExitCodes.failure(for: error)
             }
         }
     )
