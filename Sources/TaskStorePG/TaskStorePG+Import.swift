@@ -107,18 +107,27 @@ extension TaskStorePG: TaskImportPort {
         }
     }
 
-    /// History's field list, in `TaskField` order, as SQL over `old` (the task before; all
-    /// NULL for a new task) and `new` (the task after).
-    static let historyChangesSQL = """
-        (SELECT coalesce(jsonb_agg(jsonb_build_object('field', f.field, 'old', f.old, 'new', f.new) ORDER BY f.ord), '[]'::jsonb)
-           FROM (VALUES (1, 'title', old.title, new.title), (2, 'notes', old.notes, new.notes),
-                        (3, 'status', old.status, new.status), (4, 'priority', old.priority, new.priority),
-                        (5, 'due_date', old.due_date::text, new.due_date::text),
-                        (6, 'assignee', old.assignee_id::text, new.assignee_id::text),
-                        (7, 'category', old.category, new.category), (8, 'external_id', old.external_id, new.external_id)
-                ) AS f(ord, field, old, new)
-          WHERE f.old IS DISTINCT FROM f.new AND (old.number IS NOT NULL OR coalesce(f.new, '') <> ''))
-        """
+    /// History's columns, in `TaskField` order, as text (what `TaskItem.historyValue` gives).
+    static let historyFields: [(name: String, column: String)] = [
+        ("title", "title"), ("notes", "notes"), ("status", "status"), ("priority", "priority"),
+        ("due_date", "due_date::text"), ("assignee", "assignee_id::text"), ("category", "category"),
+        ("external_id", "external_id"),
+    ]
+
+    /// SQL for a history entry's field list, `[{"field", "old", "new"}, ...]`, from row alias
+    /// `new` and, for a change, row alias `old` (nil for a creation, which lists the fields
+    /// that have a value). One array expression per row: no subquery, no aggregate.
+    static func historyChangesSQL(old: String?) -> String {
+        let elements = historyFields.map { field in
+            let new = "new.\(field.column)"
+            guard let old else {
+                return "CASE WHEN coalesce(\(new), '') <> '' THEN jsonb_build_object('field', '\(field.name)', 'old', NULL, 'new', \(new)) END"
+            }
+            let before = "\(old).\(field.column)"
+            return "CASE WHEN \(before) IS DISTINCT FROM \(new) THEN jsonb_build_object('field', '\(field.name)', 'old', \(before), 'new', \(new)) END"
+        }
+        return "to_jsonb(array_remove(ARRAY[\(elements.joined(separator: ", "))]::jsonb[], NULL))"
+    }
 
     /// The one merge statement, history, the counter, and the change notifications.
     static func merge(
@@ -152,23 +161,27 @@ extension TaskStorePG: TaskImportPort {
                   FROM staged ORDER BY line
                 ON CONFLICT (team_id, external_id) \(unsafeSQL: onConflict)
                 RETURNING t.*, (t.xmax = 0) AS inserted
-            ), history AS (
+            ), created AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
-                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at,
-                       CASE WHEN new.inserted THEN 'imported' ELSE 'reimported' END,
-                       \(unsafeSQL: historyChangesSQL)
+                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, 'imported',
+                       \(unsafeSQL: historyChangesSQL(old: nil))
                   FROM merged new
-                  LEFT JOIN staged st ON st.external_id = new.external_id
-                  LEFT JOIN LATERAL (
-                      SELECT * FROM tasks o WHERE o.team_id = new.team_id AND o.number = st.old_number
-                  ) old ON NOT new.inserted
+                 WHERE new.inserted
+                RETURNING 1
+            ), changed AS (
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, 'reimported',
+                       \(unsafeSQL: historyChangesSQL(old: "old"))
+                  FROM merged new
+                  JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
+                 WHERE NOT new.inserted
                 RETURNING 1
             )
             SELECT (SELECT count(*) FROM staged) AS staged,
                    (SELECT count(*) FROM staged WHERE old_number IS NOT NULL) AS existing,
                    (SELECT count(*) FROM merged WHERE inserted) AS inserted,
                    (SELECT count(*) FROM merged WHERE NOT inserted) AS updated,
-                   (SELECT count(*) FROM history) AS recorded
+                   (SELECT count(*) FROM created) + (SELECT count(*) FROM changed) AS recorded
             """)
         let counts = rows[0]
         let inserted = try counts.decode(Int.self, "inserted")

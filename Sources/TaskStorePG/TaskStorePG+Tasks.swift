@@ -4,7 +4,7 @@ import TaskCore
 
 extension TaskStorePG: TaskRepository {
     /// How history stores one field's change (`task_history.changes` is an array of these,
-    /// written by `historyChangesSQL`).
+    /// written by `historyChangesSQL(old:)`).
     struct StoredChange: Decodable {
         var field: String
         var old: String?
@@ -43,8 +43,8 @@ extension TaskStorePG: TaskRepository {
             ), history AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
-                       \(unsafeSQL: Self.historyChangesSQL)
-                  FROM t AS new LEFT JOIN tasks old ON false
+                       \(unsafeSQL: Self.historyChangesSQL(old: nil))
+                  FROM t AS new
             ), notified AS (
                 SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
             )
@@ -153,7 +153,7 @@ extension TaskStorePG: TaskRepository {
             , history AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
-                       \(unsafeSQL: historyChangesSQL)
+                       \(unsafeSQL: historyChangesSQL(old: "old"))
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             )
             SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
