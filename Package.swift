@@ -42,6 +42,11 @@ let package = Package(
         .target(name: "CSVImport"),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+        // Faults on purpose: concurrent and killed migrations, racing updates, hostile input,
+        // CSV fuzzing, failover to a promoted standby, PgBouncer in transaction mode.
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["TaskCore", "TaskStorePG", "TaskStoreContract", "Migrations", "PGStore", "CSVImport", "taskmigrate"]),
     ],
     swiftLanguageModes: [.v6]
 )

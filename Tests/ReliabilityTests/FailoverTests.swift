@@ -1,0 +1,88 @@
+import Foundation
+import Migrations
+import PGStore
+import TaskCore
+import TaskStoreContract
+import TaskStorePG
+import Testing
+
+@Suite("failover to a promoted streaming standby", .timeLimit(.minutes(2)))
+struct FailoverTests {
+    /// Ports of the primary (a `scripts/pg` cluster of its own) and of its standby.
+    static let primaryPort = ProcessInfo.processInfo.environment["TASKBASE_FAILOVER_PRIMARY_PORT"] ?? "54361"
+    static let standbyPort = ProcessInfo.processInfo.environment["TASKBASE_STANDBY_PORT"] ?? "54362"
+    static let environment = ["TASKBASE_PG_PORT": primaryPort, "TASKBASE_STANDBY_PORT": standbyPort]
+    static let database = "reliability_failover"
+
+    @Test("after the primary stops and its standby is promoted, the next write through the same store succeeds on the new primary")
+    func writeAfterPromotion() async throws {
+        do {
+            try await run()
+        } catch {
+            await Self.cleanUp()
+            throw error
+        }
+        await Self.cleanUp()
+    }
+
+    func run() async throws {
+        try await Scripts.run("pg", ["start"], environment: Self.environment)
+        let primary = try PGConfig(connectionString: try await Scripts.run("pg", ["url", Self.database], environment: Self.environment))
+        var maintenance = primary
+        maintenance["dbname"] = "postgres"
+        try await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(Self.database) WITH (FORCE)"), on: maintenance)
+        try await ScratchDatabase.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(Self.database)"), on: maintenance)
+        _ = try await MigrationRunner(directory: MigrationDirectory(path: PackagePaths.migrations.path), config: primary).up()
+        try await Scripts.run("faults", ["standby", "create", try await Scripts.run("pg", ["url", Self.database], environment: Self.environment)], environment: Self.environment)
+
+        // One configuration for the life of the store: both servers, writes to whichever is primary.
+        var both = primary
+        both["host"] = "127.0.0.1,127.0.0.1"
+        both["port"] = "\(Self.primaryPort),\(Self.standbyPort)"
+        both["target_session_attrs"] = "read-write"
+        both.connectTimeout = .seconds(5)
+        var standby = primary
+        standby["port"] = Self.standbyPort
+
+        let store = try await TaskStorePG.open(config: both, maxConnections: 2)
+        let fixture = try await ContractFixture.make(store: store)
+        let before = try await fixture.makeTask("Written before the failover")
+        #expect(try await Self.isInRecovery(standby))
+        try await waitUntil("the standby to replay the first write") {
+            try await Self.count(ofTitle: before.title, on: standby) == 1
+        }
+
+        try await Scripts.run("pg", ["stop"], environment: Self.environment)
+        try await Scripts.run("faults", ["standby", "promote"], environment: Self.environment)
+        #expect(try await Self.isInRecovery(standby) == false)
+
+        let after = try await fixture.makeTask("Written after the failover")
+        #expect(after.key.number == before.key.number + 1)
+        #expect(try await fixture.service.task(before.key, as: fixture.viewer).title == before.title)
+        #expect(try await Self.count(ofTitle: after.title, on: standby) == 1)
+    }
+
+    static func isInRecovery(_ config: PGConfig) async throws -> Bool {
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        return try await connection.query("SELECT pg_is_in_recovery() AS recovering")[0].decode(Bool.self, "recovering")
+    }
+
+    /// Tasks titled `title`, read as the superuser (row-level security does not apply).
+    static func count(ofTitle title: String, on config: PGConfig) async throws -> Int {
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        return try await connection.query("SELECT count(*) AS n FROM tasks WHERE title = \(title)")[0].decode(Int.self, "n")
+    }
+
+    /// Stops both servers and deletes the standby, whatever state the test left them in.
+    static func cleanUp() async {
+        for (script, arguments) in [("faults", ["standby", "destroy"]), ("pg", ["stop"])] {
+            do {
+                try await Scripts.run(script, arguments, environment: environment)
+            } catch {
+                Issue.record("cleaning up: \(error)")
+            }
+        }
+    }
+}
