@@ -1,54 +1,69 @@
 import Foundation
 
-/// A program run as a child process, its output captured in files (never pipes, so a chatty
-/// child cannot stall on a full pipe) and its end awaited without blocking a Swift thread.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program run as a child process with `posix_spawn`, its output captured in files and its
+/// end awaited by polling `waitpid` without blocking a Swift thread.
+///
+/// Not Foundation's `Process`: on Linux it learns of a child's end through a descriptor the
+/// child inherits, so a script that starts a daemon (`pg_ctl start`, `pgbouncer -d`) never
+/// "ends" while the daemon runs.
 final class ChildProcess: Sendable {
     /// How a finished process ended and what it printed.
     struct Outcome: Sendable, CustomStringConvertible {
+        /// The exit status, or the signal number when `killedBySignal`.
         var status: Int32
-        var reason: Process.TerminationReason
+        var killedBySignal: Bool
         var standardOutput: String
         var standardError: String
 
-        var description: String { "exit \(status)\(reason == .uncaughtSignal ? " (signal)" : ""); stderr: \(standardError)" }
+        var description: String { "\(killedBySignal ? "killed by signal" : "exit") \(status); stderr: \(standardError)" }
     }
 
-    private let process: Process
-    private let outputURL: URL
-    private let errorURL: URL
-    private let ended: Task<Void, Never>
-
-    /// Starts `executable` with `arguments`; `environment` is added to this process's own.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        outputURL = folder.appendingPathComponent("stdout")
-        errorURL = folder.appendingPathComponent("stderr")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in continuation.finish() }
-        try process.run()
-        ended = Task { for await _ in stream {} }
+    /// A child that could not be started.
+    struct SpawnFailed: Error, CustomStringConvertible {
+        var path: String
+        var code: Int32
+        var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
     }
 
     /// The child's process id, e.g. to send it a signal.
-    var processIdentifier: Int32 { process.processIdentifier }
+    let processIdentifier: pid_t
+    private let folder: URL
+
+    /// Starts `executable` with `arguments`; `environment` is added to this process's own.
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, folder.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        guard code == 0 else { throw SpawnFailed(path: executable.path, code: code) }
+        processIdentifier = pid
+    }
 
     /// Waits for the end and reads what the child printed.
     func finish() async -> Outcome {
-        await ended.value
-        let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(at: outputURL.deletingLastPathComponent())
-        return Outcome(status: process.terminationStatus, reason: process.terminationReason, standardOutput: output, standardError: errors)
+        var status: Int32 = 0
+        while waitpid(processIdentifier, &status, WNOHANG) == 0 {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let output = (try? String(contentsOf: folder.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: folder)
+        let signal = status & 0x7F
+        return Outcome(status: signal == 0 ? (status >> 8) & 0xFF : signal, killedBySignal: signal != 0, standardOutput: output, standardError: errors)
     }
 
     /// Runs a command to its end.

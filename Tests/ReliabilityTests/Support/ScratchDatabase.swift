@@ -57,30 +57,22 @@ struct ScratchDatabase: Sendable {
 
     /// Runs one statement on a connection of its own.
     static func execute(_ query: PGQuery, on config: PGConfig) async throws {
+        _ = try await withConnection(to: config) { try await $0.execute(query) }
+    }
+
+    /// Runs `body` on a connection of its own to `config`, closed afterwards.
+    static func withConnection<T>(to config: PGConfig, _ body: (PGConnection) async throws -> T) async throws -> T {
         let connection = try await PGConnection.connect(config)
-        do {
-            _ = try await connection.execute(query)
-            await connection.close()
-        } catch {
-            await connection.close()
-            throw error
-        }
+        defer { Task { await connection.close() } }
+        return try await body(connection)
     }
 
     private static func drop(_ name: String, admin: PGConfig) async throws {
         try await execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(PGQuery.quoteIdentifier(name)) WITH (FORCE)"), on: admin)
     }
 
-    /// Runs `body` on a connection to this database, closing it afterwards.
+    /// Runs `body` on a connection to this database, closed afterwards.
     func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        let connection = try await PGConnection.connect(config)
-        do {
-            let value = try await body(connection)
-            await connection.close()
-            return value
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await Self.withConnection(to: config, body)
     }
 }

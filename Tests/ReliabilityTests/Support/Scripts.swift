@@ -14,7 +14,7 @@ enum Scripts {
     @discardableResult
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> String {
         let outcome = try await ChildProcess.run(PackagePaths.script(name), arguments, environment: environment)
-        guard outcome.status == 0, outcome.reason == .exit else {
+        guard outcome.status == 0, !outcome.killedBySignal else {
             throw Failed(command: (["scripts/" + name] + arguments.map { $0.contains("://") ? "URL" : $0 }).joined(separator: " "), outcome: outcome)
         }
         return outcome.standardOutput.trimmingCharacters(in: .newlines)
