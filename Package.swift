@@ -5,48 +5,65 @@ let package = Package(
     name: "Taskbase",
     products: [
         .library(name: "PGStore", targets: ["PGStore"]),
-        .library(name: "TaskCore", targets: ["TaskCore"]),
-        .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "Migrations", targets: ["Migrations"]),
-        .executable(name: "taskmigrate", targets: ["taskmigrate"]),
-        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "TaskCore", targets: ["TaskCore"]),
+        .library(name: "TaskStorePG", targets: ["TaskStorePG"]),
+        .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
+        .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .executable(name: "taskmigrate", targets: ["taskmigrate"]),
+        .executable(name: "taskctl", targets: ["taskctl"]),
     ],
     targets: [
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // PostgreSQL client.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
-        .target(name: "Migrations", dependencies: ["PGStore"]),
-        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore"]),
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
-        .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
+
+        // Migrations.
+        .target(name: "Migrations", dependencies: ["PGStore"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate"]),
-        .executableTarget(
-            name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations"],
-            path: "Benchmarks/taskbase-bench"),
-        .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+
+        // Domain, service layer and its two stores.
         .target(name: "TaskCore"),
         .target(name: "TaskStoreMemory", dependencies: ["TaskCore"]),
+        .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
         // The store contract: checks every TaskCore store must pass. Linked only by test targets.
         .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
+        // Test databases on the server scripts/test names. Linked only by test targets.
+        .target(name: "TaskbaseTestSupport", dependencies: ["PGStore", "Migrations"]),
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
-        .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
-        .testTarget(name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "Migrations", "PGStore"]),
+        .testTarget(
+            name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
+
+        // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
-        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        .testTarget(
+            name: "TaskctlTests",
+            dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "PGStore"]),
+
+        // Import.
         .target(name: "CSVImport"),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
-        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+
         // Faults on purpose: concurrent and killed migrations, racing updates, hostile input,
-        // CSV fuzzing, failover to a promoted standby, PgBouncer in transaction mode.
+        // CSV fuzzing, server restart, failover to a promoted standby, PgBouncer in transaction mode.
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["TaskCore", "TaskStorePG", "TaskStoreContract", "Migrations", "PGStore", "CSVImport", "taskmigrate"]),
+
+        // Examples and benchmarks.
+        .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
+        .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
+        .executableTarget(
+            name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations"],
+            path: "Benchmarks/taskbase-bench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -153,8 +153,8 @@ extension TaskStorePG: TaskImportPort {
                 ON CONFLICT (team_id, external_id) \(unsafeSQL: onConflict)
                 RETURNING t.*, (t.xmax = 0) AS inserted
             ), history AS (
-                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT new.team_id, new.number, new.id, new.version, new.updated_by, new.updated_at,
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at,
                        CASE WHEN new.inserted THEN 'imported' ELSE 'reimported' END,
                        \(unsafeSQL: historyChangesSQL)
                   FROM merged new
@@ -180,11 +180,11 @@ extension TaskStorePG: TaskImportPort {
         if inserted + updated > 0, inserted + updated <= importNotificationLimit {
             try await tx.execute("""
                 SELECT \(notifySQL(
-                           kind: "CASE WHEN h.action = 'imported' THEN 'created' ELSE 'updated' END", team: team,
-                           number: "h.task_number", taskID: "h.task_id", version: "h.version", actorID: "h.actor_id", at: "h.changed_at"))
-                  FROM task_history h
+                           kind: "CASE WHEN h.kind = 'imported' THEN 'created' ELSE 'updated' END", team: team,
+                           number: "t.number", taskID: "h.task_id", version: "h.version", actorID: "h.actor_id", at: "h.changed_at"))
+                  FROM task_history h JOIN tasks t ON t.team_id = h.team_id AND t.id = h.task_id
                  WHERE h.team_id = \(teamID.rawValue) AND h.changed_at = \(time) AND h.actor_id = \(actor.rawValue)
-                   AND h.action IN ('imported', 'reimported')
+                   AND h.kind IN ('imported', 'reimported')
                  ORDER BY h.id
                 """)
         }

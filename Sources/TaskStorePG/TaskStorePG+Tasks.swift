@@ -3,25 +3,17 @@ import PGStore
 import TaskCore
 
 extension TaskStorePG: TaskRepository {
-    /// How history stores one field's change (`task_history.changes` is an array of these).
-    struct StoredChange: Codable {
+    /// How history stores one field's change (`task_history.changes` is an array of these,
+    /// written by `historyChangesSQL`).
+    struct StoredChange: Decodable {
         var field: String
         var old: String?
         var new: String?
     }
 
-    static func historyJSON(_ changes: [FieldChange]) throws -> PGJSON {
-        try PGJSON(encoding: changes.map { StoredChange(field: $0.field.rawValue, old: $0.old, new: $0.new) })
-    }
-
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
-        // History of a creation depends only on the draft's values, not on ids.
-        let preview = TaskItem(
-            id: TaskID(0), teamID: TeamID(0), key: TaskKey(team: team, number: 1), draft: draft, assigneeID: draft.assignee == nil ? nil : UserID(0),
-            by: UserID(0), at: time)
-        let json = try Self.historyJSON(preview.changes(since: nil))
         let due = draft.dueDate.map(Self.pgDate)
         let query: PGQuery = """
             WITH actor AS (
@@ -49,10 +41,10 @@ extension TaskStorePG: TaskRepository {
                   FROM counter
                 RETURNING *
             ), history AS (
-                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT t.team_id, t.number, t.id, t.version, t.created_by, t.created_at, 'created',
-                       \(json)::jsonb
-                  FROM t
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
+                       \(unsafeSQL: Self.historyChangesSQL)
+                  FROM t AS new LEFT JOIN tasks old ON false
             ), notified AS (
                 SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
             )
@@ -149,7 +141,6 @@ extension TaskStorePG: TaskRepository {
 
     /// Writes `new` over `old` (same team and number) and records the change in history.
     static func save(_ new: TaskItem, replacing old: TaskItem, kind: TaskHistoryEntry.Kind, on tx: PGConnection) async throws {
-        let json = try historyJSON(new.changes(since: old))
         try await tx.execute("""
             WITH t AS (
                 UPDATE tasks SET title = \(new.title), notes = \(new.notes), status = \(new.status.rawValue),
@@ -157,11 +148,13 @@ extension TaskStorePG: TaskRepository {
                        assignee_id = \(new.assigneeID?.rawValue), category = \(new.category), external_id = \(new.externalID),
                        updated_by = \(new.updatedBy.rawValue), updated_at = \(new.updatedAt), version = \(new.version)
                  WHERE team_id = \(old.teamID.rawValue) AND number = \(old.key.number) AND version = \(old.version)
-                RETURNING team_id, number, id, version, updated_by, updated_at
+                RETURNING *
             )
             , history AS (
-                INSERT INTO task_history (team_id, task_number, task_id, version, actor_id, changed_at, action, changes)
-                SELECT team_id, number, id, version, updated_by, updated_at, \(kind.rawValue), \(json)::jsonb FROM t
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
+                       \(unsafeSQL: historyChangesSQL)
+                  FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             )
             SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
             """)
@@ -181,7 +174,7 @@ extension TaskStorePG: TaskRepository {
                 WITH gone AS (
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
                 ), history AS (
-                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_number = \(key.number)
+                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_id = \(task.id.rawValue)
                 )
                 SELECT \(Self.notifySQL(kind: "'deleted'", team: key.team, number: "gone.number", taskID: "gone.id", version: "gone.version", actorID: "\(actor.id.rawValue)", at: "\(time)::timestamptz")) FROM gone
                 """)
@@ -192,13 +185,13 @@ extension TaskStorePG: TaskRepository {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let query: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
-                   h.actor_id, h.changed_at, h.action, h.changes
+                   h.actor_id, h.changed_at, h.kind, h.changes
               FROM (SELECT 1) one
               LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
               LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
               LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_number = t.number
+              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
              ORDER BY h.id
             """
         let rows = try await statement(as: access.actor, query)
@@ -217,7 +210,7 @@ extension TaskStorePG: TaskRepository {
                 return TaskHistoryEntry(
                     taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
                     actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
-                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "action"), changes: changes)
+                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: changes)
         }
     }
 }

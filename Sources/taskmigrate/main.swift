@@ -1,3 +1,3 @@
-import Foundation
+import CommandLineToolkit
 
-exit(await TaskMigrate.run(Array(CommandLine.arguments.dropFirst())))
+await CommandRunner(root: TaskMigrateCommands.root).main()

@@ -4,8 +4,9 @@ import PGStore
 public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// A statement of a migration failed; its transaction (and history row) rolled back.
     case statementFailed(MigrationStatementFailure)
-    /// A migration kept hitting its lock timeout; every try rolled back.
-    case lockTimeout(file: String, attempts: Int, lockTimeout: Duration, blocker: LockBlocker?)
+    /// A migration kept hitting its lock timeout; every try rolled back (a concurrent index
+    /// build that could not be cleaned up is named in `leftoverIndex`).
+    case lockTimeout(file: String, attempts: Int, lockTimeout: Duration, blocker: LockBlocker?, leftoverIndex: String?)
     /// Another runner held the migration lock for longer than we were willing to wait.
     case migrationLockBusy(waited: Duration, holder: String?)
     /// `up` found hazards in pending files that they do not allow with `-- lint:allow`.
@@ -22,9 +23,11 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .statementFailed(let failure):
             return failure.description
-        case let .lockTimeout(file, attempts, lockTimeout, blocker):
+        case let .lockTimeout(file, attempts, lockTimeout, blocker, leftoverIndex):
             let who = blocker.map { "; blocked by \($0)" } ?? "; the blocking session could not be identified"
-            return "\(file): could not get its locks within lock_timeout \(lockTimeout.postgresSetting) in \(attempts) tries\(who); nothing was applied — end that session or retry when the table is quieter"
+            let outcome = leftoverIndex.map { "the INVALID index \($0) is left behind: drop it (DROP INDEX CONCURRENTLY \($0)) before retrying" }
+                ?? "nothing was applied — end that session or retry when the table is quieter"
+            return "\(file): could not get its locks within lock_timeout \(lockTimeout.postgresSetting) in \(attempts) tries\(who); \(outcome)"
         case let .migrationLockBusy(waited, holder):
             let who = holder.map { " (held by \($0))" } ?? ""
             return "another taskmigrate held the migration lock for \(waited.postgresSetting)\(who); try again later or raise --lock-wait"
@@ -62,6 +65,7 @@ public struct MigrationStatementFailure: Error, Sendable, CustomStringConvertibl
         var server = error.sqlState.map { "\(error.severity ?? "ERROR") \($0): \(error.message)" } ?? error.message
         if let detail = error.detail { server += " (\(detail))" }
         if let hint = error.hint { server += "; hint: \(hint)" }
+        if error.isCanceled, error.message.contains("statement timeout") { server += "; if it needs longer, raise --statement-timeout" }
         return "\(path):\(location): \(server); \(outcome)"
     }
 }

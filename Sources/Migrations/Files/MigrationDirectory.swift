@@ -13,13 +13,6 @@ public struct MigrationDirectory: Sendable {
         self.path = path
     }
 
-    /// The folder from `--dir`, else `TASKBASE_MIGRATIONS_DIR`, else `migrations`.
-    public static func resolve(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> MigrationDirectory {
-        if let flag, !flag.isEmpty { return MigrationDirectory(path: flag) }
-        if let variable = environment[environmentVariable], !variable.isEmpty { return MigrationDirectory(path: variable) }
-        return MigrationDirectory(path: "migrations")
-    }
-
     /// Every `.sql` file in the folder, parsed, in version order. Other files and hidden files
     /// are ignored; a `.sql` file with a bad name, a duplicate version or a broken directive
     /// is an error naming it.

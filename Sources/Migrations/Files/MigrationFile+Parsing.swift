@@ -15,7 +15,10 @@ extension MigrationFile {
             error.path = path
             throw error
         }
-        let source = SourceText(bytes: bytes)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw MigrationFileError(path: path, line: Self.lineOfFirstInvalidUTF8(bytes), message: "the file is not valid UTF-8; save it as UTF-8")
+        }
+        let source = SourceText(text)
         let tokens = SQLLexer(source).tokens()
         func fail(_ token: SQLToken, _ message: String) -> MigrationFileError {
             MigrationFileError(path: path, line: source.location(ofOffset: token.offset).line, message: message)
@@ -65,6 +68,11 @@ extension MigrationFile {
             throw fail(stray, "SQL before -- migrate:down without a -- migrate:up marker; start the file with -- migrate:up")
         }
         let splitter = SQLStatementSplitter(source: source)
+        let up = splitter.statements(tokens[upStart..<upEnd])
+        let down = downMarker.map { splitter.statements(tokens[($0 + 1)...]) }
+        if runsInTransaction, let control = (up + (down ?? [])).lazy.compactMap(\.codeTokens.first).first(where: Self.controlsTransaction) {
+            throw fail(control, "\(control.text.uppercased()) inside a migration would split it from its history row; the runner wraps each file in one transaction, so remove it (or mark the file -- migrate:no-transaction)")
+        }
         return MigrationFile(
             version: fileNameParts.version,
             name: fileNameParts.name,
@@ -72,11 +80,23 @@ extension MigrationFile {
             path: path,
             checksum: SHA256.hexDigest(of: bytes),
             source: source,
-            up: splitter.statements(tokens[upStart..<upEnd]),
-            down: downMarker.map { splitter.statements(tokens[($0 + 1)...]) },
+            up: up,
+            down: down,
             runsInTransaction: runsInTransaction,
             allowedLintRules: allowed
         )
+    }
+
+    private static func lineOfFirstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+        return bytes[..<offset].count { $0 == UInt8(ascii: "\n") } + 1
+    }
+
+    private static func controlsTransaction(_ token: SQLToken) -> Bool {
+        ["BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT"].contains { token.isKeyword($0) }
     }
 
     private enum Directive {

@@ -3,12 +3,9 @@ import PGStore
 
 /// The `schema_migrations` table: which migrations a database has applied, with what bytes,
 /// when, how fast, by whom and with which tool version.
-public struct MigrationHistory: Sendable {
+struct MigrationHistory: Sendable {
     /// The table's name.
-    public static let tableName = "schema_migrations"
-
-    /// The history of the connected database.
-    public init() {}
+    static let tableName = "schema_migrations"
 
     /// Creates the table when it does not exist. Run while holding the migration lock, so two
     /// runners never race to create it.

@@ -1,7 +1,7 @@
 /// A lock or rewrite hazard `lint` recognises. The raw value is the name used in
 /// `-- lint:allow RULE` and in every finding.
 public enum LintRule: String, Sendable, CaseIterable, Comparable {
-    /// CREATE INDEX on a table that already exists, without CONCURRENTLY: blocks writes while it builds.
+    /// CREATE INDEX (or ADD UNIQUE/PRIMARY KEY) on an existing table without CONCURRENTLY: blocks writes while it builds.
     case createIndexNotConcurrently = "create-index-not-concurrently"
     /// ADD COLUMN ... NOT NULL without DEFAULT: fails on any table with rows.
     case addColumnNotNullWithoutDefault = "add-column-not-null-without-default"

@@ -72,6 +72,10 @@ public struct MigrationLinter: Sendable {
         let second = action.tokens.dropFirst().first.map { $0.text.uppercased() } ?? ""
         let notValid = action.containsSequence(["NOT", "VALID"])
         if Self.constraintStarts.contains(second) {
+            let buildsIndex = action.containsSequence(["UNIQUE"]) || action.containsSequence(["PRIMARY", "KEY"])
+            if buildsIndex, !action.containsSequence(["USING", "INDEX"]) {
+                report(.createIndexNotConcurrently, head, "ADD UNIQUE or PRIMARY KEY builds its index on \(table) while holding ACCESS EXCLUSIVE; CREATE UNIQUE INDEX CONCURRENTLY first, then ADD CONSTRAINT ... USING INDEX")
+            }
             let checksRows = action.containsSequence(["FOREIGN", "KEY"]) || action.containsSequence(["CHECK"])
             if checksRows, !notValid {
                 report(.constraintWithoutNotValid, head, "adding a FOREIGN KEY or CHECK to \(table) scans every row while holding its lock; add it NOT VALID, then VALIDATE CONSTRAINT in a later migration")

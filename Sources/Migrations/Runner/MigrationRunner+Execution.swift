@@ -14,18 +14,29 @@ extension MigrationRunner {
     /// execution time. A transactional migration and its history change commit together.
     func run(_ file: MigrationFile, _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws -> Int64 {
         let interval = max(.milliseconds(10), min(.milliseconds(200), settings.lockTimeout / 4))
+        let build = direction == .up ? ConcurrentIndexBuild(file) : nil
         var attempt = 1
+        var lastBlocker: LockBlocker?
         while true {
-            let (result, blocker) = await BlockerWatch.watching(pid: work.backendPID, on: lockConnection, interval: interval) {
-                try await runOnce(file, direction, on: work)
+            let (result, seen) = await BlockerWatch.watching(pid: work.backendPID, on: lockConnection, interval: interval) {
+                try await build?.dropLeftover(on: work)
+                return try await runOnce(file, direction, on: work)
             }
+            let blocker = seen ?? lastBlocker
+            lastBlocker = blocker
             switch result {
             case .success(let milliseconds):
                 return milliseconds
             case .failure(let error):
-                guard case .statementFailed(let failure) = error as? MigrationError, failure.error.code == .lockNotAvailable else { throw error }
+                guard Self.isLockTimeout(error) else { throw error }
                 guard attempt <= settings.lockRetries else {
-                    throw MigrationError.lockTimeout(file: file.path, attempts: attempt, lockTimeout: settings.lockTimeout, blocker: blocker)
+                    var leftover: String?
+                    if let build {
+                        try? await build.dropLeftover(on: work)
+                        leftover = try? await build.leftover(on: work)
+                    }
+                    throw MigrationError.lockTimeout(file: file.path, attempts: attempt, lockTimeout: settings.lockTimeout, blocker: blocker,
+                                                     leftoverIndex: leftover)
                 }
                 let delay = settings.backoff(beforeRetry: attempt) * Double.random(in: 0.8...1.2)
                 onEvent(.retrying(file, attempt: attempt, of: settings.lockRetries, delay: delay, blocker: blocker))
@@ -33,6 +44,12 @@ extension MigrationRunner {
                 attempt += 1
             }
         }
+    }
+
+    /// A 55P03 from a migration statement or from dropping a leftover index.
+    private static func isLockTimeout(_ error: any Error) -> Bool {
+        if case .statementFailed(let failure) = error as? MigrationError { return failure.error.code == .lockNotAvailable }
+        return (error as? PGError)?.code == .lockNotAvailable
     }
 
     private func runOnce(_ file: MigrationFile, _ direction: MigrationDirection, on work: PGConnection) async throws -> Int64 {
@@ -61,12 +78,14 @@ extension MigrationRunner {
     }
 
     /// Sends each statement on its own, so a failure names its statement even when the server
-    /// gives no position.
+    /// gives no position. A statement cancelled because the task was (Ctrl-C) is a
+    /// `CancellationError`, not a migration failure.
     private func execute(_ statements: [SQLStatement], of file: MigrationFile, _ direction: MigrationDirection, on connection: PGConnection) async throws {
         for statement in statements {
             do {
                 _ = try await connection.simpleQuery(unsafeSQL: statement.text)
             } catch let error as PGError where error.kind == .server {
+                if Task.isCancelled { throw CancellationError() }
                 throw MigrationError.statementFailed(MigrationStatementFailure(
                     path: file.path, location: file.location(of: statement, position: error.position),
                     direction: direction, wasTransactional: file.runsInTransaction, error: error))

@@ -81,12 +81,16 @@ public struct MigrationRunner: Sendable {
         }
     }
 
-    /// The pending files up to `target`, refused when lint flags one without `-- lint:allow`.
+    /// The pending files up to `target`, refused when one is empty or lint flags one without
+    /// `-- lint:allow`.
     func runnable(_ plan: MigrationPlan, upTo target: Int64?) throws -> [MigrationFile] {
         if let target, !plan.entries.contains(where: { $0.version == target }) {
             throw MigrationError.unknownVersion(target, known: Self.knownVersions(plan))
         }
-        let files = plan.pending.filter { target == nil || $0.version <= target! }
+        let files = plan.pending.filter { file in target.map { file.version <= $0 } ?? true }
+        if let empty = files.first(where: \.up.isEmpty) {
+            throw MigrationFileError(path: empty.path, message: "the up section has no statements; write the migration or delete the file")
+        }
         let refused = files.flatMap { MigrationLinter().lint($0) }.filter { !$0.isAllowed }
         guard refused.isEmpty else { throw MigrationError.lintRefused(refused) }
         return files

@@ -5,11 +5,6 @@ public struct SourceText: Sendable {
     public let scalars: [Unicode.Scalar]
     private let lineStarts: [Int]
 
-    /// Decodes `bytes` as UTF-8 (invalid sequences become U+FFFD, as the server would refuse them).
-    public init(bytes: [UInt8]) {
-        self.init(String(decoding: bytes, as: UTF8.self))
-    }
-
     /// Wraps `text`.
     public init(_ text: String) {
         scalars = Array(text.unicodeScalars)

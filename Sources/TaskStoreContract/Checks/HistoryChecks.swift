@@ -33,6 +33,14 @@ extension TaskStoreContract {
             #expect(history[3].changes == [FieldChange(field: .status, old: "open", new: "done")])
             #expect(done.createdBy == owner && done.updatedBy == admin && done.createdAt == created.createdAt)
         },
+        ContractCheck("a task created with an assignee and a due date records both in its creation entry") { f in
+            let member = try await f.service.user(f.member).id
+            let created = try await f.makeTask("Assigned", TaskDraftFields(dueDate: ContractFixture.today, assignee: f.member))
+            let history = try await f.service.history(of: created.key, as: f.viewer)
+            #expect(history.count == 1)
+            #expect(history.first?.changes.contains(FieldChange(field: .assignee, old: nil, new: member.description)) == true)
+            #expect(history.first?.changes.contains(FieldChange(field: .dueDate, old: nil, new: "2026-03-10")) == true)
+        },
         ContractCheck("a deleted task is gone with its history, and its number is not reused") { f in
             let first = try await f.makeTask("Doomed")
             try await f.service.deleteTask(first.key, expectedVersion: 1, as: f.member)

@@ -1,3 +1,4 @@
+import CommandLineToolkit
 import Foundation
 import Migrations
 
@@ -64,12 +65,10 @@ struct StatusDocument: Encodable {
         }
     }
 
-    /// Pretty, key-sorted JSON with snake_case keys and ISO 8601 dates.
+    /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
     func encoded() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let encoder = JSONOutput.makeEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 }

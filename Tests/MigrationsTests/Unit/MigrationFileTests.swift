@@ -109,3 +109,65 @@ struct MigrationFileTests {
         #expect(try migration(text).checksum != migration("SELECT 1;\n").checksum)
     }
 }
+
+@Suite("Migration files: transaction control")
+struct TransactionControlTests {
+    @Test("COMMIT, BEGIN or ROLLBACK in a transactional file is rejected, naming the line", arguments: ["COMMIT;", "BEGIN;", "ROLLBACK;", "START TRANSACTION;", "END;"])
+    func rejected(statement: String) {
+        #expect {
+            try migration("CREATE TABLE a (id int);\n\(statement)\n")
+        } throws: { error in
+            (error as? MigrationFileError)?.line == 2 && String(describing: error).contains("history row")
+        }
+    }
+
+    @Test("BEGIN inside a function body or a DO block is not transaction control")
+    func functionBodies() throws {
+        _ = try migration("""
+            DO $$ BEGIN PERFORM 1; END $$;
+            CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;
+            """)
+    }
+}
+
+@Suite("Migration folders")
+struct MigrationDirectoryTests {
+    @Test("files load in version order; other files and hidden files are ignored")
+    func ordering() throws {
+        let folder = try MigrationFolder([
+            "0010_ten.sql": "SELECT 10;\n", "0002_two.sql": "SELECT 2;\n", "README.md": "notes\n", ".0003_hidden.sql": "SELECT 3;\n",
+        ])
+        defer { folder.delete() }
+        #expect(try folder.directory.load().map(\.version) == [2, 10])
+    }
+
+    @Test("two files with one version are rejected, naming both")
+    func duplicateVersion() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "00001_b.sql": "SELECT 1;\n"])
+        defer { folder.delete() }
+        #expect {
+            try folder.directory.load()
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains("version 1 is also used by") && text.contains("0001_a.sql") && text.contains("00001_b.sql")
+        }
+    }
+
+    @Test("a missing folder is an error that says how to point at the right one")
+    func missingFolder() {
+        #expect {
+            try MigrationDirectory(path: "/nonexistent/taskbase-migrations").load()
+        } throws: { String(describing: $0).contains("TASKBASE_MIGRATIONS_DIR") }
+    }
+}
+
+@Suite("Migration files: encoding")
+struct MigrationEncodingTests {
+    @Test("a file that is not valid UTF-8 is rejected, naming the line")
+    func invalidUTF8() {
+        let bytes = Array("SELECT 1;\nSELECT '".utf8) + [0xC3, 0x28] + Array("';\n".utf8)
+        #expect {
+            try MigrationFile.parse(fileName: "0001_bad.sql", path: "0001_bad.sql", bytes: bytes)
+        } throws: { ($0 as? MigrationFileError)?.line == 2 && String(describing: $0).contains("not valid UTF-8") }
+    }
+}

@@ -10,6 +10,7 @@ struct MigrationLinterTests {
     @Test("each rule trips on its hazard", arguments: [
         (LintRule.createIndexNotConcurrently, "CREATE INDEX tasks_due ON tasks (team_id, due_date);"),
         (.createIndexNotConcurrently, "CREATE UNIQUE INDEX IF NOT EXISTS tasks_x ON ONLY public.tasks (x);"),
+        (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE (team_id, title);"),
         (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text NOT NULL;"),
         (.volatileDefault, "ALTER TABLE tasks ADD COLUMN token uuid DEFAULT gen_random_uuid();"),
         (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seq bigserial;"),
@@ -35,6 +36,7 @@ struct MigrationLinterTests {
     @Test("each rule passes the safe form", arguments: [
         (LintRule.createIndexNotConcurrently, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY tasks_due ON tasks (team_id, due_date);"),
         (.createIndexNotConcurrently, "CREATE TABLE fresh (id int);\nCREATE INDEX fresh_id ON fresh (id);"),
+        (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE USING INDEX tasks_title_idx;"),
         (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN archived boolean NOT NULL DEFAULT false;"),
         (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text CHECK (category IS NOT NULL OR true);"),
         (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seen_at timestamptz DEFAULT now();"),

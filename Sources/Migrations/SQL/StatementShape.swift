@@ -1,5 +1,5 @@
 /// The code tokens of a statement (or of one ALTER TABLE action) with the small pattern
-/// matches lint's rules are written in.
+/// matches lint's rules and the runner's index clean-up are written in.
 struct StatementShape {
     /// The tokens, without comments or the final `;`.
     let tokens: [SQLToken]
@@ -42,13 +42,27 @@ struct StatementShape {
         return qualifiedName(at: index)?.name
     }
 
+    /// For `CREATE [UNIQUE] INDEX CONCURRENTLY [IF NOT EXISTS] name ON [ONLY] table`: the index's
+    /// name and the table's name parts, each folded as PostgreSQL folds identifiers.
+    func concurrentIndexTarget() -> (index: String, table: [String])? {
+        var index = matches(["CREATE", "UNIQUE", "INDEX", "CONCURRENTLY"]) ? 4 : matches(["CREATE", "INDEX", "CONCURRENTLY"]) ? 3 : -1
+        guard index > 0 else { return nil }
+        index = skipIfNotExists(index)
+        guard index < tokens.count, !tokens[index].isKeyword("ON"), let name = qualifiedName(at: index),
+              name.end < tokens.count, tokens[name.end].isKeyword("ON") else { return nil }
+        var tableStart = name.end + 1
+        if tableStart < tokens.count, tokens[tableStart].isKeyword("ONLY") { tableStart += 1 }
+        guard let table = qualifiedName(at: tableStart) else { return nil }
+        return (name.name, table.parts)
+    }
+
     /// For `ALTER TABLE name action, action, ...`: the table and each action.
     func alterTableActions() -> (String, [StatementShape])? {
         guard matches(["ALTER", "TABLE"]) else { return nil }
         var index = 2
         if index + 1 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("EXISTS") { index += 2 }
         if index < tokens.count, tokens[index].isKeyword("ONLY") { index += 1 }
-        guard let (table, end) = qualifiedName(at: index) else { return nil }
+        guard let (table, _, end) = qualifiedName(at: index) else { return nil }
         var actions: [StatementShape] = []
         var current: [SQLToken] = []
         var depth = 0
@@ -129,14 +143,15 @@ struct StatementShape {
         return index + 3
     }
 
-    /// The last part of the dotted name at `index`, and the index after the name.
-    private func qualifiedName(at start: Int) -> (name: String, end: Int)? {
-        guard start < tokens.count, var name = tokens[start].identifier else { return nil }
+    /// The dotted name at `index`: its parts, its last part, and the index after the name.
+    private func qualifiedName(at start: Int) -> (name: String, parts: [String], end: Int)? {
+        guard start < tokens.count, let first = tokens[start].identifier else { return nil }
+        var parts = [first]
         var index = start + 1
         while index + 1 < tokens.count, tokens[index].text == ".", let part = tokens[index + 1].identifier {
-            name = part
+            parts.append(part)
             index += 2
         }
-        return (name, index)
+        return (parts[parts.count - 1], parts, index)
     }
 }

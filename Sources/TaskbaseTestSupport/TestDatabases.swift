@@ -1,0 +1,56 @@
+import Foundation
+import Migrations
+import PGStore
+
+/// Databases for tests, on the server `scripts/test` names in `TASKBASE_TEST_ADMIN_URL`.
+/// Every name starts with `taskbase_test_`, so `scripts/test` drops them after the run.
+/// Linked only by test targets.
+public enum TestDatabases {
+    /// The tests were not started by `scripts/test`.
+    public struct NotConfigured: Error, CustomStringConvertible {
+        public var description: String { "TASKBASE_TEST_ADMIN_URL is not set: run the tests with scripts/test" }
+    }
+
+    /// The repository's `migrations/` folder.
+    public static let migrationsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("migrations").path
+
+    /// The server's maintenance database, for creating others.
+    public static func admin() throws -> PGConfig {
+        guard let url = ProcessInfo.processInfo.environment["TASKBASE_TEST_ADMIN_URL"] else { throw NotConfigured() }
+        return try PGConfig(connectionString: url)
+    }
+
+    /// A new, empty database named after `purpose`.
+    public static func create(purpose: String) async throws -> PGConfig {
+        let admin = try admin()
+        let name = "taskbase_test_\(purpose)_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        let connection = try await PGConnection.connect(admin)
+        do {
+            try await connection.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(PGQuery.quoteIdentifier(name))"))
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+        var config = admin
+        config["dbname"] = name
+        return config
+    }
+
+    /// A new database with every migration applied.
+    public static func createMigrated(purpose: String) async throws -> PGConfig {
+        let config = try await create(purpose: purpose)
+        _ = try await MigrationRunner(directory: MigrationDirectory(path: migrationsDirectory), config: config).up()
+        return config
+    }
+
+    /// One migrated database for the whole test process, made on first use.
+    public static let shared = Task<PGConfig, any Error> { try await createMigrated(purpose: "shared") }
+
+    /// `config` as a `DATABASE_URL` for child processes (libpq key=value form, password included).
+    public static func connectionString(_ config: PGConfig) -> String {
+        config.parameters.map { "\($0.key)='\($0.value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'" }
+            .joined(separator: " ")
+    }
+}

@@ -1,0 +1,45 @@
+import CommandLineToolkit
+import Foundation
+import TaskCore
+
+/// `taskctl watch` and `taskctl export`: the commands that stream.
+enum StreamCommands {
+    /// `watch`.
+    static let watch = Command(
+        "watch", abstract: "Print each change to a team's tasks, made by anyone, live, until Ctrl-C.",
+        discussion: """
+            One line per change: time, kind (created, updated, deleted), key, version, who, title. \
+            With --json, one JSON object per line (JSON Lines). Ctrl-C stops watching and exits 0. \
+            "watching team KEY" is printed on stderr once changes are being received.
+            """,
+        options: [SharedDeclarations.team],
+        run: Invocation.action { invocation in
+            let format = try invocation.format()
+            let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
+            let watch = ChangeWatch(service: try await invocation.openService(), team: team, actor: actor, json: format == .json)
+            try await watch.run(ready: { try invocation.note("watching team \(team); Ctrl-C to stop") }, write: invocation.write)
+        })
+
+    /// `export`.
+    static let export = Command(
+        "export", abstract: "Write every task of a team to stdout, as CSV for taskimport or as JSON.",
+        discussion: """
+            The CSV has the columns taskimport reads: External ID, Title, Notes, Status, Priority, \
+            Due Date, Assignee (email), Category. A task without an external id exports its key \
+            (CORE-7) as its external id, so importing the file into another team round-trips and \
+            re-importing it changes nothing. The JSON is one array of task documents (as task show \
+            --json prints them). Tasks are read and written page by page: memory stays flat.
+            """,
+        options: [
+            SharedDeclarations.team,
+            Option("format", help: "What to write.", type: .choice(of: ExportFormat.self), default: ExportFormat.csv.rawValue),
+        ],
+        run: Invocation.action { invocation in
+            if invocation.values.flag("json") { throw UsageError("export takes --format json, not --json") }
+            let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
+            let export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
+            _ = try await export.write(as: invocation.values.value("format", as: ExportFormat.self) ?? .csv, to: { bytes in
+                try FileHandle.standardOutput.write(contentsOf: Data(bytes))
+            })
+        })
+}

@@ -1,0 +1,52 @@
+import Foundation
+import TaskCore
+
+/// A user in JSON: `id`, `email`, `display_name`, `disabled`, `created_at`.
+struct UserDocument: Encodable {
+    var id: Int64
+    var email: String
+    var displayName: String
+    var disabled: Bool
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, email, displayName = "display_name", disabled, createdAt = "created_at"
+    }
+
+    /// The document of `user`.
+    init(_ user: User) {
+        id = user.id.rawValue
+        email = user.email
+        displayName = user.displayName
+        disabled = user.isDisabled
+        createdAt = user.createdAt
+    }
+}
+
+/// How users print.
+enum UserOutput {
+    /// `user list`.
+    static let list = ListOutput<User>(
+        table: [
+            .init("EMAIL") { $0.email },
+            .init("NAME", maxWidth: 40) { $0.displayName },
+            .init("STATUS") { status($0) },
+            .init("ID", alignment: .right) { String($0.id.rawValue) },
+        ],
+        csv: [
+            .init("id") { String($0.id.rawValue) },
+            .init("email") { $0.email },
+            .init("display_name") { $0.displayName },
+            .init("disabled") { String($0.isDisabled) },
+            .init("created_at") { Timestamp.iso($0.createdAt) },
+        ])
+
+    /// One line after a change: `user ann@example.com (#3): Ann Lee, enabled`.
+    static func line(_ user: User) -> String {
+        "user \(user.email) (#\(user.id)): \(TerminalText.clean(user.displayName)), \(status(user))\n"
+    }
+
+    private static func status(_ user: User) -> String {
+        user.isDisabled ? "disabled" : "enabled"
+    }
+}

@@ -1,0 +1,81 @@
+import CommandLineToolkit
+import Foundation
+import PGStore
+import TaskCore
+import TaskStorePG
+
+/// What a command's action works with: its parsed values, the acting user, the output format,
+/// and the service, opened on demand from `DATABASE_URL` / `PG*` / `.env`.
+struct Invocation: Sendable {
+    /// The values the command line gave.
+    let values: ParsedValues
+
+    /// The action for `body`: it runs with an invocation, and whatever it throws leaves as a
+    /// usage error, a cancellation, or a one-line failure with its exit code (`ExitCodeMapping`).
+    static func action(_ body: @escaping @Sendable (Invocation) async throws -> Void) -> Command.Action {
+        { values in
+            do {
+                try await body(Invocation(values: values))
+            } catch {
+                throw ExitCodeMapping.failure(for: error)
+            }
+        }
+    }
+
+    /// The acting user from `--as` or `TASKBASE_ACTOR`; a usage error when neither is given.
+    func actor() throws(UsageError) -> UserRef {
+        guard let text = values.string("as"), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError("this command acts as a user: pass --as EMAIL or set TASKBASE_ACTOR")
+        }
+        return UserRef(text)
+    }
+
+    /// The output format the flags ask for; `--csv` only where the command declares it.
+    func format(allowsCSV: Bool = false) throws(UsageError) -> OutputFormat {
+        let json = values.flag("json"), csv = allowsCSV && values.flag("csv")
+        if json && csv { throw UsageError("--json and --csv cannot be combined") }
+        return json ? .json : csv ? .csv : .table
+    }
+
+    /// A service over the configured PostgreSQL; any failure to get there is exit 3.
+    func openService() async throws -> TaskService {
+        let config: PGConfig
+        do {
+            config = try PGConfig.fromEnvironment()
+        } catch {
+            throw CommandFailure(
+                "bad database configuration: \(ErrorPrinter.message(for: error)); check DATABASE_URL, the PG* variables and .env",
+                exitCode: .cannotConnect)
+        }
+        do {
+            let store = try await TaskStorePG.open(config: config)
+            return TaskService(store: store, clock: Self.localClock)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw CommandFailure(
+                "cannot connect to the database: \(ExitCodeMapping.oneLine(ErrorPrinter.message(for: error))); check DATABASE_URL, the PG* variables and .env",
+                exitCode: .cannotConnect)
+        }
+    }
+
+    /// Today in the machine's time zone, the day relative dates count from.
+    var today: CalendarDate {
+        Self.localClock.today()
+    }
+
+    /// Days in the machine's time zone, so `today`, `+3d` and "overdue" mean the user's day.
+    static var localClock: TaskClock {
+        TaskClock(utcOffsetSeconds: TimeZone.current.secondsFromGMT()) { Date() }
+    }
+
+    /// Writes `text` to standard output.
+    func write(_ text: String) throws {
+        try StandardStream.standardOutput.write(text)
+    }
+
+    /// Writes a note for a person (a hint, "watching...") to standard error.
+    func note(_ text: String) throws {
+        try StandardStream.standardError.write(text + "\n")
+    }
+}

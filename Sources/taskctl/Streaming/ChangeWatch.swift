@@ -1,0 +1,46 @@
+import CommandLineToolkit
+import Foundation
+import TaskCore
+
+/// `watch`: prints each change of a team as it happens, until the task is cancelled (Ctrl-C),
+/// which ends it normally, so the program exits 0; ending the iteration ends the subscription.
+struct ChangeWatch: Sendable {
+    /// The service to subscribe through.
+    var service: TaskService
+    /// The team to watch.
+    var team: TeamKey
+    /// Who watches (any member, viewers included).
+    var actor: UserRef
+    /// JSON Lines rather than text lines.
+    var json: Bool
+
+    /// Subscribes, calls `ready` once changes are being received, then calls `write` with each
+    /// change's line. Returns when cancelled; a feed that ends on its own is a failure (exit 3).
+    func run(ready: () throws -> Void, write: (String) throws -> Void) async throws {
+        var directory = try await UserDirectory.of(team, service: service, as: actor)
+        let stream = try await service.changes(in: team, as: actor)
+        try ready()
+        let encoder = ChangeOutput.makeLineEncoder()
+        do {
+            for try await change in stream {
+                try await directory.resolve([change.actorID], using: service)
+                let document = ChangeDocument(change, actor: directory.email(change.actorID), title: try await title(of: change))
+                try write(json ? try ChangeOutput.jsonLine(document, encoder: encoder) : ChangeOutput.line(document))
+            }
+        } catch where Task.isCancelled {
+            return
+        }
+        if Task.isCancelled { return }
+        throw CommandFailure("the change feed of team \(team) ended: the connection to the database closed", exitCode: .cannotConnect)
+    }
+
+    /// The task's current title; nil for a deletion or a task deleted since.
+    private func title(of change: TaskChange) async throws -> String? {
+        guard change.kind != .deleted else { return nil }
+        do {
+            return try await service.task(change.key, as: actor).title
+        } catch TaskError.notFound {
+            return nil
+        }
+    }
+}

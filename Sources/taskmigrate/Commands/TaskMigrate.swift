@@ -1,0 +1,159 @@
+import CommandLineToolkit
+import Foundation
+import Migrations
+import PGStore
+
+/// What each taskmigrate command does: read its values, call the Migrations module, print.
+/// Data goes to stdout; progress and errors to stderr.
+enum TaskMigrate {
+    private static let printer = ErrorPrinter(program: "taskmigrate")
+
+    static func status(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let plan = try await runner(values).plan()
+            if values.flag("json") {
+                try StandardStream.standardOutput.write(try StatusDocument(plan: plan).encoded())
+                return
+            }
+            var table = TextTable(columns: [.init("VERSION", alignment: .right), .init("NAME"), .init("STATE"), .init("APPLIED AT")])
+            for entry in plan.entries {
+                let applied = entry.record.map { $0.appliedAt.formatted(.iso8601) + ($0.isBaseline ? " (baseline)" : "") } ?? "-"
+                table.append([String(entry.version), entry.name, entry.state.rawValue, applied])
+            }
+            let drift = plan.entries.filter(\.state.isDrift).count
+            try write(table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
+                + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n")
+        }
+    }
+
+    static func up(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let runner = try runner(values)
+            let target = values.int("to").map(Int64.init)
+            if values.flag("dry-run") {
+                let files = try await runner.pending(upTo: target)
+                for file in files {
+                    try write("would apply \(file.fileName) (\(file.runsInTransaction ? "in a transaction" : "no transaction"), \(file.up.count) statement\(file.up.count == 1 ? "" : "s"))\n")
+                }
+                if files.isEmpty { try write("up to date: nothing to apply\n") }
+                return
+            }
+            let applied = try await runner.up(to: target)
+            for file in applied { try write("applied \(file.fileName)\n") }
+            let current = try await runner.plan().currentVersion.map(String.init) ?? "none"
+            try write(applied.isEmpty ? "up to date at version \(current)\n" : "now at version \(current)\n")
+        }
+    }
+
+    static func down(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let rolledBack = try await runner(values).down(to: values.int("to").map(Int64.init))
+            for file in rolledBack { try write("rolled back \(file.fileName)\n") }
+            if rolledBack.isEmpty { try write("nothing to roll back\n") }
+        }
+    }
+
+    static func verify(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let plan = try await runner(values).plan()
+            try plan.verify()
+            try write("verified: \(plan.applied.count) applied and unchanged, \(plan.pending.count) pending\n")
+        }
+    }
+
+    static func plan(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let runner = try runner(values)
+            let files = try await runner.pending(upTo: values.int("to").map(Int64.init))
+            if files.isEmpty { try write("-- nothing pending\n") }
+            let timeouts = "lock_timeout \(DurationText.format(runner.settings.lockTimeout)), statement_timeout \(DurationText.format(runner.settings.statementTimeout))"
+            for file in files {
+                try write("-- \(file.fileName): \(file.runsInTransaction ? "one transaction with its history row" : "no transaction"); \(timeouts)\n")
+                try write(file.up.map { $0.text + "\n" }.joined() + "\n")
+            }
+        }
+    }
+
+    static func new(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            try write(try directory(values).create(name: values.requiredString("name")) + "\n")
+        }
+    }
+
+    static func lint(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            let paths = values.strings("files")
+            let files = paths.isEmpty ? try directory(values).load() : try paths.map(MigrationDirectory.load(path:))
+            let findings = files.flatMap { MigrationLinter().lint($0) }
+            for finding in findings { try write(finding.description + "\n") }
+            let refused = findings.filter { !$0.isAllowed }.count
+            let summary = "\(files.count) file\(files.count == 1 ? "" : "s"), \(refused) hazard\(refused == 1 ? "" : "s") not allowed, \(findings.count - refused) allowed"
+            guard refused == 0 else { throw CommandFailure("lint: " + summary, exitCode: .inputRejected) }
+            try StandardStream.standardError.write("taskmigrate: lint: \(summary)\n")
+        }
+    }
+
+    static func baseline(_ values: ParsedValues) async throws {
+        try await reportingFailures {
+            guard let version = values.int("version"), version > 0 else { throw UsageError("the version must be a positive number") }
+            for file in try await runner(values).baseline(Int64(version)) {
+                try write("recorded \(file.fileName) as applied (baseline, not run)\n")
+            }
+        }
+    }
+
+    private static func directory(_ values: ParsedValues) -> MigrationDirectory {
+        MigrationDirectory(path: values.string("dir") ?? "migrations")
+    }
+
+    private static func runner(_ values: ParsedValues) throws -> MigrationRunner {
+        var settings = MigrationSettings()
+        if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: "lock-timeout") }
+        if let text = values.string("statement-timeout") { settings.statementTimeout = try DurationText.parse(text, option: "statement-timeout") }
+        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait") }
+        if let retries = values.int("lock-retries") {
+            guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
+            settings.lockRetries = retries
+        }
+        return MigrationRunner(directory: directory(values), config: try PGConfig.fromEnvironment(), settings: settings, onEvent: report)
+    }
+
+    /// Progress on stderr: waits and retries always (they explain a pause), each migration's
+    /// start only on a terminal.
+    private static func report(_ event: MigrationEvent) {
+        let line: String?
+        switch event {
+        case .waitingForMigrationLock(let holder):
+            line = "waiting for the migration lock\(holder.map { ", held by \($0)" } ?? "") ..."
+        case let .retrying(file, attempt, total, delay, blocker):
+            line = "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
+        case let .starting(file, direction):
+            line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
+        case .migrationLockAcquired, .finished:
+            line = nil
+        }
+        if let line { try? StandardStream.standardError.write("taskmigrate: \(line)\n") }
+    }
+
+    private static func write(_ text: String) throws {
+        try StandardStream.standardOutput.write(text)
+    }
+
+    /// Runs a command's work, turning its failures into detail lines and a `CommandFailure`
+    /// with the right exit code; usage errors and Ctrl-C (exit 130) pass through to the runner.
+    private static func reportingFailures(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as UsageError {
+            throw error
+        } catch let error as CommandFailure {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            let report = FailureReport(error)
+            for line in report.details { printer.error(line) }
+            throw CommandFailure(report.summary, exitCode: report.exitCode)
+        }
+    }
+}

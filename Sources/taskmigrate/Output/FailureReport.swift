@@ -1,0 +1,61 @@
+import CommandLineToolkit
+import Migrations
+import PGStore
+
+/// Turns what the Migrations module and PGStore throw into what the user sees: detail lines
+/// printed first (one per drifted file or lint finding), then one summary line and the exit
+/// code of DESIGN.md §6.
+struct FailureReport {
+    var details: [String] = []
+    var summary: String
+    var exitCode: ExitCode
+
+    init(_ error: any Error) {
+        switch error {
+        case let error as MigrationFileError:
+            summary = error.description
+            exitCode = .inputRejected
+        case let error as MigrationDriftError:
+            details = error.description.split(separator: "\n").map(String.init)
+            summary = "the migrations folder does not match the database's history (see above); nothing was run"
+            exitCode = .inputRejected
+        case MigrationError.lintRefused(let findings):
+            details = findings.map(\.description)
+            summary = "refusing to apply: fix the hazards above or add -- lint:allow RULE to the file; nothing was run"
+            exitCode = .inputRejected
+        case let error as MigrationError:
+            summary = error.description
+            exitCode = Self.exitCode(for: error)
+        case let error as PGError:
+            summary = error.kind == .connection || error.kind == .configuration
+                ? "cannot connect to the database: \(error.description); check DATABASE_URL (or the PG* variables, .env)"
+                : error.description
+            exitCode = Self.exitCode(for: error)
+        default:
+            summary = ErrorPrinter.message(for: error)
+            exitCode = .failure
+        }
+    }
+
+    private static func exitCode(for error: MigrationError) -> ExitCode {
+        switch error {
+        case .statementFailed(let failure):
+            return failure.error.code == .insufficientPrivilege ? .permissionDenied : .failure
+        case .lockTimeout, .migrationLockBusy, .historyNotEmpty:
+            return .conflict
+        case .lintRefused, .notReversible:
+            return .inputRejected
+        case .unknownVersion:
+            return .usage
+        }
+    }
+
+    private static func exitCode(for error: PGError) -> ExitCode {
+        if error.kind == .connection || error.kind == .configuration { return .cannotConnect }
+        switch error.code {
+        case .insufficientPrivilege: return .permissionDenied
+        case .invalidPassword, .invalidAuthorization: return .cannotConnect
+        default: return .failure
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import CommandLineToolkit
+import Migrations
+
+/// taskmigrate's command tree: the declarations drive parsing, help and usage lines.
+enum TaskMigrateCommands {
+    private static let defaults = MigrationSettings()
+
+    static let root = Command(
+        "taskmigrate",
+        abstract: "Apply, verify and plan Taskbase's schema migrations.",
+        discussion: """
+            Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
+            file in the working directory fills in what the environment does not set. Connect \
+            directly to PostgreSQL, not through PgBouncer in transaction mode: the migration lock \
+            and the timeouts are session settings.
+
+            Exit codes: 0 ok, 1 failed, 2 usage, 3 cannot connect, 4 permission denied, \
+            5 conflict (migration lock busy, lock timeout), 6 input rejected (drift, lint, bad file).
+            """,
+        version: "taskmigrate \(MigrationTool.version)",
+        options: [
+            Option("dir", valueName: "PATH", help: "The migrations folder.", default: "migrations", environment: MigrationDirectory.environmentVariable),
+            Option("lock-timeout", valueName: "DURATION", help: "lock_timeout for every migration statement: 500ms, 5s, 2min, 1h.",
+                   default: DurationText.format(defaults.lockTimeout), environment: "TASKBASE_LOCK_TIMEOUT"),
+            Option("statement-timeout", valueName: "DURATION", help: "statement_timeout for every migration statement.",
+                   default: DurationText.format(defaults.statementTimeout), environment: "TASKBASE_STATEMENT_TIMEOUT"),
+            Option("lock-retries", valueName: "N", help: "Tries again after a lock timeout, with doubling backoff.", type: .integer,
+                   default: String(defaults.lockRetries)),
+            Option("lock-wait", valueName: "DURATION", help: "How long to wait for another runner's migration lock.",
+                   default: DurationText.format(defaults.migrationLockWait), environment: "TASKBASE_LOCK_WAIT"),
+        ],
+        subcommands: [status, up, down, verify, plan, new, lint, baseline]
+    )
+
+    static let status = Command(
+        "status",
+        abstract: "List every migration and its state.",
+        discussion: """
+            States: applied, pending, changed (edited after it was applied), missing (applied, file \
+            gone), out_of_order (not applied, numbered below the newest applied one). Reads only; \
+            takes no lock. --json prints one document with version, name, file, state, checksum, \
+            applied_at and more for each migration.
+            """,
+        flags: [Flag("json", help: "Print one JSON document.")],
+        run: { values in try await TaskMigrate.status(values) }
+    )
+
+    static let up = Command(
+        "up",
+        abstract: "Apply pending migrations.",
+        discussion: """
+            Each migration runs in its own transaction together with its history row (unless the \
+            file says -- migrate:no-transaction), with lock_timeout and statement_timeout set. A \
+            lock timeout is retried with backoff, then reported with the session that blocked it. \
+            One runner works at a time (an advisory lock); the others wait, then find the database \
+            up to date. Refuses to start on drift or on lint hazards a file does not allow with \
+            -- lint:allow RULE (exit 6).
+            """,
+        options: [Option("to", valueName: "V", help: "Stop after version V.", type: .integer)],
+        flags: [Flag("dry-run", help: "List what would run; change nothing.")],
+        run: { values in try await TaskMigrate.up(values) }
+    )
+
+    static let down = Command(
+        "down",
+        abstract: "Roll back the newest migration (or all newer than --to).",
+        discussion: """
+            Runs the -- migrate:down section and removes the history row in the same transaction. \
+            With --to V rolls back every applied migration newer than V, newest first (--to 0: all). \
+            Refuses before changing anything when one of them has no down section.
+            """,
+        options: [Option("to", valueName: "V", help: "Roll back everything newer than version V.", type: .integer)],
+        run: { values in try await TaskMigrate.down(values) }
+    )
+
+    static let verify = Command(
+        "verify",
+        abstract: "Check the folder against the history (exit 6 on drift).",
+        discussion: """
+            An applied file that changed, an applied version whose file is gone, or a pending file \
+            numbered below the newest applied one is an error naming the file. Reads only.
+            """,
+        run: { values in try await TaskMigrate.verify(values) }
+    )
+
+    static let plan = Command(
+        "plan",
+        abstract: "Print the SQL that up would run.",
+        discussion: "Runs the same verification and lint checks as up; changes nothing.",
+        options: [Option("to", valueName: "V", help: "Stop after version V.", type: .integer)],
+        run: { values in try await TaskMigrate.plan(values) }
+    )
+
+    static let new = Command(
+        "new",
+        abstract: "Create the next NNNN_name.sql file.",
+        discussion: "Writes empty -- migrate:up and -- migrate:down sections and prints the path. NAME may use letters, digits, spaces, dashes and underscores; it becomes snake_case.",
+        positionals: [Positional("name", valueName: "NAME", help: "What the migration does, e.g. add_due_dates.")],
+        run: { values in try await TaskMigrate.new(values) }
+    )
+
+    static let lint = Command(
+        "lint",
+        abstract: "Report lock and rewrite hazards (no database needed).",
+        discussion: """
+            One line per hazard: file:line: rule: reason. Exit 6 when a hazard is not allowed by \
+            -- lint:allow RULE in its file. Statements on tables created earlier in the same file are \
+            not flagged; down sections are not linted. Rules: \
+            \(LintRule.allCases.map(\.rawValue).joined(separator: ", ")).
+            """,
+        positionals: [Positional("files", valueName: "FILE", arity: .zeroOrMore, help: "Files to lint (default: every file in the folder).")],
+        run: { values in try await TaskMigrate.lint(values) }
+    )
+
+    static let baseline = Command(
+        "baseline",
+        abstract: "Record migrations up to V as applied without running them.",
+        discussion: "For a database whose schema existed before taskmigrate managed it. Only on an empty history (exit 5 otherwise).",
+        positionals: [Positional("version", valueName: "V", type: .integer, help: "The newest version the database already has.")],
+        run: { values in try await TaskMigrate.baseline(values) }
+    )
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Migrations
+
+/// A temporary migrations folder for one test: a copy of the project's migrations, or
+/// files written by the test.
+struct MigrationFolder: Sendable {
+    /// The folder's path.
+    let path: String
+
+    /// The repository's root, found from this file's path.
+    static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// An empty folder, or one holding `files` (name → text).
+    init(_ files: [String: String] = [:]) throws {
+        path = NSTemporaryDirectory() + "taskbase-migrations-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files { try write(name, text) }
+    }
+
+    /// A copy of the project's own `migrations/`.
+    static func project() throws -> MigrationFolder {
+        let folder = try MigrationFolder()
+        let source = packageRoot + "/migrations"
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") {
+            try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
+        }
+        return folder
+    }
+
+    /// Writes (or overwrites) a file.
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+    }
+
+    /// Removes a file.
+    func remove(_ name: String) throws {
+        try FileManager.default.removeItem(atPath: path + "/" + name)
+    }
+
+    /// The folder as the Migrations module sees it.
+    var directory: MigrationDirectory { MigrationDirectory(path: path) }
+
+    /// Deletes the folder.
+    func delete() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@Suite("taskctl user and team, as a process against PostgreSQL")
+struct UserAndTeamCommandTests {
+    @Test("user add, list, disable and enable; a disabled user can do nothing")
+    func users() async throws {
+        let fixture = try await Fixture.make()
+        let email = fixture.email("new")
+        let added = try await fixture.expectSuccess(["--json", "user", "add", email.uppercased(), "--name", " New Person "]).object()
+        #expect(added["email"] as? String == email)
+        #expect(added["display_name"] as? String == "New Person")
+        #expect(added["disabled"] as? Bool == false)
+        #expect(Set(added.keys) == ["id", "email", "display_name", "disabled", "created_at"])
+
+        let list = try await fixture.expectSuccess(["user", "list"])
+        #expect(list.standardOutput.hasPrefix("EMAIL "))
+        #expect(list.standardOutput.contains(email))
+        let json = try await fixture.expectSuccess(["user", "list", "--json"]).objects()
+        #expect(json.contains { $0["email"] as? String == email })
+        let csv = try await fixture.expectSuccess(["user", "list", "--csv"])
+        #expect(csv.standardOutput.hasPrefix("id,email,display_name,disabled,created_at\r\n"))
+
+        let disabled = try await fixture.expectSuccess(["user", "disable", fixture.member])
+        #expect(disabled.standardOutput.contains("disabled"))
+        try await fixture.expectFailure(4, ["task", "list", "--team", fixture.team], as: fixture.member)
+        try await fixture.expectSuccess(["user", "enable", fixture.member])
+        try await fixture.expectSuccess(["task", "list", "--team", fixture.team], as: fixture.member)
+
+        try await fixture.expectFailure(5, ["user", "add", email, "--name", "Again"])
+        try await fixture.expectFailure(6, ["user", "add", "not-an-email", "--name", "X"])
+        try await fixture.expectFailure(1, ["user", "disable", fixture.email("nobody")])
+    }
+
+    @Test("team create, list, show with its summary, and the members")
+    func teams() async throws {
+        let fixture = try await Fixture.make()
+        let created = try await fixture.expectSuccess(
+            ["--json", "team", "create", "X" + fixture.suffix.lowercased(), "--name", "Other", "--owner", fixture.member]).object()
+        #expect(created["key"] as? String == "X" + fixture.suffix)
+        #expect(created["role"] as? String == "owner")
+        #expect(Set(created.keys) == ["id", "key", "name", "created_at", "role"])
+        try await fixture.expectFailure(5, ["team", "create", fixture.team, "--name", "Taken"], as: fixture.owner)
+        try await fixture.expectFailure(6, ["team", "create", "9BAD", "--name", "Bad key"], as: fixture.owner)
+
+        let teams = try await fixture.expectSuccess(["--json", "team", "list"], as: fixture.member).objects()
+        #expect(Set(teams.compactMap { $0["key"] as? String }) == [fixture.team, "X" + fixture.suffix])
+        #expect(teams.first { $0["key"] as? String == fixture.team }?["role"] as? String == "member")
+
+        _ = try await fixture.addTask("Overdue", ["--due=-2d", "--assignee", fixture.member])
+        _ = try await fixture.addTask("Docs", ["--category", "Docs"])
+        let show = try await fixture.expectSuccess(["team", "show", fixture.team], as: fixture.viewer)
+        #expect(show.standardOutput.contains("your role  viewer"))
+        #expect(show.standardOutput.contains("tasks      2 (open 2, in_progress 0, done 0)"))
+        #expect(show.standardOutput.contains("overdue    1"))
+        #expect(show.standardOutput.contains("Uncategorized"))
+        let summary = try await fixture.expectSuccess(["--json", "team", "show", fixture.team], as: fixture.viewer).object()
+        #expect(summary["total"] as? Int == 2)
+        #expect(summary["overdue"] as? Int == 1)
+        #expect((summary["by_status"] as? [String: Int]) == ["open": 2, "in_progress": 0, "done": 0])
+        let categories = try #require(summary["by_category"] as? [[String: Any]])
+        #expect(Set(categories.compactMap { $0["name"] as? String }) == ["Docs", "Uncategorized"])
+        let assignees = try #require(summary["open_by_assignee"] as? [[String: Any]])
+        #expect(assignees.contains { $0["name"] as? String == fixture.member && $0["count"] as? Int == 1 })
+
+        try await fixture.expectFailure(1, ["team", "show", fixture.team], as: fixture.outsider)
+        try await fixture.expectFailure(2, ["team", "show", "no!"], as: fixture.owner)
+    }
+
+    @Test("memberships: add, set-role, remove, and who may do it")
+    func memberships() async throws {
+        let fixture = try await Fixture.make()
+        let newcomer = fixture.outsider
+        let added = try await fixture.expectSuccess(["--json", "team", "add-member", fixture.team, newcomer], as: fixture.admin).object()
+        #expect(added["role"] as? String == "member")
+        #expect(Set(added.keys) == ["user_id", "email", "display_name", "role", "disabled"])
+        try await fixture.expectFailure(5, ["team", "add-member", fixture.team, newcomer, "--role", "viewer"], as: fixture.admin)
+
+        let changed = try await fixture.expectSuccess(["team", "set-role", fixture.team, newcomer, "viewer"], as: fixture.admin)
+        #expect(changed.standardOutput == "\(newcomer) is a viewer of team \(fixture.team)\n")
+        try await fixture.expectFailure(4, ["team", "set-role", fixture.team, newcomer, "owner"], as: fixture.admin)
+        try await fixture.expectFailure(4, ["team", "add-member", fixture.team, fixture.email("owner"), "--role", "viewer"], as: fixture.member)
+        try await fixture.expectFailure(1, ["team", "set-role", fixture.team, fixture.email("nobody"), "admin"], as: fixture.admin)
+        try await fixture.expectFailure(2, ["team", "set-role", fixture.team, newcomer, "boss"], as: fixture.admin)
+        try await fixture.expectFailure(6, ["team", "set-role", fixture.team, fixture.owner, "admin"], as: fixture.owner)
+
+        let members = try await fixture.expectSuccess(["--json", "team", "members", fixture.team], as: fixture.viewer).objects()
+        #expect(Dictionary(uniqueKeysWithValues: members.map { ($0["email"] as? String ?? "", $0["role"] as? String ?? "") }) == [
+            fixture.owner: "owner", fixture.admin: "admin", fixture.member: "member", fixture.viewer: "viewer", newcomer: "viewer",
+        ])
+        let table = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.viewer)
+        #expect(table.standardOutput.hasPrefix("EMAIL "))
+
+        try await fixture.expectSuccess(["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
+        try await fixture.expectFailure(1, ["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
+        try await fixture.expectFailure(1, ["team", "members", fixture.team], as: newcomer)
+    }
+
+    @Test("owners rename and delete a team; delete wants --yes")
+    func renameAndDelete() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("Goes with the team")
+        try await fixture.expectFailure(4, ["team", "rename", fixture.team, "Admins' team"], as: fixture.admin)
+        let renamed = try await fixture.expectSuccess(["--json", "team", "rename", fixture.team, "Renamed"], as: fixture.owner).object()
+        #expect(renamed["name"] as? String == "Renamed" && renamed["key"] as? String == fixture.team)
+        try await fixture.expectFailure(2, ["team", "delete", fixture.team], as: fixture.owner)
+        try await fixture.expectFailure(4, ["team", "delete", fixture.team, "--yes"], as: fixture.admin)
+        #expect(try await fixture.expectSuccess(["team", "delete", fixture.team, "--yes"], as: fixture.owner).standardOutput
+            == "deleted team \(fixture.team)\n")
+        try await fixture.expectFailure(1, ["team", "show", fixture.team], as: fixture.owner)
+    }
+}

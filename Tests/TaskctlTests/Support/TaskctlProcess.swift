@@ -1,0 +1,99 @@
+import Foundation
+
+/// What one run of `taskctl` did.
+struct TaskctlResult: CustomStringConvertible {
+    var exitCode: Int32
+    var standardOutput: String
+    var standardError: String
+
+    /// Standard output parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(standardOutput.utf8))
+    }
+
+    /// Standard output parsed as one JSON object.
+    func object() throws -> [String: Any] {
+        guard let object = try json() as? [String: Any] else { throw TaskctlProcess.Unexpected(description: "not an object: \(self)") }
+        return object
+    }
+
+    /// Standard output parsed as a JSON array of objects.
+    func objects() throws -> [[String: Any]] {
+        guard let array = try json() as? [[String: Any]] else { throw TaskctlProcess.Unexpected(description: "not an array: \(self)") }
+        return array
+    }
+
+    /// For failure messages.
+    var description: String { "exit \(exitCode)\nstdout: \(standardOutput)\nstderr: \(standardError)" }
+}
+
+/// The built `taskctl` run as a child process against the test database, off Swift's
+/// cooperative threads (a thread per process), with output collected in temporary files.
+struct TaskctlProcess {
+    struct Unexpected: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The executable sits next to the test bundle in the build folder.
+    static var executableURL: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("taskctl")
+    }
+
+    /// The environment of a child: this process's, without any connection or actor settings,
+    /// with `DATABASE_URL` set to the test database, then `overrides`.
+    static func environment(_ overrides: [String: String] = [:]) async throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !key.hasPrefix("PG") && key != "DATABASE_URL" && key != "TASKBASE_ACTOR" && key != "TASKBASE_TEST_ADMIN_URL"
+        }
+        environment["DATABASE_URL"] = try await TestDatabase.url.value
+        environment.merge(overrides) { _, new in new }
+        return environment
+    }
+
+    /// A configured, unstarted process in a scratch directory (so no `.env` is read).
+    static func process(_ arguments: [String], environment: [String: String]) -> Process {
+        let process = Process()
+        process.executableURL = executableURL
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
+        process.standardInput = FileHandle.nullDevice
+        return process
+    }
+
+    /// Runs `taskctl arguments` (as `actor` when given) to the end.
+    static func run(_ arguments: [String], as actor: String? = nil, environment overrides: [String: String] = [:]) async throws -> TaskctlResult {
+        let environment = try await environment(overrides)
+        let arguments = (actor.map { ["--as", $0] } ?? []) + arguments
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> TaskctlResult {
+        let directory = FileManager.default.temporaryDirectory
+        let outputURL = directory.appendingPathComponent("taskctl-out-\(UUID().uuidString)")
+        let errorURL = directory.appendingPathComponent("taskctl-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outputURL)
+            try? FileManager.default.removeItem(at: errorURL)
+        }
+        let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
+        let process = process(arguments, environment: environment)
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        try errors.close()
+        return TaskctlResult(
+            exitCode: process.terminationStatus,
+            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
+            standardError: try String(contentsOf: errorURL, encoding: .utf8))
+    }
+}
