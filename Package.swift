@@ -54,7 +54,9 @@ let package = Package(
         // CSV fuzzing, server restart, failover to a promoted standby, PgBouncer in transaction mode.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["TaskCore", "TaskStorePG", "TaskStoreContract", "Migrations", "PGStore", "CSVImport", "taskmigrate"]),
+            dependencies: [
+                "TaskCore", "TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "Migrations", "PGStore", "CSVImport", "taskmigrate",
+            ]),
 
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),

@@ -28,7 +28,7 @@ struct MigrationFaultTests {
     static let taskmigrate = PackagePaths.executable("taskmigrate")
 
     static func taskmigrate(_ arguments: [String], on database: ScratchDatabase) throws -> ChildProcess {
-        try ChildProcess(taskmigrate, arguments, environment: ["DATABASE_URL": database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
+        try ChildProcess(taskmigrate, arguments, environment: ["DATABASE_URL": try database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
     }
 
     /// The migration files of the project, numbered.

@@ -3,6 +3,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("the deployment's runtime login role", .timeLimit(.minutes(1)))
@@ -12,7 +13,7 @@ struct RuntimeRoleTests {
         try await ScratchDatabase.with(migrated: true) { database in
             let role = "reliability_web_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
             let password = "p'w \(UUID().uuidString)"
-            let admin = try PGConfig(connectionString: try ScratchDatabase.adminURL())
+            let admin = try TestDatabases.admin()
             try await ScratchDatabase.withConnection(to: admin) { connection in
                 _ = try await connection.query("SELECT set_config('reliability.password', \(password), false)")
                 _ = try await connection.simpleQuery(unsafeSQL: """

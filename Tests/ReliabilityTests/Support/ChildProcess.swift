@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -79,7 +80,7 @@ enum PackagePaths {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// `migrations/`.
-    static let migrations = root.appendingPathComponent("migrations")
+    static let migrations = URL(fileURLWithPath: TestDatabases.migrationsDirectory)
 
     /// A script under `scripts/`.
     static func script(_ name: String) -> URL { root.appendingPathComponent("scripts").appendingPathComponent(name) }

@@ -1,58 +1,52 @@
 import Foundation
-import Migrations
 import PGStore
+import TaskbaseTestSupport
 
-/// A database of its own for one test on the server `scripts/test` names, dropped afterwards
-/// whatever the test did; optionally migrated to the newest schema.
+/// A database of its own for one test (made by `TestDatabases`), dropped as soon as the test
+/// is done with it, so that servers and failed runs do not pile them up.
 struct ScratchDatabase: Sendable {
-    /// The tests were started without a server to work on.
-    struct NotConfigured: Error, CustomStringConvertible {
-        var description: String { "TASKBASE_TEST_ADMIN_URL is not set to a postgres:// URI: run the tests with scripts/test" }
-    }
-
-    /// The database's name.
-    let name: String
-    /// A connection string for it (the admin URL with the database replaced), for child processes.
-    let url: String
-    /// The same as a config, for in-process connections.
+    /// Where it is.
     let config: PGConfig
 
-    /// The server's maintenance database URL, from `scripts/test`.
-    static func adminURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["TASKBASE_TEST_ADMIN_URL"], !url.isEmpty else { throw NotConfigured() }
-        return url
+    /// The database as a `postgres://` URI, for child processes and `scripts/faults`.
+    var url: String {
+        get throws { try Self.uri(config) }
     }
 
-    /// Creates a fresh database, runs `body` with it, and drops it (with its connections).
+    /// Creates a fresh database (migrated to the newest schema if asked), runs `body` with it,
+    /// and drops it (with its connections) whatever `body` did.
     static func with<T>(migrated: Bool, _ body: (ScratchDatabase) async throws -> T) async throws -> T {
-        let adminURL = try adminURL()
-        let admin = try PGConfig(connectionString: adminURL)
-        let name = "reliability_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
-        try await execute(PGQuery(unsafeSQL: "CREATE DATABASE \(PGQuery.quoteIdentifier(name))"), on: admin)
-        let database = try ScratchDatabase(name: name, url: Self.url(adminURL, database: name))
+        let config = migrated
+            ? try await TestDatabases.createMigrated(purpose: "reliability")
+            : try await TestDatabases.create(purpose: "reliability")
+        let drop = PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(PGQuery.quoteIdentifier(config["dbname"] ?? "")) WITH (FORCE)")
         do {
-            if migrated { _ = try await MigrationRunner(directory: MigrationDirectory(path: PackagePaths.migrations.path), config: database.config).up() }
-            let value = try await body(database)
-            try await drop(name, admin: admin)
+            let value = try await body(ScratchDatabase(config: config))
+            try await execute(drop, on: try TestDatabases.admin())
             return value
         } catch {
-            try? await drop(name, admin: admin)
+            try? await execute(drop, on: try TestDatabases.admin())
             throw error
         }
     }
 
-    private init(name: String, url: String) throws {
-        self.name = name
-        self.url = url
-        self.config = try PGConfig(connectionString: url)
+    /// A config that no URI can express.
+    struct NotAURI: Error, CustomStringConvertible {
+        var config: PGConfig
+        var description: String { "cannot write \(config) as a postgres:// URI" }
     }
 
-    /// `url` (a postgres:// URI) naming `database` instead of its own.
-    static func url(_ url: String, database: String) throws -> String {
-        guard var components = URLComponents(string: url), components.scheme?.hasPrefix("postgres") == true else { throw NotConfigured() }
-        components.path = "/" + database
-        guard let result = components.string else { throw NotConfigured() }
-        return result
+    /// A single-host `config` as a `postgresql://user:password@host:port/dbname` URI.
+    static func uri(_ config: PGConfig) throws -> String {
+        var components = URLComponents()
+        components.scheme = "postgresql"
+        components.user = config["user"]
+        components.password = config["password"]
+        components.host = config["host"] ?? config["hostaddr"]
+        components.port = config["port"].flatMap { Int($0) }
+        components.path = "/" + (config["dbname"] ?? "")
+        guard let uri = components.string else { throw NotAURI(config: config) }
+        return uri
     }
 
     /// Runs one statement on a connection of its own.
@@ -65,10 +59,6 @@ struct ScratchDatabase: Sendable {
         let connection = try await PGConnection.connect(config)
         defer { Task { await connection.close() } }
         return try await body(connection)
-    }
-
-    private static func drop(_ name: String, admin: PGConfig) async throws {
-        try await execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(PGQuery.quoteIdentifier(name)) WITH (FORCE)"), on: admin)
     }
 
     /// Runs `body` on a connection to this database, closed afterwards.
