@@ -4,8 +4,6 @@ import TaskStoreContract
 import TaskStorePG
 import Testing
 
-// The limit guards against a hang: alone the race takes about 15 s, beside the whole suite
-// on two cores over a minute.
 @Suite("racing writers on one task", .timeLimit(.minutes(3)))
 struct ConcurrentUpdateTests {
     /// What one writer saw.

@@ -2,7 +2,7 @@ import PGStore
 import TaskbaseTestSupport
 import Testing
 
-@Suite("TLS settings and secrets at the connection", .timeLimit(.minutes(1)))
+@Suite("TLS settings and secrets at the connection", .timeLimit(.minutes(3)))
 struct ConnectionSecurityTests {
     /// Connects with `change` applied to the test server's config and returns the refusal.
     static func refusal(_ change: (inout PGConfig) -> Void) async throws -> PGError? {

@@ -6,7 +6,7 @@ import TaskStoreContract
 import TaskStorePG
 import Testing
 
-@Suite("losing the server: restart, failover to a promoted streaming standby", .serialized, .timeLimit(.minutes(2)))
+@Suite("losing the server: restart, failover to a promoted streaming standby", .serialized, .timeLimit(.minutes(3)))
 struct FailoverTests {
     /// Ports of the primary (a `scripts/pg` cluster of its own) and of its standby.
     static let primaryPort = ProcessInfo.processInfo.environment["TASKBASE_FAILOVER_PRIMARY_PORT"] ?? "54361"

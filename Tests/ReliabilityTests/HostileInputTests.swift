@@ -6,7 +6,7 @@ import TaskStoreContract
 import TaskStorePG
 import Testing
 
-@Suite("hostile input through TaskService on the Postgres store", .timeLimit(.minutes(1)))
+@Suite("hostile input through TaskService on the Postgres store", .timeLimit(.minutes(3)))
 struct HostileInputTests {
     /// One way a text reaches the database, and how its rule normalises an accepted value.
     struct Field: Sendable {

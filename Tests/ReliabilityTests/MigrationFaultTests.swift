@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import Testing
 
-@Suite("taskmigrate under concurrency and crashes", .timeLimit(.minutes(1)))
+@Suite("taskmigrate under concurrency and crashes", .timeLimit(.minutes(3)))
 struct MigrationFaultTests {
     /// What a migration run may change: the history and the relations of the public schema.
     struct SchemaSnapshot: Equatable {

@@ -32,7 +32,7 @@ enum PgBouncerHarness {
     }
 }
 
-@Suite("through PgBouncer in transaction pooling mode", .timeLimit(.minutes(2)))
+@Suite("through PgBouncer in transaction pooling mode", .timeLimit(.minutes(3)))
 struct PgBouncerTests {
     /// The contract checks that listen to the change feed.
     static let listeningChecks: Set<String> = [

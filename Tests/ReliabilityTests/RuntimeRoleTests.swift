@@ -6,7 +6,7 @@ import TaskStorePG
 import TaskbaseTestSupport
 import Testing
 
-@Suite("the deployment's runtime login role", .timeLimit(.minutes(1)))
+@Suite("the deployment's runtime login role", .timeLimit(.minutes(3)))
 struct RuntimeRoleTests {
     @Test("a login role granted taskbase_app (as docker-compose.yml and the README set it up) runs the store and cannot change the schema")
     func loginRoleRunsTheStore() async throws {
