@@ -124,78 +124,6 @@ struct ConnectionTests {
         }
     }
 
-    @Test("cancelling the Swift task cancels pg_sleep(10) on the server quickly, and the connection still works")
-    func cancellation() async throws {
-        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
-            let started = ContinuousClock.now
-            let task = Task { try await connection.execute("SELECT pg_sleep(10)") }
-            try await Task.sleep(for: .milliseconds(200))
-            task.cancel()
-            let result = await task.result
-            let elapsed = ContinuousClock.now - started
-            #expect(elapsed < .seconds(1), "took \(elapsed)")
-            guard case .failure(let error) = result, let pgError = error as? PGError else {
-                Issue.record("expected a PGError, got \(result)")
-                return
-            }
-            #expect(pgError.code == .queryCanceled)
-            #expect(try await connection.query("SELECT 1 AS one")[0].decode(Int.self, "one") == 1)
-        }
-    }
-
-    @Test("a statement over its timeout is cancelled with a timeout error; the connection still works")
-    func queryTimeout() async throws {
-        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
-            let started = ContinuousClock.now
-            let error = await #expect(throws: PGError.self) {
-                try await connection.execute("SELECT pg_sleep(10)", timeout: .milliseconds(300))
-            }
-            #expect(ContinuousClock.now - started < .seconds(2))
-            #expect(error?.kind == .timeout)
-            #expect(error?.sqlState == "57014")
-            #expect(try await connection.query("SELECT 2 AS two")[0].decode(Int.self, "two") == 2)
-        }
-    }
-
-    @Test("connecting to a closed port fails within the timeout with a clear error")
-    func closedPort() async throws {
-        var config = try TestDatabase.config()
-        config["host"] = "127.0.0.1"
-        config["hostaddr"] = nil
-        config["port"] = "1"
-        config.connectTimeout = .seconds(3)
-        let started = ContinuousClock.now
-        let error = await #expect(throws: PGError.self) { _ = try await PGConnection.connect(config) }
-        #expect(ContinuousClock.now - started < .seconds(3))
-        #expect(error?.kind == .connection)
-        #expect(error?.description.contains("127.0.0.1:1") == true)
-    }
-
-    @Test("a connect that gets no answer gives up at the connect timeout")
-    func connectTimeout() async throws {
-        // A listening socket that never accepts: the TCP handshake completes, the startup
-        // packet is never answered.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        listen(listener, 1)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = Int(UInt16(bigEndian: address.sin_port))
-
-        var config = try PGConfig(connectionString: "host=127.0.0.1 port=\(port) user=nobody dbname=nothing sslmode=disable")
-        config.connectTimeout = .milliseconds(500)
-        let started = ContinuousClock.now
-        let error = await #expect(throws: PGError.self) { _ = try await PGConnection.connect(config) }
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(2), "took \(elapsed)")
-        #expect(error?.kind == .timeout)
-    }
-
     @Test("a wrong password's error does not contain the password")
     func wrongPassword() async throws {
         var config = try TestDatabase.config()
@@ -205,23 +133,6 @@ struct ConnectionTests {
         #expect(error?.kind == .connection)
         #expect(error.map { !"\($0)".contains(secret) && !$0.message.contains(secret) } == true)
         #expect(!config.description.contains(secret))
-    }
-
-    @Test("eight pg_sleep(0.5) on eight connections run at once: async calls do not block threads")
-    func concurrencyDoesNotBlock() async throws {
-        let config = try TestDatabase.config()
-        var connections: [PGConnection] = []
-        for _ in 0..<8 { connections.append(try await PGConnection.connect(config)) }
-        let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for connection in connections {
-                group.addTask { try await connection.execute("SELECT pg_sleep(0.5)") }
-            }
-            try await group.waitForAll()
-        }
-        let elapsed = ContinuousClock.now - started
-        for connection in connections { await connection.close() }
-        #expect(elapsed < .milliseconds(1200), "took \(elapsed)")
     }
 
     @Test("using one connection from two tasks at once is an error, not a race")
@@ -245,22 +156,6 @@ struct ConnectionTests {
                 try await connection.simpleQuery(unsafeSQL: "SELECT 1;\nSELECT nope FROM nowhere;")
             }
             #expect(error?.code == .undefinedTable)
-        }
-    }
-
-    @Test("100,000 queries keep memory flat")
-    func noLeak() async throws {
-        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
-            for index in 0..<5_000 {
-                _ = try await connection.query("SELECT \(index)::int8 AS n, \("text \(index)") AS t")
-            }
-            let before = residentMemory()
-            for index in 0..<100_000 {
-                let rows = try await connection.query("SELECT \(index)::int8 AS n, \("text \(index)") AS t")
-                _ = try rows[0].decode(Int.self, "n")
-            }
-            let growth = residentMemory() - before
-            #expect(growth < 4 << 20, "resident memory grew by \(growth) bytes")
         }
     }
 }

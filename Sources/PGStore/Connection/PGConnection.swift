@@ -27,6 +27,10 @@ public final class PGConnection: @unchecked Sendable {
 
     /// How long a reply is awaited on the calling thread before the task suspends.
     static let fastPollMilliseconds: Int32 = 1
+    /// Connections of this process polling for a reply right now. Only a lone waiter polls:
+    /// with several statements in flight (a pool under load) the cooperative threads have other
+    /// tasks to run, and a thread asleep in `poll` would hold them up.
+    static let fastPollers = Atomic<Int>(0)
 
     private init(handle: OpaquePointer, config: PGConfig) {
         self.handle = handle
@@ -89,7 +93,7 @@ public final class PGConnection: @unchecked Sendable {
             default:
                 let fd = PQsocket(handle)
                 let readiness = await IOReactor.shared.wait(fd: fd, forWrite: status == PGRES_POLLING_WRITING, deadline: deadline)
-                if readiness == .timedOut || ContinuousClock.now >= deadline {
+                if readiness == .timedOut {
                     IOReactor.shared.forget(fd: fd)
                     PQfinish(handle)
                     throw PGError.timeout("could not connect to \(target) within \(config.connectTimeout)")
@@ -190,7 +194,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Runs `body` with this connection marked busy; a second concurrent user gets an error.
-    func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
         try await beginExclusiveUse()
         defer { endExclusiveUse() }
         return try await body()
@@ -273,8 +277,14 @@ public final class PGConnection: @unchecked Sendable {
             let fd = PQsocket(handle)
             if !fastPolled {
                 fastPolled = true
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&descriptor, 1, Self.fastPollMilliseconds) > 0 { continue }
+                if Self.fastPollers.wrappingAdd(1, ordering: .relaxed).oldValue == 0 {
+                    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&descriptor, 1, Self.fastPollMilliseconds) > 0
+                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                    if ready { continue }
+                } else {
+                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                }
             }
             let waitDeadline = cancelState.timeoutFired ? nil : deadline
             let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)
@@ -367,7 +377,9 @@ public enum PGTransactionStatus: Sendable {
 
 /// A NOTIFY received by a session that LISTENs.
 public struct PGNotification: Sendable, Equatable {
+    /// The channel named in NOTIFY.
     public var channel: String
+    /// The payload string ("" when none was given).
     public var payload: String
     /// The server process that sent it.
     public var senderPID: Int32

@@ -2,6 +2,7 @@ import CLibPQ
 
 /// Feeds a COPY FROM STDIN: raw bytes in the COPY's format, or rows it encodes.
 ///
+/// It runs in the caller's isolation, so an actor's code can feed it; one task uses it.
 /// Data is gathered into 64 KiB messages; each one waits until the socket has taken the one
 /// before, so a fast producer never piles up memory ahead of a slow server.
 public final class PGCopyWriter {
@@ -19,24 +20,24 @@ public final class PGCopyWriter {
     }
 
     /// Appends bytes already in the COPY's format (whole rows or parts of them).
-    public func write<Bytes: Collection>(_ bytes: Bytes) async throws where Bytes.Element == UInt8 {
+    nonisolated(nonsending) public func write<Bytes: Collection>(_ bytes: Bytes) async throws where Bytes.Element == UInt8 {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.messageSize { try await sendBuffer() }
     }
 
     /// Appends text already in the COPY's format.
-    public func write(_ text: String) async throws {
+    nonisolated(nonsending) public func write(_ text: String) async throws {
         try await write(text.utf8)
     }
 
     /// Appends one row, each field encoded for the COPY's format (nil is NULL).
-    public func writeRow(_ fields: [String?]) async throws {
+    nonisolated(nonsending) public func writeRow(_ fields: [String?]) async throws {
         format.encodeRow(fields, into: &buffer)
         if buffer.count >= Self.messageSize { try await sendBuffer() }
     }
 
     /// Sends what is gathered so far, in messages of at most 64 KiB.
-    func sendBuffer() async throws {
+    nonisolated(nonsending) func sendBuffer() async throws {
         var offset = 0
         while offset < buffer.count {
             let end = min(offset + Self.messageSize, buffer.count)
@@ -56,7 +57,7 @@ extension PGConnection {
     /// is rethrown; a server error (a bad row) is thrown with its context line, e.g.
     /// `COPY items, line 50001, column n: "x"`. Either way the connection stays usable.
     @discardableResult
-    public func copyIn(
+    nonisolated(nonsending) public func copyIn(
         table: String, columns: [String] = [], format: PGCopyFormat = .text,
         _ feed: (PGCopyWriter) async throws -> Void
     ) async throws -> Int {

@@ -7,6 +7,7 @@ import CLibPQ
 /// cancels the COPY on the server before the connection's next use; cancelling the reading
 /// task ends the iteration with `CancellationError`. Either way the connection stays usable.
 public struct PGCopyOutStream: AsyncSequence, Sendable {
+    /// One chunk of whole rows.
     public typealias Element = [UInt8]
     let state: CopyOutState
 
@@ -14,11 +15,13 @@ public struct PGCopyOutStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let state: CopyOutState
 
+        /// The next chunk, or nil at the end.
         public mutating func next() async throws -> [UInt8]? {
             try await state.nextChunk()
         }
     }
 
+    /// The iterator; the sequence is meant to be iterated once, by one task.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(state: state) }
 }
 

@@ -89,7 +89,11 @@ extension PGConnection {
     /// server rejects (no such table) throws here, the connection left idle.
     func startCopy(_ sql: String, expecting status: ExecStatusType) async throws {
         try send(PGQuery(unsafeSQL: sql))
-        try await waitUntilResultReady(deadline: nil, cancelState: CancelState())
+        try await withTaskCancellationHandler {
+            try await waitUntilResultReady(deadline: nil, cancelState: CancelState())
+        } onCancel: {
+            cancelHandle.cancel()
+        }
         guard let raw = PQgetResult(handle) else { throw PGError.client("the server returned no result for COPY") }
         let result = PGResult(raw)
         if result.status == status { return }

@@ -21,19 +21,27 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         case client
     }
 
+    /// Where the failure came from.
     public var kind: Kind
     /// Five-character SQLSTATE, e.g. `23505`.
     public var sqlState: String?
     /// ERROR, FATAL, PANIC (or their localized forms).
     public var severity: String?
+    /// The primary message (the server's, or ours), passwords masked.
     public var message: String
+    /// The server's detail line, e.g. which key already exists.
     public var detail: String?
+    /// The server's suggestion of what to do.
     public var hint: String?
     /// Where the server was when the error happened (e.g. the COPY line).
     public var context: String?
+    /// The constraint that was violated.
     public var constraint: String?
+    /// The schema, table and column the error is about, when the server names them.
     public var schema: String?
+    /// See `schema`.
     public var table: String?
+    /// See `schema`.
     public var column: String?
     /// 1-based character position in the statement text.
     public var position: Int?

@@ -8,6 +8,7 @@ import CLibPQ
 /// frees the connection, with UNLISTEN run before its next use. It throws when the connection
 /// is lost.
 public struct PGNotificationStream: AsyncSequence, Sendable {
+    /// One notification.
     public typealias Element = PGNotification
     let state: ListenState
 
@@ -15,11 +16,13 @@ public struct PGNotificationStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let state: ListenState
 
+        /// The next notification, or nil at the end.
         public mutating func next() async throws -> PGNotification? {
             try await state.next()
         }
     }
 
+    /// The iterator; the sequence is meant to be iterated once, by one task.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(state: state) }
 }
 

@@ -14,6 +14,7 @@ import Synchronization
 public final class PGPool: Sendable {
     /// What the pool was created with.
     public let config: PGConfig
+    /// Its limits and timings.
     public let options: PGPoolOptions
     private let state: Mutex<State>
 
@@ -88,6 +89,7 @@ public final class PGPool: Sendable {
     /// Runs `body` with a connection of the pool and hands the connection back afterwards,
     /// whether `body` returns or throws. Throws `.timeout` when no connection frees up within
     /// `acquireTimeout`, and the connect error when a new connection cannot be opened.
+    @discardableResult
     public func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
         let lease = try await acquire()
         let value: T
@@ -163,8 +165,9 @@ public final class PGPool: Sendable {
     /// it is broken, too old or fails its health check.
     private func checkedOut(_ lease: Lease) async -> Lease? {
         let now = ContinuousClock.now
-        var healthy = !lease.connection.lostWhileIdle() && !isExpired(lease, now: now)
-        if healthy && now - lease.lastUsed > options.healthCheckAfterIdle {
+        let idleState = lease.connection.idleState()
+        var healthy = idleState != .lost && !isExpired(lease, now: now)
+        if healthy && (idleState == .suspicious || now - lease.lastUsed > options.healthCheckAfterIdle) {
             healthy = (try? await lease.connection.execute("SELECT 1", timeout: .seconds(5))) != nil
         }
         if healthy { return lease }

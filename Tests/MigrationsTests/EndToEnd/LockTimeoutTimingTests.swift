@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEnd {
     @Suite("Lock timeouts and retries")
-    struct LockTimeoutTests {
+    struct LockTimeoutTimingTests {
         private static let files = [
             "0001_table.sql": "CREATE TABLE busy (id int);\n",
             "0002_change.sql": "ALTER TABLE busy ADD COLUMN note text;\n",
@@ -106,7 +106,7 @@ final class RetryCounter: Sendable {
 
 extension EndToEnd {
     @Suite("Concurrent index builds that time out")
-    struct ConcurrentIndexTimeoutTests {
+    struct ConcurrentIndexTimingTests {
         @Test("a CREATE INDEX CONCURRENTLY stuck behind an open writer fails naming its INVALID leftover; the next up drops it and builds a valid index")
         func leftoverIndex() async throws {
             let folder = try MigrationFolder([
