@@ -14,13 +14,6 @@ struct FailoverTests {
     static let environment = ["TASKBASE_PG_PORT": primaryPort, "TASKBASE_STANDBY_PORT": standbyPort]
     static let database = "reliability_failover"
 
-    /// What a pooled connection whose server went away does to the first call after it.
-    static let staleConnectionBug: Comment = """
-        bug: PGPool hands out a pooled connection whose server shut down while it sat idle \
-        (PGConnection.lostWhileIdle reads the server's FATAL message but not yet the end of file, so \
-        PQstatus is still OK); the first call fails with "server closed the connection unexpectedly"
-        """
-
     /// Runs `body` against the primary cluster, migrated, with a fresh `reliability_failover`
     /// database; stops the clusters afterwards whatever happened.
     static func withPrimary(_ body: (PGConfig) async throws -> Void) async throws {
@@ -40,17 +33,6 @@ struct FailoverTests {
         await cleanUp()
     }
 
-    /// The first call after the server went away: known to fail once (see
-    /// `staleConnectionBug`); the call after it must succeed.
-    static func firstCallAfterLoss<T>(_ call: () async throws -> T) async throws -> T {
-        var value: T?
-        await withKnownIssue(staleConnectionBug, isIntermittent: true) {
-            value = try await call()
-        }
-        if let value { return value }
-        return try await call()
-    }
-
     @Test("a pooled store survives a server restart: after `scripts/pg stop` and `start` the next call succeeds, nothing half-written")
     func serverRestart() async throws {
         try await Self.withPrimary { primary in
@@ -60,7 +42,7 @@ struct FailoverTests {
             let refused = await #expect(throws: PGError.self) { try await fixture.makeTask("Written while the server is down") }
             #expect(refused?.kind == .connection)
             try await Scripts.run("pg", ["start"], environment: Self.environment)
-            let after = try await Self.firstCallAfterLoss { try await fixture.makeTask("Written after the restart") }
+            let after = try await fixture.makeTask("Written after the restart")
             #expect(after.key.number == before.key.number + 1)
             let titles = try await fixture.allTasks().map(\.title)
             #expect(titles == [before.title, after.title])
@@ -96,7 +78,7 @@ struct FailoverTests {
         try await Scripts.run("faults", ["standby", "promote"], environment: environment)
         #expect(try await Self.isInRecovery(standby) == false)
 
-        let after = try await Self.firstCallAfterLoss { try await fixture.makeTask("Written after the failover") }
+        let after = try await fixture.makeTask("Written after the failover")
         #expect(after.key.number == before.key.number + 1)
         #expect(try await fixture.service.task(before.key, as: fixture.viewer).title == before.title)
         #expect(try await Self.count(ofTitle: after.title, on: standby) == 1)
