@@ -174,10 +174,11 @@ struct HostileInputTests {
 
     /// What a NUL does today, field by field (see the issues recorded by `nulIsRefused`).
     static let nulBugs: Comment = """
-        bug: TaskCore's text rules (TaskFields, UserFields) accept NUL, which PostgreSQL text cannot hold. \
-        Team and display names are silently cut at the NUL by PGStore (text bind parameters are sent as C \
-        strings; PGQuery.bind does not refuse an embedded NUL) and emails cut to a shape the database's \
-        check refuses; task fields fail with a raw PGError 22P05 from the history JSON, imports with 22021 from COPY
+        bug: TaskCore's text rules (TaskFields, UserFields) accept NUL, which PostgreSQL text cannot hold, \
+        and PGStore silently cuts a text bind parameter at its first NUL (libpq reads text-format \
+        parameters as C strings; PGQuery.bind does not refuse an embedded NUL): titles, notes, categories, \
+        external ids, display names and team names are stored as "before" for "before\\0after"; an email \
+        is cut to a shape the database's check refuses (23514); an import fails with PGError 22021 from COPY
         """
 
     @Test("a NUL in any text field is refused cleanly, never stored altered")
