@@ -15,11 +15,8 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# The manifest first, so that dependency resolution is cached apart from source edits
-# (there are no outside packages today; this keeps it cheap if one is ever added).
-COPY Package.swift ./
-RUN swift package resolve
 # Every folder the manifest names must exist, tests and benchmarks included.
+COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Examples ./Examples
