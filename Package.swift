@@ -56,6 +56,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "TaskCore", "TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "Migrations", "PGStore", "CSVImport", "taskmigrate",
+                "taskctl",
             ]),
 
         // Examples and benchmarks.

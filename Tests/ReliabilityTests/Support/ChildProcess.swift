@@ -56,10 +56,30 @@ final class ChildProcess: Sendable {
 
     /// Waits for the end and reads what the child printed.
     func finish() async -> Outcome {
+        outcome(status: await reap(before: nil) ?? 0)
+    }
+
+    /// Waits for the end at most `limit`; a child still running then is killed and reported
+    /// as an error (a hang).
+    func finish(within limit: Duration) async throws -> Outcome {
+        if let status = await reap(before: ContinuousClock.now + limit) { return outcome(status: status) }
+        kill(processIdentifier, SIGKILL)
+        _ = await finish()
+        throw GaveUpWaiting(what: "pid \(processIdentifier) to exit (killed it after \(limit))")
+    }
+
+    /// The raw wait status once the child ended, or nil when `deadline` passed first.
+    private func reap(before deadline: ContinuousClock.Instant?) async -> Int32? {
         var status: Int32 = 0
         while waitpid(processIdentifier, &status, WNOHANG) == 0 {
+            if let deadline, ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        return status
+    }
+
+    /// The outcome of a reaped child: its status and what it printed.
+    private func outcome(status: Int32) -> Outcome {
         let output = (try? String(contentsOf: folder.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: folder)
