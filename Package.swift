@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
+        .executable(name: "taskimport", targets: ["taskimport"]),
     ],
     targets: [
         // PostgreSQL client.
@@ -41,14 +42,20 @@ let package = Package(
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
-        .executableTarget(name: "taskctl", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
+        .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        .executableTarget(
+            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore"]),
         .testTarget(
             name: "TaskctlTests",
-            dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "PGStore"]),
+            dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "TaskbaseCommandLine", "PGStore"]),
 
         // Import.
-        .target(name: "CSVImport"),
-        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport"]),
+        .target(name: "CSVImport", dependencies: ["TaskCore"]),
+        .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
+        .executableTarget(
+            name: "taskimport", dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
+        .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"]),
 
         // Faults on purpose: concurrent and killed migrations, racing updates, hostile input,
         // CSV fuzzing, server restart, failover to a promoted standby, PgBouncer in transaction mode.

@@ -49,7 +49,8 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         return "\(place): \(problem)"
     }
 
-    private var problem: String {
+    /// What is wrong and what to do, without the place.
+    var problem: String {
         switch kind {
         case .unterminatedQuote(let openedAtLine, let openedAtColumn):
             return "the quote opened at line \(openedAtLine), column \(openedAtColumn) is never closed; "

@@ -2,6 +2,7 @@ import CommandLineToolkit
 import Foundation
 import PGStore
 import TaskCore
+import TaskbaseCommandLine
 import TaskStorePG
 
 /// What a command's action works with: its parsed values, the acting user, the output format,
@@ -11,13 +12,13 @@ struct Invocation: Sendable {
     let values: ParsedValues
 
     /// The action for `body`: it runs with an invocation, and whatever it throws leaves as a
-    /// usage error, a cancellation, or a one-line failure with its exit code (`ExitCodeMapping`).
+    /// usage error, a cancellation, or a one-line failure with its exit code (`ServiceExitCodes`).
     static func action(_ body: @escaping @Sendable (Invocation) async throws -> Void) -> Command.Action {
         { values in
             do {
                 try await body(Invocation(values: values))
             } catch {
-                throw ExitCodeMapping.failure(for: error)
+                throw ServiceExitCodes.failure(for: error)
             }
         }
     }
@@ -39,35 +40,14 @@ struct Invocation: Sendable {
 
     /// A service over the configured PostgreSQL; any failure to get there is exit 3.
     func openService() async throws -> TaskService {
-        let config: PGConfig
-        do {
-            config = try PGConfig.fromEnvironment()
-        } catch {
-            throw CommandFailure(
-                "bad database configuration: \(ErrorPrinter.message(for: error)); check DATABASE_URL, the PG* variables and .env",
-                exitCode: .cannotConnect)
-        }
-        do {
-            let store = try await TaskStorePG.open(config: config)
-            return TaskService(store: store, clock: Self.localClock)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw CommandFailure(
-                "cannot connect to the database: \(ExitCodeMapping.oneLine(ErrorPrinter.message(for: error))); check DATABASE_URL, the PG* variables and .env",
-                exitCode: .cannotConnect)
-        }
+        try await ServiceConnection.open()
     }
 
     /// Today in the machine's time zone, the day relative dates count from.
     var today: CalendarDate {
-        Self.localClock.today()
+        ServiceConnection.localClock.today()
     }
 
-    /// Days in the machine's time zone, so `today`, `+3d` and "overdue" mean the user's day.
-    static var localClock: TaskClock {
-        TaskClock(utcOffsetSeconds: TimeZone.current.secondsFromGMT()) { Date() }
-    }
 
     /// Writes `text` to standard output.
     func write(_ text: String) throws {

@@ -1,3 +1,4 @@
+import TaskbaseCommandLine
 import Foundation
 import Testing
 @testable import taskctl
@@ -38,7 +39,7 @@ struct TaskCommandTests {
         #expect(json["category"] is NSNull && json["due_date"] is NSNull && json["assignee"] is NSNull)
 
         let relative = try await fixture.expectSuccess(["--json", "task", "add", "-t", fixture.team, "Soon", "--due", "+3d"], as: fixture.member).object()
-        #expect(relative["due_date"] as? String == Invocation.localClock.today().adding(days: 3).description)
+        #expect(relative["due_date"] as? String == ServiceConnection.localClock.today().adding(days: 3).description)
     }
 
     @Test("task update, done, reopen, assign and delete; history records each step")

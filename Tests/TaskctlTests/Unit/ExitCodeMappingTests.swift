@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseCommandLine
 import Testing
 @testable import taskctl
 
@@ -13,19 +14,19 @@ struct ExitCodeMappingTests {
         (TaskError.validation(field: "title", reason: "empty"), .inputRejected),
     ])
     func taskErrors(error: TaskError, code: ExitCode) {
-        let failure = ExitCodeMapping.failure(for: error) as? CommandFailure
+        let failure = ServiceExitCodes.failure(for: error) as? CommandFailure
         #expect(failure == CommandFailure(error.description, exitCode: code))
     }
 
     @Test("usage errors, cancellation and failures with a code pass through")
     func passThrough() {
-        #expect(ExitCodeMapping.failure(for: UsageError("bad")) as? UsageError == UsageError("bad"))
-        #expect(ExitCodeMapping.failure(for: CancellationError()) is CancellationError)
-        #expect(ExitCodeMapping.failure(for: OutputError(code: 32)) as? CommandFailure == CommandFailure(OutputError(code: 32).description))
+        #expect(ServiceExitCodes.failure(for: UsageError("bad")) as? UsageError == UsageError("bad"))
+        #expect(ServiceExitCodes.failure(for: CancellationError()) is CancellationError)
+        #expect(ServiceExitCodes.failure(for: OutputError(code: 32)) as? CommandFailure == CommandFailure(OutputError(code: 32).description))
     }
 
     @Test("a multi-line message becomes one line")
     func oneLine() {
-        #expect(ExitCodeMapping.oneLine("could not connect:\n\tIs the server running?") == "could not connect: Is the server running?")
+        #expect(ServiceExitCodes.oneLine("could not connect:\n\tIs the server running?") == "could not connect: Is the server running?")
     }
 }

@@ -1,0 +1,69 @@
+/// The external ids seen so far in a file, as 64-bit fingerprints with the line of their first
+/// row, so a repeated id is reported with both lines.
+///
+/// An open-addressing table of two flat arrays (fingerprint, line): 12 bytes a slot, filled up
+/// to 90%. The importer sizes it once from the file's size after the first batch, so a large
+/// file costs about 13 bytes a row and no rehashing (which would briefly hold two tables);
+/// standard input, whose size is unknown, grows it by doubling. Two different ids sharing a
+/// fingerprint is a one in 10^7 chance in a file of a million rows, and the store's own check
+/// stands behind this one.
+struct ExternalIDRegistry {
+    private var fingerprints: [UInt64]
+    private var lines: [UInt32]
+    private var count = 0
+
+    /// An empty registry with room for `expectedCount` ids before it grows.
+    init(expectedCount: Int = 4_096) {
+        let capacity = Self.capacity(for: expectedCount)
+        fingerprints = Array(repeating: 0, count: capacity)
+        lines = Array(repeating: 0, count: capacity)
+    }
+
+    /// Makes room for `expectedCount` ids in all, once, so the table need not grow later.
+    mutating func reserve(expectedCount: Int) {
+        let capacity = Self.capacity(for: expectedCount)
+        if capacity > fingerprints.count { rehash(capacity: capacity) }
+    }
+
+    /// Records `externalID` at `line`; returns the earlier line when it was already there.
+    mutating func register(_ externalID: String, line: Int) -> Int? {
+        var hash = ContentHash()
+        hash.combineField(externalID)
+        let fingerprint = max(hash.fingerprint, 1)
+        if (count + 1) * 10 > fingerprints.count * 9 { rehash(capacity: fingerprints.count * 2) }
+        var slot = home(of: fingerprint)
+        while true {
+            let stored = fingerprints[slot]
+            if stored == fingerprint { return Int(lines[slot]) }
+            if stored == 0 {
+                fingerprints[slot] = fingerprint
+                lines[slot] = UInt32(clamping: line)
+                count += 1
+                return nil
+            }
+            slot = slot + 1 == fingerprints.count ? 0 : slot + 1
+        }
+    }
+
+    /// The first slot to try: the fingerprint scaled onto the table (no power-of-two sizes).
+    private func home(of fingerprint: UInt64) -> Int {
+        Int(fingerprint.multipliedFullWidth(by: UInt64(fingerprints.count)).high)
+    }
+
+    private mutating func rehash(capacity: Int) {
+        let oldFingerprints = fingerprints, oldLines = lines
+        fingerprints = Array(repeating: 0, count: capacity)
+        lines = Array(repeating: 0, count: capacity)
+        for (index, fingerprint) in oldFingerprints.enumerated() where fingerprint != 0 {
+            var slot = home(of: fingerprint)
+            while fingerprints[slot] != 0 { slot = slot + 1 == capacity ? 0 : slot + 1 }
+            fingerprints[slot] = fingerprint
+            lines[slot] = oldLines[index]
+        }
+    }
+
+    /// Slots for `count` ids at 90% load.
+    private static func capacity(for count: Int) -> Int {
+        max(1_024, count / 9 * 10 + 10)
+    }
+}
