@@ -63,7 +63,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "TaskCore", "TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "Migrations", "PGStore", "CSVImport", "taskmigrate",
-                "taskctl",
+                "taskctl", "taskimport",
             ]),
 
         // Examples and benchmarks.
