@@ -158,4 +158,16 @@ struct ConnectionTests {
             #expect(error?.code == .undefinedTable)
         }
     }
+
+    @Test("a NUL byte in a text parameter is refused before anything is sent, and the connection still works")
+    func nulParameter() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            let error = await #expect(throws: PGError.self) { try await connection.query("SELECT \(1)::int, \("a\u{0}b")::text") }
+            #expect(error?.kind == .invalidParameter)
+            #expect(error?.message.contains("$2") == true)
+            let pipelined = await #expect(throws: PGError.self) { try await connection.pipeline(["SELECT \("x\u{0}")::text"]) }
+            #expect(pipelined?.kind == .invalidParameter)
+            #expect(try await connection.query("SELECT \("a b")::text AS t")[0].decode(String.self, "t") == "a b")
+        }
+    }
 }

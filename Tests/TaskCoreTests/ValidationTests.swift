@@ -99,4 +99,21 @@ struct ValidationTests {
         #expect(invalidField { _ = try TaskDraft(title: "T", notes: String(repeating: "x", count: 10_001)) } == "notes")
         #expect(try TaskChanges(category: .set("")).category == .set(nil))
     }
+
+    @Test("a NUL character is refused in every text field, naming the field")
+    func nulIsRefused() throws {
+        #expect(invalidField { _ = try TaskDraft(title: "a\u{0}b") } == "title")
+        #expect(invalidField { _ = try TaskDraft(title: "T", notes: "x\u{0}") } == "notes")
+        #expect(invalidField { _ = try TaskDraft(title: "T", category: "c\u{0}") } == "category")
+        #expect(invalidField { _ = try TaskDraft(title: "T", externalID: "\u{0}") } == "externalID")
+        #expect(invalidField { _ = try UserFields.email("a\u{0}@example.com") } == "email")
+        #expect(invalidField { _ = try UserFields.name("Ann\u{0}") } == "name")
+    }
+
+    @Test("trimming removes Unicode white space at both ends and keeps the rest, like Foundation's")
+    func trimming() {
+        for text in ["", " ", "a", " a ", "\u{3000}\tword one\u{A0}\n", "\u{FEFF}x", "e\u{301} ", " 👩‍💻", "\r\n"] {
+            #expect(TextRules.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
+        }
+    }
 }

@@ -36,6 +36,9 @@ public final class PGConnection: @unchecked Sendable {
         self.handle = handle
         self.config = config
         self.cancelHandle = CancelHandle(PQgetCancel(handle))
+        // libpq prints server NOTICEs and WARNINGs to stderr by default; a library must not
+        // write into its programs' output, so they are dropped (errors still throw).
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         if config.statementCacheSize > 0 { statementCache = PGStatementCache(capacity: config.statementCacheSize) }
     }
 

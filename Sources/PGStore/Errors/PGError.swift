@@ -19,6 +19,8 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         case timeout
         /// The connection was used the wrong way (closed, busy, unexpected result).
         case client
+        /// A bind parameter cannot be sent as given (a NUL byte in text); nothing was sent.
+        case invalidParameter
     }
 
     /// Where the failure came from.
@@ -57,6 +59,7 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     static func connection(_ message: String) -> PGError { PGError(kind: .connection, message: message) }
     static func client(_ message: String) -> PGError { PGError(kind: .client, message: message) }
     static func timeout(_ message: String) -> PGError { PGError(kind: .timeout, message: message) }
+    static func invalidParameter(_ message: String) -> PGError { PGError(kind: .invalidParameter, message: message) }
     static func decoding(column: String, _ message: String) -> PGError {
         var error = PGError(kind: .decoding, message: "column \"\(column)\": \(message)")
         error.decodingColumn = column

@@ -38,6 +38,7 @@ extension PGConnection {
     /// Connection-level failures throw; statement errors are in the results.
     public func pipeline(_ queries: [PGQuery], timeout: Duration? = nil) async throws -> [PGPipelineResult] {
         guard !queries.isEmpty else { return [] }
+        for query in queries { try query.checkSendable() }
         return try await withExclusiveUse {
             var steps: [PGPipelineStep] = []
             steps.reserveCapacity(queries.count + 1)

@@ -35,6 +35,17 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         self = stringInterpolation.query
     }
 
+    /// The first text parameter (1-based) holding a NUL byte, which PostgreSQL text cannot
+    /// store and libpq would silently cut at; such a statement is refused before it is sent.
+    private(set) var firstParameterWithNUL: Int?
+
+    /// Throws when a parameter cannot travel as given (a NUL byte in text).
+    func checkSendable() throws {
+        if let index = firstParameterWithNUL {
+            throw PGError.invalidParameter("parameter $\(index) contains a NUL byte (U+0000), which PostgreSQL text cannot store; remove it, or send the value as bytes (Data)")
+        }
+    }
+
     /// The number of bind parameters.
     public var parameterCount: Int { parameters.count }
 
@@ -51,6 +62,9 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
             let offset = parameterBytes.count
             value.pgEncode(into: &parameterBytes)
             let length = parameterBytes.count - offset
+            if T.pgFormat == .text, firstParameterWithNUL == nil, parameterBytes[offset...].contains(0) {
+                firstParameterWithNUL = parameters.count + 1
+            }
             parameterBytes.append(0)
             parameters.append(Parameter(offset: offset, length: Int32(length), format: T.pgFormat.rawValue, typeOID: T.pgTypeOID))
         } else {
@@ -68,6 +82,7 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         sql += shift == 0 ? other.sql : PGQuery.renumber(other.sql, by: shift)
         let base = parameterBytes.count
         parameterBytes.append(contentsOf: other.parameterBytes)
+        if firstParameterWithNUL == nil, let index = other.firstParameterWithNUL { firstParameterWithNUL = index + shift }
         parameters.append(contentsOf: other.parameters.map {
             var parameter = $0
             if parameter.offset >= 0 { parameter.offset += base }

@@ -4,6 +4,7 @@ extension PGConnection {
     /// Runs one statement: prepared through the statement cache when it applies (first use
     /// prepares and executes in one round trip), as the unnamed statement otherwise.
     func run(_ query: PGQuery, timeout: Duration?, retryStale: Bool = true) async throws -> PGRows {
+        try query.checkSendable()
         guard statementCache != nil, PGStatementCache.isCacheable(query.sql) else {
             try send(query)
             return try await awaitSingleResult(timeout: timeout, sql: query.sql)

@@ -14,7 +14,8 @@ public enum TaskFields {
 
     /// A trimmed title of 1-500 characters.
     public static func title(_ text: String) throws -> String {
-        let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = TextRules.trimmed(text)
+        try TextRules.rejectNUL(title, field: "title")
         guard !title.isEmpty else { throw TaskError.validation(field: "title", reason: "a title cannot be empty") }
         guard titleLength.contains(title.count) else {
             throw TaskError.validation(field: "title", reason: "a title has at most \(titleLength.upperBound) characters, got \(title.count)")
@@ -24,6 +25,7 @@ public enum TaskFields {
 
     /// Notes with trailing whitespace removed, at most 10,000 characters.
     public static func notes(_ text: String) throws -> String {
+        try TextRules.rejectNUL(text, field: "notes")
         var notes = text
         while let last = notes.last, last.isWhitespace { notes.removeLast() }
         guard notes.count <= notesMaxLength else {
@@ -43,7 +45,8 @@ public enum TaskFields {
     }
 
     private static func singleLine(_ text: String?, field: String, maxLength: Int) throws -> String? {
-        guard let value = text?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        guard let value = text.map(TextRules.trimmed), !value.isEmpty else { return nil }
+        try TextRules.rejectNUL(value, field: field)
         guard !value.contains(where: \.isNewline) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line")
         }

@@ -8,6 +8,7 @@ public enum UserFields {
     /// A trimmed, lowercased address with one `@`, something on both sides, no spaces.
     public static func email(_ text: String) throws -> String {
         let email = normalizedEmailKey(text)
+        try TextRules.rejectNUL(email, field: "email")
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
               !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace) else {
@@ -18,12 +19,13 @@ public enum UserFields {
 
     /// The form emails are stored and compared in.
     public static func normalizedEmailKey(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        TextRules.trimmed(text).lowercased()
     }
 
     /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
     public static func name(_ text: String, field: String = "name") throws -> String {
-        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = TextRules.trimmed(text)
+        try TextRules.rejectNUL(name, field: field)
         guard !name.isEmpty, name.count <= nameMaxLength, !name.contains(where: \.isNewline) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line of 1 to \(nameMaxLength) characters")
         }

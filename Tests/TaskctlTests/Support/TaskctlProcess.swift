@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseTestSupport
 
 /// What one run of `taskctl` did.
 struct TaskctlResult: CustomStringConvertible {
@@ -28,17 +29,14 @@ struct TaskctlResult: CustomStringConvertible {
 }
 
 /// The built `taskctl` run as a child process against the test database, off Swift's
-/// cooperative threads (a thread per process), with output collected in temporary files.
+/// cooperative threads, with output collected in temporary files.
 struct TaskctlProcess {
     struct Unexpected: Error, CustomStringConvertible {
         var description: String
     }
 
     /// The executable sits next to the test bundle in the build folder.
-    static var executableURL: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("taskctl")
-    }
+    static var executableURL: URL { BuiltProgram.url("taskctl") }
 
     /// The environment of a child: this process's, without any connection or actor settings,
     /// with `DATABASE_URL` set to the test database, then `overrides`.
@@ -62,38 +60,12 @@ struct TaskctlProcess {
         return process
     }
 
-    /// Runs `taskctl arguments` (as `actor` when given) to the end.
+    /// Runs `taskctl arguments` (as `actor` when given) to the end, in a scratch directory.
     static func run(_ arguments: [String], as actor: String? = nil, environment overrides: [String: String] = [:]) async throws -> TaskctlResult {
         let environment = try await environment(overrides)
         let arguments = (actor.map { ["--as", $0] } ?? []) + arguments
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> TaskctlResult {
-        let directory = FileManager.default.temporaryDirectory
-        let outputURL = directory.appendingPathComponent("taskctl-out-\(UUID().uuidString)")
-        let errorURL = directory.appendingPathComponent("taskctl-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outputURL)
-            try? FileManager.default.removeItem(at: errorURL)
-        }
-        let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
-        let process = process(arguments, environment: environment)
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        try output.close()
-        try errors.close()
-        return TaskctlResult(
-            exitCode: process.terminationStatus,
-            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
-            standardError: try String(contentsOf: errorURL, encoding: .utf8))
+        let run = try await BuiltProgram.run(
+            executableURL, arguments: arguments, environment: environment, currentDirectory: FileManager.default.temporaryDirectory)
+        return TaskctlResult(exitCode: run.exitCode, standardOutput: run.standardOutput, standardError: run.standardError)
     }
 }

@@ -1,0 +1,21 @@
+/// What every text field shares: trimming without Foundation's bridging (the importer calls
+/// it for every cell), and no NUL, which PostgreSQL text cannot store.
+public enum TextRules {
+    /// `text` without leading and trailing white space (Unicode's White_Space property, the
+    /// set Foundation's `.whitespacesAndNewlines` holds); the same string when there is none.
+    public static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return text }
+        if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[start...end])
+    }
+
+    /// Refuses a NUL character as a validation error on `field`: stored text could not keep it.
+    public static func rejectNUL(_ text: String, field: String) throws {
+        if text.utf8.contains(0) {
+            throw TaskError.validation(field: field, reason: "contains a NUL character (U+0000), which cannot be stored")
+        }
+    }
+}
