@@ -14,12 +14,6 @@ struct FailoverTests {
     static let environment = ["TASKBASE_PG_PORT": primaryPort, "TASKBASE_STANDBY_PORT": standbyPort]
     static let database = "reliability_failover"
 
-    static let noticeLeak: Comment = """
-        bug: PGStore leaves libpq's default notice processor in place, so a server's FATAL \
-        ("terminating connection due to administrator command") and NOTICEs are printed raw on the \
-        program's stderr, beside taskctl's one error line
-        """
-
     /// Runs `body` against the primary cluster, migrated, with a fresh `reliability_failover`
     /// database; stops the clusters afterwards whatever happened.
     static func withPrimary(_ body: (PGConfig) async throws -> Void) async throws {
@@ -76,10 +70,8 @@ struct FailoverTests {
             #expect(watched.status == 3 && !watched.killedBySignal, "\(watched)")
             let lines = watched.standardError.split(separator: "\n")
             #expect(lines.last?.hasPrefix("taskctl: error: lost the database connection") == true, "\(watched)")
-            withKnownIssue(Self.noticeLeak) {
-                let stray = lines.filter { !$0.hasPrefix("taskctl: ") && !$0.hasPrefix("watching team ") }
-                #expect(stray.isEmpty, "lines on stderr that are not taskctl's: \(stray)")
-            }
+            let stray = lines.filter { !$0.hasPrefix("taskctl: ") && !$0.hasPrefix("watching team ") }
+            #expect(stray.isEmpty, "lines on stderr that are not taskctl's: \(stray)")
 
             let whileDown = try await ChildProcess.run(taskctl, list, environment: environment)
             #expect(whileDown.status == 3, "\(whileDown)")

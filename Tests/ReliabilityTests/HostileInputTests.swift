@@ -172,24 +172,11 @@ struct HostileInputTests {
         }
     }
 
-    /// What a NUL does today, field by field (see the issues recorded by `nulIsRefused`).
-    static let nulBugs: Comment = """
-        bug: TaskCore's text rules (TaskFields, UserFields) accept NUL, which PostgreSQL text cannot hold, \
-        and PGStore silently cuts a text bind parameter at its first NUL (libpq reads text-format \
-        parameters as C strings; PGQuery.bind does not refuse an embedded NUL): titles, notes, categories, \
-        external ids, display names and team names are stored as "before" for "before\\0after"; an email \
-        is cut to a shape the database's check refuses (23514); an import fails with PGError 22021 from COPY
-        """
-
     @Test("a NUL in any text field is refused cleanly, never stored altered")
     func nulIsRefused() async throws {
-        await withKnownIssue(Self.nulBugs) { try await Self.tryEveryFieldWithNUL() }
-    }
-
-    static func tryEveryFieldWithNUL() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
             let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 2))
-            for field in fields where field.name != "list text filter" {
+            for field in Self.fields where field.name != "list text filter" {
                 let text = field.name == "email" ? "nul\u{0}x@example.com" : HostileText.nul
                 do {
                     let value = try await field.write(fixture, text)
@@ -203,9 +190,9 @@ struct HostileInputTests {
                 }
             }
             // The same through a CSV file: NUL is valid UTF-8, so the reader hands it on.
-            let bytes = csvHeader + Array("before".utf8) + [0x00] + Array("after,notes,cat,nul-1\r\n".utf8)
+            let bytes = Self.csvHeader + Array("before".utf8) + [0x00] + Array("after,notes,cat,nul-1\r\n".utf8)
             do {
-                let rows = try drafts(fromCSV: bytes)
+                let rows = try Self.drafts(fromCSV: bytes)
                 _ = try await fixture.service.importTasks(into: fixture.team, policy: .fail, drafts: rows, as: fixture.member)
                 let stored = try await fixture.service.listTasks(in: fixture.team, TaskQuery(text: "before"), as: fixture.viewer).tasks
                 Issue.record("import: a NUL was accepted and \(stored.map { HostileText.show($0.title) }) stored")
