@@ -57,6 +57,15 @@ let package = Package(
             name: "taskimport", dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
         .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"]),
 
+        // Faults on purpose: concurrent and killed migrations, racing updates, hostile input,
+        // CSV fuzzing, server restart, failover to a promoted standby, PgBouncer in transaction mode.
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "TaskCore", "TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "Migrations", "PGStore", "CSVImport", "taskmigrate",
+                "taskctl", "taskimport",
+            ]),
+
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),

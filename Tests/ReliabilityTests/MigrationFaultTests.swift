@@ -1,0 +1,107 @@
+import Foundation
+import PGStore
+import Testing
+
+@Suite("taskmigrate under concurrency and crashes", .timeLimit(.minutes(3)))
+struct MigrationFaultTests {
+    /// What a migration run may change: the history and the relations of the public schema.
+    struct SchemaSnapshot: Equatable {
+        var history: [String]
+        var relations: [String]
+
+        static func take(_ database: ScratchDatabase) async throws -> SchemaSnapshot {
+            try await database.withConnection { connection in
+                let hasHistory = try await connection.query("SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present")[0].decode(Bool.self, "present")
+                let history = hasHistory
+                    ? try await connection.query("SELECT version::text || ' ' || checksum AS entry FROM schema_migrations ORDER BY version")
+                        .map { try $0.decode(String.self, "entry") }
+                    : []
+                let relations = try await connection.query("""
+                    SELECT relkind::text || ' ' || relname AS entry FROM pg_class
+                     WHERE relnamespace = 'public'::regnamespace ORDER BY relname
+                    """).map { try $0.decode(String.self, "entry") }
+                return SchemaSnapshot(history: history, relations: relations)
+            }
+        }
+    }
+
+    static let taskmigrate = PackagePaths.executable("taskmigrate")
+
+    static func taskmigrate(_ arguments: [String], on database: ScratchDatabase) throws -> ChildProcess {
+        try ChildProcess(taskmigrate, arguments, environment: ["DATABASE_URL": try database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
+    }
+
+    /// The migration files of the project, numbered.
+    static func migrationFileCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: PackagePaths.migrations.path).filter { $0.hasSuffix(".sql") }.count
+    }
+
+    @Test("five `taskmigrate up` started at once on a fresh database apply each migration exactly once, and all exit 0")
+    func fiveConcurrentRunners() async throws {
+        try await ScratchDatabase.with(migrated: false) { database in
+            let runners = try (0..<5).map { _ in try Self.taskmigrate(["up"], on: database) }
+            var outcomes: [ChildProcess.Outcome] = []
+            for runner in runners { outcomes.append(await runner.finish()) }
+            for outcome in outcomes { #expect(outcome.status == 0, "\(outcome)") }
+            let applied = try await database.withConnection { connection in
+                try await connection.query("SELECT version, count(*) OVER (PARTITION BY version) AS times FROM schema_migrations ORDER BY version")
+                    .map { (try $0.decode(Int64.self, "version"), try $0.decode(Int.self, "times")) }
+            }
+            #expect(applied.count == (try Self.migrationFileCount()))
+            #expect(applied.allSatisfy { $0.1 == 1 })
+            let verify = try await Self.taskmigrate(["verify"], on: database).finish()
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
+
+    @Test("a migration killed with SIGKILL mid-way leaves the database and its history as they were; a normal up then succeeds")
+    func killedMigration() async throws {
+        try await ScratchDatabase.with(migrated: false) { database in
+            let setup = try await Self.taskmigrate(["up"], on: database).finish()
+            try #require(setup.status == 0, "\(setup)")
+            let before = try await SchemaSnapshot.take(database)
+
+            // The project's migrations plus one that creates a table, then works for 5 s.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-migrations-\(UUID().uuidString)")
+            try FileManager.default.copyItem(at: PackagePaths.migrations, to: folder)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let slow = String(format: "%04d_slow_probe.sql", try Self.migrationFileCount() + 1)
+            try """
+                -- migrate:up
+                CREATE TABLE reliability_probe (id bigint PRIMARY KEY);
+                INSERT INTO reliability_probe VALUES (1);
+                SELECT pg_sleep(5);
+                """.write(to: folder.appendingPathComponent(slow), atomically: true, encoding: .utf8)
+
+            let runner = try Self.taskmigrate(["up", "--dir", folder.path], on: database)
+            // Kill it once the table exists (uncommitted) and the sleep runs.
+            try await database.withConnection { connection in
+                try await waitUntil("the slow migration to start") {
+                    try await connection.query("""
+                        SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep(5)%'
+                        """)[0].decode(Int.self, "n") > 0
+                }
+            }
+            kill(runner.processIdentifier, SIGKILL)
+            let killed = await runner.finish()
+            #expect(killed.killedBySignal && killed.status == SIGKILL)
+
+            // The server rolls back when it notices the client is gone (at the latest when
+            // the sleep ends and it finds no COMMIT coming).
+            try await database.withConnection { connection in
+                try await waitUntil("the killed migration's sessions to end") {
+                    try await connection.query("""
+                        SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'taskmigrate'
+                        """)[0].decode(Int.self, "n") == 0
+                }
+            }
+            #expect(try await SchemaSnapshot.take(database) == before)
+
+            let rerun = try await Self.taskmigrate(["up", "--dir", folder.path], on: database).finish()
+            #expect(rerun.status == 0, "\(rerun)")
+            let after = try await SchemaSnapshot.take(database)
+            #expect(after.history.count == before.history.count + 1)
+            #expect(after.relations.contains("r reliability_probe"))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PGStore
+import TaskCore
+import TaskStoreContract
+import TaskStorePG
+import TaskbaseTestSupport
+import Testing
+
+@Suite("the deployment's runtime login role", .timeLimit(.minutes(3)))
+struct RuntimeRoleTests {
+    @Test("a login role granted taskbase_app (as docker-compose.yml and the README set it up) runs the store and cannot change the schema")
+    func loginRoleRunsTheStore() async throws {
+        try await ScratchDatabase.with(migrated: true) { database in
+            let role = "reliability_web_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+            let password = "p'w \(UUID().uuidString)"
+            let admin = try TestDatabases.admin()
+            try await ScratchDatabase.withConnection(to: admin) { connection in
+                _ = try await connection.query("SELECT set_config('reliability.password', \(password), false)")
+                _ = try await connection.simpleQuery(unsafeSQL: """
+                    DO $$ BEGIN
+                        EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', '\(role)', current_setting('reliability.password'));
+                    END $$;
+                    GRANT taskbase_app TO \(PGQuery.quoteIdentifier(role));
+                    """)
+            }
+            do {
+                var config = database.config
+                config["user"] = role
+                config["password"] = password
+                let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: config, maxConnections: 2))
+                let task = try await fixture.makeTask("Written by the runtime role")
+                #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
+                let refused = await #expect(throws: PGError.self) {
+                    try await ScratchDatabase.withConnection(to: config) { try await $0.execute("DROP TABLE tasks") }
+                }
+                #expect(refused?.code == .insufficientPrivilege)
+            } catch {
+                try? await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
+                throw error
+            }
+            try await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
+        }
+    }
+}
