@@ -45,14 +45,14 @@ extension TaskStorePG {
 
 extension TaskStorePG: TaskChangeFeed {
     /// Checks read access, then LISTENs on the team's channel on a connection of its own
-    /// (a listening session cannot serve queries). The connection closes when the consumer
+    /// (a listening session cannot serve queries), to `listenConfig` when set. The connection closes when the consumer
     /// stops iterating or its task is cancelled.
     public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
         let connection: PGConnection
         let notifications: PGNotificationStream
         do {
-            connection = try await PGConnection.connect(source.config)
+            connection = try await PGConnection.connect(listenConfig ?? source.config)
             notifications = try await connection.notifications(on: Self.channel(for: team))
         } catch let error as PGError {
             throw Self.translate(error)

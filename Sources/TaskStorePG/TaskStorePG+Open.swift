@@ -10,10 +10,10 @@ extension TaskStorePG {
     /// fails here, with a connection error, rather than at the first call.
     public static func open(
         config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app",
-        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil
     ) async throws -> TaskStorePG {
         let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections))
         try await pool.withConnection { _ in }
-        return TaskStorePG(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver)
+        return TaskStorePG(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig)
     }
 }

@@ -29,15 +29,20 @@ public struct TaskStorePG: Sendable {
     /// Sees every pipelined batch of statements before it is sent: for tracing, and for the
     /// benchmark, which replays exactly these statements with its C reference.
     public let statementObserver: (@Sendable ([PGQuery]) -> Void)?
+    /// Where the change feed LISTENs. A listening session must be a real server session, so
+    /// behind PgBouncer in transaction mode this names the server directly
+    /// (`TASKBASE_LISTEN_URL`); nil uses the source's configuration.
+    public let listenConfig: PGConfig?
 
     /// A store over `source`, running statements as `runtimeRole`.
     public init(
         source: any PGConnectionSource, runtimeRole: String? = "taskbase_app",
-        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil
     ) {
         self.source = source
         self.runtimeRole = runtimeRole
         self.statementObserver = statementObserver
+        self.listenConfig = listenConfig
     }
 
     /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).

@@ -5,21 +5,29 @@ import TaskCore
 import TaskStorePG
 
 /// How the programs reach `TaskService`: the configuration from `DATABASE_URL` / `PG*` /
-/// `.env`, a pool over it, and the machine's own day for dates.
+/// `.env` (and `TASKBASE_LISTEN_URL`, a direct server connection for the change feed when
+/// `DATABASE_URL` goes through PgBouncer), a pool over it, and the machine's own day for dates.
 public enum ServiceConnection {
     /// A service over the configured PostgreSQL; any failure to get there is exit 3 with one
     /// line that says where to look.
     public static func open(maxConnections: Int = 8, clock: TaskClock = localClock) async throws -> TaskService {
         let config: PGConfig
+        var listenConfig: PGConfig?
         do {
             config = try PGConfig.fromEnvironment()
+            if let url = ProcessInfo.processInfo.environment["TASKBASE_LISTEN_URL"], !url.isEmpty {
+                var direct = try PGConfig(connectionString: url)
+                direct.connectTimeout = config.connectTimeout
+                listenConfig = direct
+            }
         } catch {
             throw CommandFailure(
                 "bad database configuration: \(ServiceExitCodes.oneLine(ErrorPrinter.message(for: error))); check DATABASE_URL, the PG* variables and .env",
                 exitCode: .cannotConnect)
         }
         do {
-            return TaskService(store: try await TaskStorePG.open(config: config, maxConnections: maxConnections), clock: clock)
+            let store = try await TaskStorePG.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig)
+            return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -17,8 +17,12 @@ public enum TestDatabases {
 
     /// The server's maintenance database, for creating others.
     public static func admin() throws -> PGConfig {
-        guard let url = ProcessInfo.processInfo.environment["TASKBASE_TEST_ADMIN_URL"] else { throw NotConfigured() }
-        return try PGConfig(connectionString: url)
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["TASKBASE_TEST_ADMIN_URL"] else { throw NotConfigured() }
+        // The same settings the programs read (TASKBASE_STATEMENT_CACHE=0 behind PgBouncer).
+        var settings = environment.filter { $0.key.hasPrefix("TASKBASE_") }
+        settings["DATABASE_URL"] = url
+        return try PGConfig.fromEnvironment(settings, dotEnvDirectory: "/nonexistent")
     }
 
     /// A new, empty database named after `purpose`.

@@ -3,7 +3,7 @@ import Testing
 @testable import PGStore
 
 @Suite("Connection pool")
-struct PoolTests {
+struct PoolTimingTests {
     /// The test config with an application name of its own, to count its sessions on the server.
     static func config(named name: String) throws -> PGConfig {
         var config = try TestDatabase.config()
