@@ -52,6 +52,25 @@ public enum TestDatabases {
     /// One migrated database for the whole test process, made on first use.
     public static let shared = Task<PGConfig, any Error> { try await createMigrated(purpose: "shared") }
 
+    /// The environment a child program needs to reach the database `config` names. When
+    /// `TASKBASE_TEST_PGBOUNCER` (`host:port`, set by `scripts/faults pgbouncer run`) is set,
+    /// the child goes through PgBouncer in transaction mode, its change feed listening directly
+    /// (`TASKBASE_LISTEN_URL`), with the statement cache off.
+    public static func childEnvironment(_ config: PGConfig) -> [String: String] {
+        guard let bouncer = ProcessInfo.processInfo.environment["TASKBASE_TEST_PGBOUNCER"],
+              let colon = bouncer.lastIndex(of: ":") else {
+            return ["DATABASE_URL": connectionString(config)]
+        }
+        var through = config
+        through["host"] = String(bouncer[..<colon])
+        through["hostaddr"] = nil
+        through["port"] = String(bouncer[bouncer.index(after: colon)...])
+        return [
+            "DATABASE_URL": connectionString(through), "TASKBASE_LISTEN_URL": connectionString(config),
+            "TASKBASE_STATEMENT_CACHE": "0",
+        ]
+    }
+
     /// `config` as a `DATABASE_URL` for child processes (libpq key=value form, password included).
     public static func connectionString(_ config: PGConfig) -> String {
         config.parameters.map { "\($0.key)='\($0.value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'" }

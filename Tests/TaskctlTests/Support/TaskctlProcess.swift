@@ -44,7 +44,7 @@ struct TaskctlProcess {
         var environment = ProcessInfo.processInfo.environment.filter { key, _ in
             !key.hasPrefix("PG") && key != "DATABASE_URL" && key != "TASKBASE_ACTOR" && key != "TASKBASE_TEST_ADMIN_URL"
         }
-        environment["DATABASE_URL"] = try await TestDatabase.url.value
+        environment.merge(TestDatabases.childEnvironment(try await TestDatabases.shared.value)) { _, new in new }
         environment.merge(overrides) { _, new in new }
         return environment
     }
