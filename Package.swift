@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
         .executableTarget(
             name: "taskimport", dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
-        .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"]),
+        .testTarget(name: "TaskimportTests", dependencies: ["taskimport", "taskctl", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"]),
 
         // Faults on purpose: concurrent and killed migrations, racing updates, hostile input,
         // CSV fuzzing, server restart, failover to a promoted standby, PgBouncer in transaction mode.
