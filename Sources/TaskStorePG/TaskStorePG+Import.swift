@@ -176,12 +176,20 @@ extension TaskStorePG: TaskImportPort {
                   JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
                  WHERE NOT new.inserted
                 RETURNING 1
+            ), notified AS (
+                SELECT \(notifySQL(
+                           kind: "CASE WHEN new.inserted THEN 'created' ELSE 'updated' END", team: team,
+                           number: "new.number", taskID: "new.id", version: "new.version", actorID: "new.updated_by",
+                           at: "new.updated_at"))
+                  FROM merged new
+                 WHERE (SELECT count(*) FROM merged) <= \(importNotificationLimit)
             )
             SELECT (SELECT count(*) FROM staged) AS staged,
                    (SELECT count(*) FROM staged WHERE old_number IS NOT NULL) AS existing,
                    (SELECT count(*) FROM merged WHERE inserted) AS inserted,
                    (SELECT count(*) FROM merged WHERE NOT inserted) AS updated,
-                   (SELECT count(*) FROM created) + (SELECT count(*) FROM changed) AS recorded
+                   (SELECT count(*) FROM created) + (SELECT count(*) FROM changed) AS recorded,
+                   (SELECT count(*) FROM notified) AS notified
             """)
         let counts = rows[0]
         let inserted = try counts.decode(Int.self, "inserted")
@@ -189,17 +197,6 @@ extension TaskStorePG: TaskImportPort {
         let existing = try counts.decode(Int.self, "existing")
         if inserted > 0 {
             try await tx.execute("UPDATE task_counters SET last_number = last_number + \(inserted) WHERE team_id = \(teamID.rawValue)")
-        }
-        if inserted + updated > 0, inserted + updated <= importNotificationLimit {
-            try await tx.execute("""
-                SELECT \(notifySQL(
-                           kind: "CASE WHEN h.kind = 'imported' THEN 'created' ELSE 'updated' END", team: team,
-                           number: "t.number", taskID: "h.task_id", version: "h.version", actorID: "h.actor_id", at: "h.changed_at"))
-                  FROM task_history h JOIN tasks t ON t.team_id = h.team_id AND t.id = h.task_id
-                 WHERE h.team_id = \(teamID.rawValue) AND h.changed_at = \(time) AND h.actor_id = \(actor.rawValue)
-                   AND h.kind IN ('imported', 'reimported')
-                 ORDER BY h.id
-                """)
         }
         switch policy {
         case .update: return ImportSummary(inserted: inserted, updated: updated, unchanged: existing - updated)

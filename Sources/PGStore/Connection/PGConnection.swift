@@ -25,8 +25,10 @@ public final class PGConnection: @unchecked Sendable {
     /// Work an abandoned stream left behind, done before the connection's next use.
     var pendingCleanup: [PendingCleanup] = []
 
-    /// How long a reply is awaited on the calling thread before the task suspends.
-    static let fastPollMilliseconds: Int32 = 1
+    /// How long a reply is awaited on the calling thread before the task suspends: a point
+    /// query or a single-row write answers within it, so it costs no thread hand-off; anything
+    /// slower suspends and frees the thread.
+    static let fastPollBudget: Duration = .milliseconds(3)
     /// Connections of this process polling for a reply right now. Only a lone waiter polls:
     /// with several statements in flight (a pool under load) the cooperative threads have other
     /// tasks to run, and a thread asleep in `poll` would hold them up.
@@ -271,23 +273,27 @@ public final class PGConnection: @unchecked Sendable {
     /// thread first, then suspending. Handles the timeout and task cancellation.
     func waitUntilResultReady(deadline: ContinuousClock.Instant?, cancelState: CancelState) async throws {
         if pendingFlush { try await flush() }
-        var fastPolled = false
+        // The calling thread may wait for the reply itself until this instant (one thread at a
+        // time process-wide), across every packet of the reply; after it, the task suspends.
+        var fastPollEnd: ContinuousClock.Instant?
         while true {
             if PQisBusy(handle) == 0 { collectNotifications(); return }
             if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection to the server") }
             collectNotifications()
             if PQisBusy(handle) == 0 { return }
             let fd = PQsocket(handle)
-            if !fastPolled {
-                fastPolled = true
-                if Self.fastPollers.wrappingAdd(1, ordering: .relaxed).oldValue == 0 {
-                    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    let ready = poll(&descriptor, 1, Self.fastPollMilliseconds) > 0
-                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
-                    if ready { continue }
-                } else {
-                    Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
-                }
+            let now = ContinuousClock.now
+            let end = fastPollEnd ?? now + Self.fastPollBudget
+            fastPollEnd = end
+            if now < end, Self.fastPollers.wrappingAdd(1, ordering: .relaxed).oldValue == 0 {
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let (seconds, attoseconds) = (end - now).components
+                let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+                let ready = poll(&descriptor, 1, max(1, milliseconds)) > 0
+                Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                if ready { continue }
+            } else if now < end {
+                Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
             }
             let waitDeadline = cancelState.timeoutFired ? nil : deadline
             let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)
