@@ -29,14 +29,9 @@ public enum TestDatabases {
     public static func create(purpose: String) async throws -> PGConfig {
         let admin = try admin()
         let name = "taskbase_test_\(purpose)_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
-        let connection = try await PGConnection.connect(admin)
-        do {
+        try await PGConnection.with(admin) { connection in
             try await connection.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(PGQuery.quoteIdentifier(name))"))
-        } catch {
-            await connection.close()
-            throw error
         }
-        await connection.close()
         var config = admin
         config["dbname"] = name
         return config

@@ -14,15 +14,7 @@ enum TestDatabase {
 
     /// Runs `body` with a fresh connection, closing it afterwards.
     static func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        let connection = try await PGConnection.connect(config())
-        do {
-            let value = try await body(connection)
-            await connection.close()
-            return value
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await PGConnection.with(config(), body)
     }
 }
 

@@ -44,15 +44,7 @@ public struct MigrationRunner: Sendable {
 
     /// Runs `body` with a fresh connection, closing it afterwards whatever happens.
     func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        let connection = try await PGConnection.connect(config)
-        do {
-            let value = try await body(connection)
-            await connection.close()
-            return value
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await PGConnection.with(config, body)
     }
 
     /// Runs `body` holding the migration lock, with a work connection (session timeouts set),

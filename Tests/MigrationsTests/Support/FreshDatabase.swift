@@ -45,15 +45,7 @@ struct FreshDatabase: Sendable {
     }
 
     private static func withConnection<T>(_ config: PGConfig, _ body: (PGConnection) async throws -> T) async throws -> T {
-        let connection = try await PGConnection.connect(config)
-        do {
-            let value = try await body(connection)
-            await connection.close()
-            return value
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await PGConnection.with(config, body)
     }
 
     /// One text value from a query.
