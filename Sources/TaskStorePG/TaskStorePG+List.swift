@@ -57,16 +57,12 @@ extension TaskStorePG {
     }
 
     public func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage {
-        let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let direction = query.descending ? " DESC" : ""
         let key = Self.sortKey(query.sort, descending: query.descending)
         let order = query.sort == .number ? "t.number\(direction)" : "\(key)\(direction), t.number\(direction)"
         let sql: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, p.*
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(team.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: team))
               LEFT JOIN LATERAL (
                   SELECT \(unsafeSQL: Self.taskColumns), row_number() OVER () AS position
                     FROM (SELECT * FROM tasks t

@@ -65,6 +65,19 @@ extension TaskStorePG {
         PGDate(daysSinceEpoch: Int(date.daysSinceEpoch))
     }
 
+    /// The FROM clause every gated statement starts with: one row carrying the acting user
+    /// (`u`), the team by key (`tm`, when visible) and the actor's membership (`m`), each NULL
+    /// when missing — the facts `AccessRequirement.verify` judges.
+    static func accessFactsFrom(_ actor: UserRef, team: TeamKey) -> PGQuery {
+        let (actorID, actorEmail) = actorParameters(actor)
+        return """
+            (SELECT 1) one
+              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN teams tm ON tm.key = \(team.rawValue)
+              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+            """
+    }
+
     /// The rank SQL compares roles by: `array_position(roleRanks, role)`.
     static let roleRanks = "ARRAY['viewer','member','admin','owner']"
 

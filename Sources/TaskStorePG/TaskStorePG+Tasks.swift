@@ -51,10 +51,7 @@ extension TaskStorePG: TaskRepository {
             SELECT \(unsafeSQL: Self.userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
                    \(unsafeSQL: Self.taskColumns), (SELECT count(*) FROM notified) AS notified
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(team.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: team))
               LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN t ON true
@@ -78,16 +75,12 @@ extension TaskStorePG: TaskRepository {
 
     /// Facts, and the task locked for change when the actor may see it.
     static func lockedTaskFacts(_ key: TaskKey, _ access: AccessRequirement, assignee: UserRef?) -> PGQuery {
-        let (actorID, actorEmail) = actorParameters(access.actor)
         let (assigneeID, assigneeEmail) = actorParameters(assignee)
         return """
             SELECT \(unsafeSQL: userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
                    \(unsafeSQL: taskColumns)
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN LATERAL (
@@ -100,13 +93,9 @@ extension TaskStorePG: TaskRepository {
     }
 
     public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
-        let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let query: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, \(unsafeSQL: Self.taskColumns)
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
             """
         let row = try await statement(as: access.actor, query)[0]
@@ -182,14 +171,10 @@ extension TaskStorePG: TaskRepository {
     }
 
     public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
-        let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let query: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
                    h.actor_id, h.changed_at, h.kind, h.changes
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(key.team.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
               LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
              ORDER BY h.id

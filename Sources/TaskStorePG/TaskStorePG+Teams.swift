@@ -22,13 +22,9 @@ extension TaskStorePG: TeamRepository {
 
     /// The facts for `access` in team `key`: the actor, the team (when visible) and the role.
     static func teamFacts(_ key: TeamKey, _ access: AccessRequirement) -> PGQuery {
-        let (actorID, actorEmail) = actorParameters(access.actor)
         return """
             SELECT \(unsafeSQL: userColumns), \(unsafeSQL: teamColumns), m.role
-              FROM (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
-              LEFT JOIN teams tm ON tm.key = \(key.rawValue)
-              LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
+              FROM \(Self.accessFactsFrom(access.actor, team: key))
             """
     }
 
