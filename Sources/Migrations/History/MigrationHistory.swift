@@ -51,12 +51,13 @@ struct MigrationHistory: Sendable {
         return try rows.first?.decode(Bool.self, "present") == true
     }
 
-    /// Records `file` as applied, in the caller's transaction when there is one.
+    /// Records `file` as applied, in the caller's transaction when there is one, naming the
+    /// login role (a migration may run as the owner role).
     func insert(_ file: MigrationFile, milliseconds: Int64, operatorName: String, baseline: Bool = false, on connection: PGConnection) async throws {
         try await connection.execute("""
             INSERT INTO \(unsafeSQL: Self.tableName) (version, name, checksum, execution_ms, applied_by, tool_version, baseline)
             VALUES (\(file.version), \(file.name), \(file.checksum), \(milliseconds),
-                    current_user || ' (' || \(operatorName) || ')', \(MigrationTool.version), \(baseline))
+                    session_user || ' (' || \(operatorName) || ')', \(MigrationTool.version), \(baseline))
             """)
     }
 

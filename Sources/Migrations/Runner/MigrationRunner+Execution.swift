@@ -1,11 +1,14 @@
 import PGStore
 
 extension MigrationRunner {
-    /// Runs `files` in order in `direction`, reporting each start and finish.
+    /// Runs `files` in order in `direction`, reporting each start and finish. Each runs as
+    /// the owner role once the schema has been handed to it (`MigrationOwnerRole`).
     func runAll(_ files: [MigrationFile], _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws {
         for file in files {
             onEvent(.starting(file, direction: direction))
-            let milliseconds = try await run(file, direction, work: work, lockConnection: lockConnection)
+            let milliseconds = try await MigrationOwnerRole.adopting(on: work) {
+                try await run(file, direction, work: work, lockConnection: lockConnection)
+            }
             onEvent(.finished(file, direction: direction, milliseconds: milliseconds))
         }
     }
