@@ -24,14 +24,14 @@ extension EndToEnd {
                         """)
                 }
                 let before = try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass")
-                #expect(try await runner.up().map(\.version) == [3, 4])
+                #expect(try await runner.up().map(\.version) == [3, 4, 5])
                 #expect(try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass") == before)
                 #expect(try await database.scalar("SELECT count(*)::text FROM tasks WHERE category IS NULL") == "100000")
                 #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'tasks_team_category_idx'::regclass") == "true")
             }
         }
 
-        @Test("as the runtime role, with another user's id set, every tenant table reads empty for a foreign team and writes there are refused")
+        @Test("as the runtime role, with another user's id set, every tenant table reads empty for a foreign team and writes there are refused; it can neither create, alter, drop nor take over a table")
         func rowLevelSecurity() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
@@ -68,12 +68,16 @@ extension EndToEnd {
                             try await connection.execute("INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 2, 'planted', 2, 2)")
                         }
                     } throws: { ($0 as? PGError)?.code == .insufficientPrivilege }
-                    await #expect {
-                        try await connection.withTransaction(settings: ["taskbase.user_id": "2"]) { connection in
-                            try await connection.execute("SET LOCAL ROLE taskbase_app")
-                            try await connection.execute("CREATE TABLE sneaky (id int)")
-                        }
-                    } throws: { ($0 as? PGError)?.code == .insufficientPrivilege }
+                    // No DDL: the tables belong to taskbase_owner (0005), and the schema grants taskbase_app no CREATE.
+                    for statement in ["CREATE TABLE sneaky (id int)", "ALTER TABLE tasks ADD COLUMN sneaky int", "DROP TABLE tasks",
+                                      "ALTER TABLE tasks OWNER TO taskbase_app"] {
+                        await #expect("\(statement)") {
+                            try await connection.withTransaction(settings: ["taskbase.user_id": "2"]) { connection in
+                                try await connection.execute("SET LOCAL ROLE taskbase_app")
+                                try await connection.execute(PGQuery(unsafeSQL: statement))
+                            }
+                        } throws: { ($0 as? PGError)?.code == .insufficientPrivilege }
+                    }
                 }
             }
         }
