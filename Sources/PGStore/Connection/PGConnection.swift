@@ -16,7 +16,9 @@ public final class PGConnection: @unchecked Sendable {
     let cancelHandle: CancelHandle
     private let inUse = Atomic<Bool>(false)
     private var closed = false
-    /// Notifications that arrived while statements ran, for LISTEN consumers.
+    /// Notifications taken from libpq, for LISTEN consumers. Statements leave them in libpq's
+    /// queue (reading it costs a parse per reply); the listener and the pool's idle check
+    /// collect them.
     var pendingNotifications: [PGNotification] = []
     /// Nesting depth of `withTransaction`/`withSavepoint`.
     var transactionDepth = 0
@@ -253,9 +255,12 @@ public final class PGConnection: @unchecked Sendable {
             sent = PQpipelineSync(handle)
         }
         guard sent == 1 else { throw connectionError("could not send the statement") }
+        justSentStatement = true
     }
 
     private var pendingFlush = false
+    /// A statement went out since the last wait for a reply.
+    private var justSentStatement = false
 
     /// Writes what libpq has buffered, waiting for the socket when it is full.
     func flush() async throws {
@@ -276,11 +281,17 @@ public final class PGConnection: @unchecked Sendable {
         // The calling thread may wait for the reply itself until this instant (one thread at a
         // time process-wide), across every packet of the reply; after it, the task suspends.
         var fastPollEnd: ContinuousClock.Instant?
+        // Right after sending, the reply cannot have arrived yet: poll before reading the
+        // socket (a read then would only say "nothing yet").
+        var justSent = justSentStatement
+        justSentStatement = false
         while true {
-            if PQisBusy(handle) == 0 { collectNotifications(); return }
-            if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection to the server") }
-            collectNotifications()
             if PQisBusy(handle) == 0 { return }
+            if fastPollEnd != nil || !justSent {
+                if PQconsumeInput(handle) == 0 { throw connectionError("lost the connection to the server") }
+                if PQisBusy(handle) == 0 { return }
+            }
+            justSent = false
             let fd = PQsocket(handle)
             let now = ContinuousClock.now
             let end = fastPollEnd ?? now + Self.fastPollBudget

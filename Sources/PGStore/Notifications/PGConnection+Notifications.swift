@@ -47,6 +47,7 @@ final class ListenState: @unchecked Sendable {
         guard !finished else { return nil }
         let handle = connection.handle
         while true {
+            connection.collectNotifications()
             if let index = connection.pendingNotifications.firstIndex(where: { $0.channel == channel }) {
                 return connection.pendingNotifications.remove(at: index)
             }
@@ -64,7 +65,6 @@ final class ListenState: @unchecked Sendable {
                 connection.endExclusiveUse()
                 throw connection.connectionError("lost the connection while listening")
             }
-            connection.collectNotifications()
         }
     }
 }

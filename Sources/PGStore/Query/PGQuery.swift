@@ -9,7 +9,7 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
     /// The statement text with `$1`, `$2`, ... placeholders.
     public private(set) var sql: String
     /// The parameters' wire bytes, back to back (each followed by a NUL for libpq).
-    private(set) var parameterBytes: [UInt8]
+    @usableFromInline var parameterBytes: [UInt8]
     /// Per parameter: where its bytes start in `parameterBytes` (-1 for NULL), length, format, type.
     private(set) var parameters: [Parameter]
 
@@ -56,21 +56,42 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
     public var description: String { sql }
 
     /// Appends a bind parameter and returns its placeholder (`$n`).
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func bind<T: PGEncodable>(_ value: T?) -> String {
-        if let value {
-            let offset = parameterBytes.count
-            value.pgEncode(into: &parameterBytes)
-            let length = parameterBytes.count - offset
-            if T.pgFormat == .text, firstParameterWithNUL == nil, parameterBytes[offset...].contains(0) {
-                firstParameterWithNUL = parameters.count + 1
-            }
-            parameterBytes.append(0)
-            parameters.append(Parameter(offset: offset, length: Int32(length), format: T.pgFormat.rawValue, typeOID: T.pgTypeOID))
-        } else {
-            parameters.append(Parameter(offset: -1, length: 0, format: 0, typeOID: T.pgTypeOID))
+        "$\(addParameter(value))"
+    }
+
+    /// Appends a bind parameter and returns its number. Inlinable, so that callers in other
+    /// modules get it specialized for their value types (no generic dispatch per value).
+    @inlinable
+    mutating func addParameter<T: PGEncodable>(_ value: T?) -> Int {
+        guard let value else { return recordParameter(from: -1, format: 0, typeOID: T.pgTypeOID) }
+        let offset = parameterBytes.count
+        value.pgEncode(into: &parameterBytes)
+        return recordParameter(from: offset, format: T.pgFormat.rawValue, typeOID: T.pgTypeOID)
+    }
+
+    /// Records the parameter whose bytes `addParameter` just appended from `offset` (-1: NULL).
+    @usableFromInline
+    mutating func recordParameter(from offset: Int, format: Int32, typeOID: UInt32) -> Int {
+        guard offset >= 0 else {
+            parameters.append(Parameter(offset: -1, length: 0, format: 0, typeOID: typeOID))
+            return parameters.count
         }
-        return "$\(parameters.count)"
+        let length = parameterBytes.count - offset
+        if format == PGFormat.text.rawValue, firstParameterWithNUL == nil, parameterBytes[offset...].contains(0) {
+            firstParameterWithNUL = parameters.count + 1
+        }
+        parameterBytes.append(0)
+        parameters.append(Parameter(offset: offset, length: Int32(length), format: format, typeOID: typeOID))
+        return parameters.count
+    }
+
+    /// Appends placeholder `$number` to the text.
+    @usableFromInline
+    mutating func appendPlaceholder(_ number: Int) {
+        sql.append("$")
+        sql.append(String(number))
     }
 
     /// Appends trusted SQL text.
@@ -90,33 +111,45 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         })
     }
 
-    /// Shifts `$n` placeholders outside quotes by `shift`.
+    /// Shifts `$n` placeholders outside quotes by `shift`. Works on UTF-8 bytes: every byte
+    /// it looks for is ASCII, which never occurs inside a multi-byte sequence.
     private static func renumber(_ sql: String, by shift: Int) -> String {
-        var result = ""
-        var digits = ""
+        var result: [UInt8] = []
+        result.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
         var inDollar = false
-        var quote: Character?
-        for character in sql {
+        var hasDigits = false
+        var quote: UInt8 = 0
+        func endPlaceholder() {
+            result.append(UInt8(ascii: "$"))
+            if hasDigits { result.append(contentsOf: String(number + shift).utf8) }
+            number = 0
+            hasDigits = false
+            inDollar = false
+        }
+        for byte in sql.utf8 {
             if inDollar {
-                if character.isASCII, character.isNumber { digits.append(character); continue }
-                result += digits.isEmpty ? "$" : "$\(Int(digits)! + shift)"
-                digits = ""
-                inDollar = false
+                if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    number = number * 10 + Int(byte - UInt8(ascii: "0"))
+                    hasDigits = true
+                    continue
+                }
+                endPlaceholder()
             }
-            if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                result.append(character)
-            } else if character == "$" {
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+                result.append(byte)
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+                result.append(byte)
+            } else if byte == UInt8(ascii: "$") {
                 inDollar = true
             } else {
-                result.append(character)
+                result.append(byte)
             }
         }
-        if inDollar { result += digits.isEmpty ? "$" : "$\(Int(digits)! + shift)" }
-        return result
+        if inDollar { endPlaceholder() }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Calls `body` with the C arrays libpq's `PQsendQueryParams` takes.
@@ -153,7 +186,7 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
 
     /// Builds a `PGQuery` from literal text and interpolated values.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var query: PGQuery
+        @usableFromInline var query: PGQuery
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             query = PGQuery(unsafeSQL: "")
@@ -163,13 +196,15 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         public mutating func appendLiteral(_ literal: String) { query.sql += literal }
 
         /// A value, sent as a bind parameter.
+        @inlinable
         public mutating func appendInterpolation<T: PGEncodable>(_ value: T) {
-            query.sql += query.bind(value)
+            query.appendPlaceholder(query.addParameter(value))
         }
 
         /// An optional value, sent as a bind parameter (NULL when nil).
+        @inlinable
         public mutating func appendInterpolation<T: PGEncodable>(_ value: T?) {
-            query.sql += query.bind(value)
+            query.appendPlaceholder(query.addParameter(value))
         }
 
         /// Trusted, program-made SQL text. Never pass user data here.

@@ -1,5 +1,6 @@
 import CLibPQ
 import Glibc
+import Synchronization
 
 /// Owns one `PGresult` and clears it exactly once.
 final class PGResult: @unchecked Sendable {
@@ -23,10 +24,24 @@ final class PGResult: @unchecked Sendable {
 
     func columnName(_ index: Int) -> String { String(cString: PQfname(pointer, Int32(index))) }
 
+    /// Where the last name lookup ended: rows are mostly read column after column, so the
+    /// next lookup starts just after it and usually compares one name.
+    private let lookupHint = Atomic<Int>(0)
+
     /// The index of the column called `name` (exact, case-sensitive), or nil.
     func columnIndex(_ name: String) -> Int? {
-        name.withCString { wanted in
-            for index in 0..<columnCount where strcmp(PQfname(pointer, Int32(index)), wanted) == 0 { return index }
+        let count = columnCount
+        guard count > 0 else { return nil }
+        let start = lookupHint.load(ordering: .relaxed) % count
+        return name.withCString { wanted in
+            var index = start
+            repeat {
+                if strcmp(PQfname(pointer, Int32(index)), wanted) == 0 {
+                    lookupHint.store(index + 1, ordering: .relaxed)
+                    return index
+                }
+                index = index + 1 == count ? 0 : index + 1
+            } while index != start
             return nil
         }
     }

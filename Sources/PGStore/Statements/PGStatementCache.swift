@@ -25,12 +25,11 @@ struct PGStatementCache {
 
     /// The prepared statement for `query`, marking it used; nil when not prepared yet.
     mutating func lookup(_ query: PGQuery) -> String? {
-        guard var entry = entries[query.sql] else { return nil }
-        guard entry.parameterTypes.elementsEqual(query.parameters.lazy.map(\.typeOID)) else { return nil }
+        guard let position = entries.index(forKey: query.sql) else { return nil }
+        guard entries.values[position].parameterTypes.elementsEqual(query.parameters.lazy.map(\.typeOID)) else { return nil }
         useCounter &+= 1
-        entry.lastUse = useCounter
-        entries[query.sql] = entry
-        return entry.name
+        entries.values[position].lastUse = useCounter
+        return entries.values[position].name
     }
 
     /// True when `query`'s text is prepared, whatever its parameter types.
