@@ -31,10 +31,10 @@ public final class PGConnection: @unchecked Sendable {
     /// query or a single-row write answers within it, so it costs no thread hand-off; anything
     /// slower suspends and frees the thread.
     static let fastPollBudget: Duration = .milliseconds(3)
-    /// Connections of this process polling for a reply right now. Only a lone waiter polls:
-    /// with several statements in flight (a pool under load) the cooperative threads have other
-    /// tasks to run, and a thread asleep in `poll` would hold them up.
-    static let fastPollers = Atomic<Int>(0)
+    /// Tasks of this process waiting for a reply right now. Only a lone waiter polls on its
+    /// thread: with several statements in flight (a pool under load) the cooperative threads
+    /// have other replies to handle, and a thread asleep in `poll` would hold them up.
+    static let replyWaiters = Atomic<Int>(0)
 
     private init(handle: OpaquePointer, config: PGConfig) {
         self.handle = handle
@@ -278,8 +278,10 @@ public final class PGConnection: @unchecked Sendable {
     /// thread first, then suspending. Handles the timeout and task cancellation.
     func waitUntilResultReady(deadline: ContinuousClock.Instant?, cancelState: CancelState) async throws {
         if pendingFlush { try await flush() }
-        // The calling thread may wait for the reply itself until this instant (one thread at a
-        // time process-wide), across every packet of the reply; after it, the task suspends.
+        Self.replyWaiters.wrappingAdd(1, ordering: .relaxed)
+        defer { Self.replyWaiters.wrappingSubtract(1, ordering: .relaxed) }
+        // The calling thread may wait for the reply itself until this instant (only while no
+        // other task waits for one), across every packet of the reply; then the task suspends.
         var fastPollEnd: ContinuousClock.Instant?
         // Right after sending, the reply cannot have arrived yet: poll before reading the
         // socket (a read then would only say "nothing yet").
@@ -296,15 +298,11 @@ public final class PGConnection: @unchecked Sendable {
             let now = ContinuousClock.now
             let end = fastPollEnd ?? now + Self.fastPollBudget
             fastPollEnd = end
-            if now < end, Self.fastPollers.wrappingAdd(1, ordering: .relaxed).oldValue == 0 {
+            if now < end, Self.replyWaiters.load(ordering: .relaxed) == 1 {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let (seconds, attoseconds) = (end - now).components
                 let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-                let ready = poll(&descriptor, 1, max(1, milliseconds)) > 0
-                Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
-                if ready { continue }
-            } else if now < end {
-                Self.fastPollers.wrappingSubtract(1, ordering: .relaxed)
+                if poll(&descriptor, 1, max(1, milliseconds)) > 0 { continue }
             }
             let waitDeadline = cancelState.timeoutFired ? nil : deadline
             let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)
