@@ -69,8 +69,6 @@ let package = Package(
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
-        .executableTarget(name: "pgstore-loop", dependencies: ["PGStore"], path: "Benchmarks/pgstore-loop"),
-        .executableTarget(name: "pgstore-batch", dependencies: ["PGStore"], path: "Benchmarks/pgstore-batch"),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(
             name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations"],

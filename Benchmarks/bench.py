@@ -59,6 +59,7 @@ class Bench:
         count = self.args.reads
         self.record("w1", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w1", str(count)])["ops_per_second"])
         self.record("w1", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(count)])["ops_per_second"])
+        self.record("w1", "pgstore-alone", self.run_json([self.bin + "/taskbase-bench", "w1-pgstore", str(count)])["ops_per_second"])
         for driver in self.drivers:
             result = self.run_json([self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"], str(count)])
             self.record("w1", driver, result["ops_per_second"])
@@ -192,6 +193,7 @@ class Bench:
                 ratios[name] = {"value": round(value, 3), "target": target, "met": value >= target}
 
         ratio("W1 taskbase / C", "w1", "taskbase", "c-libpq", 0.9)
+        ratio("W1 PGStore alone / C (diagnostic)", "w1", "pgstore-alone", "c-libpq", 0.9)
         ratio("W1 taskbase / asyncpg", "w1", "taskbase", "asyncpg", 1.0)
         ratio("W1 taskbase / psycopg", "w1", "taskbase", "psycopg", 1.0)
         ratio("W2 taskbase / C", "w2", "taskbase", "c-libpq", 0.9)

@@ -44,6 +44,36 @@ enum Workloads {
         return Measurement(workload: "w1", operations: count, seconds: seconds(ContinuousClock.now - started))
     }
 
+    /// W1's two statements, exactly as `TaskStorePG` sends them, replayed `count` times in one
+    /// pipeline each through `PGConnection` alone: what the service layer, the store and the
+    /// pool add on top of PGStore is the difference to W1 (a diagnostic beside the C reference).
+    static func pointReadStatements(config: PGConfig, count: Int) async throws -> Measurement {
+        let captured = try await StatementDump.capture(config: config, workload: "w1")
+        let connection = try await PGConnection.connect(config)
+        func statements(number: Int64) -> [PGQuery] {
+            captured.map { query in
+                var replay = PGQuery(unsafeSQL: query.sql)
+                for value in query.parameterTexts {
+                    switch value {
+                    case nil: replay.bind(Int64?.none)
+                    case String(StatementDump.numberMarker)?: replay.bind(number)
+                    case let text?: replay.bind(text)
+                    }
+                }
+                return replay
+            }
+        }
+        for number in 1...200 { _ = try await connection.pipeline(statements(number: Int64(number))) }
+        let started = ContinuousClock.now
+        for index in 0..<count {
+            let results = try await connection.pipeline(statements(number: Int64(index % BenchSetup.readTeamSize + 1)))
+            guard try results[1].get().count == 1 else { throw BenchError("W1 (PGStore alone) read no row") }
+        }
+        let elapsed = ContinuousClock.now - started
+        await connection.close()
+        return Measurement(workload: "w1-pgstore", operations: count, seconds: seconds(elapsed))
+    }
+
     /// A fresh team for a write workload, owned by the bench owner.
     static func freshTeam(_ service: TaskService, prefix: String) async throws -> TeamKey {
         let key = prefix + String(UInt32.random(in: 0...UInt32.max), radix: 36).uppercased()

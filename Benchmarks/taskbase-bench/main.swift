@@ -8,6 +8,7 @@ import TaskStorePG
 //
 //   taskbase-bench setup MIGRATIONS_DIR [LIST_TEAM_SIZE]
 //   taskbase-bench w1|w2|w3 COUNT
+//   taskbase-bench w1-pgstore COUNT          W1's statements through PGStore alone (no service, no pool)
 //   taskbase-bench w5 COUNT
 //   taskbase-bench w6 CLIENTS POOL SECONDS
 //   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
@@ -26,6 +27,7 @@ do {
     case "setup":
         try await BenchSetup.run(config: config, migrations: arguments.count > 1 ? arguments[1] : "migrations", listTeamSize: argument(2, 0))
     case "w1": try emit(try await Workloads.pointReads(config: config, count: argument(1, 20_000)))
+    case "w1-pgstore": try emit(try await Workloads.pointReadStatements(config: config, count: argument(1, 20_000)))
     case "w2": try emit(try await Workloads.singleWrites(config: config, count: argument(1, 20_000)))
     case "w3": try emit(try await Workloads.batchWrites(config: config, count: argument(1, 20_000)))
     case "w5": try emit(try await Workloads.listPages(config: config, count: argument(1, 200)))
@@ -40,7 +42,7 @@ do {
         guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }
         try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
     default:
-        throw BenchError("usage: taskbase-bench setup|w1|w2|w3|w5|w6|dump ... (see Benchmarks/README.md)")
+        throw BenchError("usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)")
     }
 } catch {
     FileHandle.standardError.write(Data("taskbase-bench: error: \(error)\n".utf8))
