@@ -11,6 +11,10 @@ extension TaskStorePG: TaskRepository {
         var new: String?
     }
 
+    /// History's field lists for a created task and for a change from row `old`, built once.
+    static let historyOfCreation = historyChangesSQL(old: nil)
+    static let historyOfChange = historyChangesSQL(old: "old")
+
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
@@ -43,7 +47,7 @@ extension TaskStorePG: TaskRepository {
             ), history AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
-                       \(unsafeSQL: Self.historyChangesSQL(old: nil))
+                       \(unsafeSQL: Self.historyOfCreation)
                   FROM t AS new
             ), notified AS (
                 SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
@@ -142,7 +146,7 @@ extension TaskStorePG: TaskRepository {
             , history AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
-                       \(unsafeSQL: historyChangesSQL(old: "old"))
+                       \(unsafeSQL: historyOfChange)
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             )
             SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
