@@ -31,12 +31,14 @@ enum SocketInterest: Sendable {
 /// waiting for PostgreSQL suspends instead of blocking one of Swift's cooperative threads.
 ///
 /// Registrations are one-shot: each wait arms the socket once and the event (or the
-/// deadline) resumes exactly one continuation.
+/// deadline) resumes exactly one continuation. Every path that resumes one first removes its
+/// waiter under the lock, which is what makes unchecked continuations safe here (a checked one
+/// costs an allocation per wait, on every reply that does not arrive within the fast poll).
 final class IOReactor: Sendable {
     static let shared = IOReactor()
 
     private struct Waiter {
-        var continuation: CheckedContinuation<SocketReadiness, Never>
+        var continuation: UnsafeContinuation<SocketReadiness, Never>
         var deadline: ContinuousClock.Instant?
     }
 
@@ -82,7 +84,7 @@ final class IOReactor: Sendable {
     private func register(
         fd: Int32, interest: SocketInterest, deadline: ContinuousClock.Instant?, checkCancel: Bool
     ) async -> SocketReadiness {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             waiters.withLock { waiters in
                 if checkCancel && Task.isCancelled {
                     continuation.resume(returning: .cancelled)
@@ -125,8 +127,8 @@ final class IOReactor: Sendable {
             let timeout = millisecondsToNextDeadline()
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 64, timeout) }
             if count < 0 && errno != EINTR { continue }
-            var ready: [CheckedContinuation<SocketReadiness, Never>] = []
-            var expired: [CheckedContinuation<SocketReadiness, Never>] = []
+            var ready: [UnsafeContinuation<SocketReadiness, Never>] = []
+            var expired: [UnsafeContinuation<SocketReadiness, Never>] = []
             waiters.withLock { waiters in
                 for index in 0..<max(0, Int(count)) {
                     let fd = events[index].data.fd
