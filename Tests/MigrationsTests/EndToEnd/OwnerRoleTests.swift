@@ -43,10 +43,11 @@ extension EndToEnd {
         func memberLoginMigrates() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            let deploy = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB NOCREATEROLE", memberOf: "taskbase_owner")
-            try await deploy.dropAfter {
-                try await FreshDatabase.with { database in
-                    try await MigrationRunner(directory: folder.directory, config: database.config).up()
+            try await FreshDatabase.with { database in
+                // Migrating first makes taskbase_owner exist (on a fresh cluster it does not yet).
+                try await MigrationRunner(directory: folder.directory, config: database.config).up()
+                let deploy = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB NOCREATEROLE", memberOf: "taskbase_owner")
+                try await deploy.dropAfter {
                     try folder.write("0006_deploy_notes.sql", "-- migrate:up\nCREATE TABLE deploy_notes (id bigint PRIMARY KEY, body text);\n")
                     try folder.write("0007_task_estimate.sql", "-- migrate:up\nALTER TABLE tasks ADD COLUMN estimate_minutes integer;\n")
                     try folder.write("0008_deploy_audit.sql", "-- migrate:no-transaction\n-- migrate:up\nCREATE TABLE deploy_audit (id bigint);\n")
