@@ -68,7 +68,7 @@ extension TaskService {
             tasks += page.tasks
             query.after = page.nextCursor
         } while query.after != nil
-        return TeamSummary(team: membership.team, tasks: tasks, members: members, today: clock.today())
+        return TeamSummary(team: membership.team, counts: TaskCounts(tallying: tasks, today: clock.today()), members: members)
     }
 
     /// The team's live changes, by anyone (anyone in the team).
