@@ -49,6 +49,14 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
+    /// Tallies the team's tasks with `TaskCounts` itself: the reference semantics.
+    public func taskCounts(in team: TeamKey, today: CalendarDate, access: AccessRequirement) async throws -> TaskCounts {
+        try state.withLock { state in
+            let gate = try state.gate(access, team: team, subject: "team \(team)")
+            return TaskCounts(tallying: state.tasks(of: gate.team.id), today: today)
+        }
+    }
+
     /// The recorded entries, oldest first.
     public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
         try state.withLock { state in

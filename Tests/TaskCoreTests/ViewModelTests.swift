@@ -55,7 +55,7 @@ struct ViewModelTests {
             Fixtures.task(4, due: yesterday),
             Fixtures.task(5, assignee: Fixtures.bob, category: "Docs"),
         ]
-        let summary = TeamSummary(team: Fixtures.team, tasks: tasks, members: Fixtures.members, today: Fixtures.today)
+        let summary = TeamSummary(team: Fixtures.team, counts: TaskCounts(tallying: tasks, today: Fixtures.today), members: Fixtures.members)
         #expect(summary.total == 5)
         #expect(summary.byStatus == [.open: 3, .inProgress: 1, .done: 1])
         #expect(summary.byCategory == [
@@ -69,7 +69,7 @@ struct ViewModelTests {
 
     @Test("an empty team's summary has every status at zero and no breakdowns")
     func emptySummary() {
-        let summary = TeamSummary(team: Fixtures.team, tasks: [], members: [], today: Fixtures.today)
+        let summary = TeamSummary(team: Fixtures.team, counts: TaskCounts(), members: [])
         #expect(summary.byStatus == [.open: 0, .inProgress: 0, .done: 0])
         #expect(summary.byCategory.isEmpty && summary.openByAssignee.isEmpty && summary.overdue == 0)
     }

@@ -21,4 +21,7 @@ public protocol TaskRepository: Sendable {
     func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage
     /// The task's history, oldest first.
     func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry]
+    /// How the team's tasks divide up as of `today`, counted in the store (one read however
+    /// many tasks); gated like `listTasks`.
+    func taskCounts(in team: TeamKey, today: CalendarDate, access: AccessRequirement) async throws -> TaskCounts
 }

@@ -57,18 +57,13 @@ extension TaskService {
         try await store.history(of: key, access: AccessRequirement(actor: actor, action: .readTasks))
     }
 
-    /// The team's summary as of today (anyone in the team).
+    /// The team's summary as of today (anyone in the team): counted by the store in one read,
+    /// never by fetching the tasks.
     public func summary(of team: TeamKey, as actor: UserRef) async throws -> TeamSummary {
-        let membership = try await self.team(team, as: actor)
-        let members = try await members(of: team, as: actor)
-        var tasks: [TaskItem] = []
-        var query = TaskQuery(limit: TaskQuery.limitRange.upperBound)
-        repeat {
-            let page = try await listTasks(in: team, query, as: actor)
-            tasks += page.tasks
-            query.after = page.nextCursor
-        } while query.after != nil
-        return TeamSummary(team: membership.team, tasks: tasks, members: members, today: clock.today())
+        let access = try await access(team, .readTasks, as: actor)
+        let members = try await store.members(of: access.team.id, actor: access.actor.id)
+        let counts = try await store.taskCounts(in: team, today: clock.today(), access: AccessRequirement(actor: actor, action: .readTasks))
+        return TeamSummary(team: access.team, counts: counts, members: members)
     }
 
     /// The team's live changes, by anyone (anyone in the team).

@@ -11,9 +11,9 @@ public struct NamedCount: Hashable, Sendable {
         self.count = count
     }
 
-    /// Counts per name, largest first, ties by name.
-    static func tally(_ names: [String]) -> [NamedCount] {
-        Dictionary(names.map { ($0, 1) }, uniquingKeysWith: +)
+    /// The counts summed per name (empty ones dropped), largest first, ties by name.
+    static func tally(_ counts: [(name: String, count: Int)]) -> [NamedCount] {
+        Dictionary(counts.filter { $0.count > 0 }, uniquingKeysWith: +)
             .map { NamedCount(name: $0.key, count: $0.value) }
             .sorted { ($1.count, $0.name) < ($0.count, $1.name) }
     }

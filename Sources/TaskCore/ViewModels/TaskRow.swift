@@ -32,15 +32,30 @@ public struct TaskRow: Hashable, Sendable {
         status = task.status.rawValue
         priority = task.priority.rawValue
         due = task.dueDate?.description ?? ""
-        assignee = task.assigneeID.map { members[$0]?.email ?? "#\($0)" } ?? Self.unassigned
-        category = task.category ?? Self.uncategorized
+        assignee = Self.assigneeLabel(task.assigneeID, users: members)
+        category = Self.categoryLabel(task.category)
         isOverdue = task.isOverdue(today: today)
         version = task.version
     }
 
+    /// How a category displays: itself, or "Uncategorized" for none.
+    static func categoryLabel(_ category: String?) -> String {
+        category ?? uncategorized
+    }
+
+    /// How an assignee displays: their email from `users`, `#id` when not there, or "Unassigned" for none.
+    static func assigneeLabel(_ id: UserID?, users: [UserID: User]) -> String {
+        id.map { users[$0]?.email ?? "#\($0)" } ?? unassigned
+    }
+
+    /// The team's `members` by id, as `assigneeLabel` looks them up.
+    static func users(_ members: [Member]) -> [UserID: User] {
+        Dictionary(members.map { ($0.user.id, $0.user) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The rows of `tasks`, naming assignees from the team's `members`.
     public static func rows(_ tasks: [TaskItem], members: [Member], today: CalendarDate) -> [TaskRow] {
-        let users = Dictionary(members.map { ($0.user.id, $0.user) }, uniquingKeysWith: { first, _ in first })
+        let users = Self.users(members)
         return tasks.map { TaskRow($0, members: users, today: today) }
     }
 }

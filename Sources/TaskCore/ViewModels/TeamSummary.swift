@@ -14,16 +14,15 @@ public struct TeamSummary: Hashable, Sendable {
     /// Tasks not done per assignee email ("Unassigned" for none), largest first.
     public var openByAssignee: [NamedCount]
 
-    /// Summarises `tasks` of `team` as of `today`, naming assignees from `members`.
-    public init(team: Team, tasks: [TaskItem], members: [Member], today: CalendarDate) {
-        let rows = TaskRow.rows(tasks, members: members, today: today)
+    /// Displays the store's `counts` of `team`, naming assignees from `members` (an assignee
+    /// no longer among them reads `#id`, as in `TaskRow`).
+    public init(team: Team, counts: TaskCounts, members: [Member]) {
+        let users = TaskRow.users(members)
         self.team = team
-        total = tasks.count
-        byStatus = Dictionary(uniqueKeysWithValues: TaskStatus.allCases.map { status in
-            (status, tasks.count { $0.status == status })
-        })
-        byCategory = NamedCount.tally(rows.map(\.category))
-        overdue = rows.count(where: \.isOverdue)
-        openByAssignee = NamedCount.tally(rows.filter { $0.status != TaskStatus.done.rawValue }.map(\.assignee))
+        total = counts.total
+        byStatus = Dictionary(uniqueKeysWithValues: TaskStatus.allCases.map { ($0, counts.byStatus[$0] ?? 0) })
+        byCategory = NamedCount.tally(counts.byCategory.map { (TaskRow.categoryLabel($0.key), $0.value) })
+        overdue = counts.overdue
+        openByAssignee = NamedCount.tally(counts.openByAssignee.map { (TaskRow.assigneeLabel($0.key, users: users), $0.value) })
     }
 }

@@ -94,7 +94,7 @@ struct OutputFormattingTests {
     @Test("the summary shows counts by status, category and assignee")
     func summary() throws {
         let tasks = [Samples.task(1, due: CalendarDate(year: 2026, month: 1, day: 1)), Samples.task(2, status: .done, category: "Docs")]
-        let summary = TeamSummary(team: Samples.team, tasks: tasks, members: Samples.members, today: Samples.today)
+        let summary = TeamSummary(team: Samples.team, counts: TaskCounts(tallying: tasks, today: Samples.today), members: Samples.members)
         let text = SummaryOutput.render(summary, role: .owner)
         #expect(text.contains("  tasks      2 (open 1, in_progress 0, done 1)\n  overdue    1\n"))
         #expect(text.contains("Uncategorized      1\n"))
