@@ -114,6 +114,11 @@ extension TaskStorePG: TaskImportPort {
         ("external_id", "external_id"),
     ]
 
+    /// History's field lists for a created task and for a change from row `old`, built once
+    /// for every statement that writes history (task create/update and the import's merge).
+    static let historyOfCreation = historyChangesSQL(old: nil)
+    static let historyOfChange = historyChangesSQL(old: "old")
+
     /// SQL for a history entry's field list, `[{"field", "old", "new"}, ...]`, from row alias
     /// `new` and, for a change, row alias `old` (nil for a creation, which lists the fields
     /// that have a value). Written as JSON text and cast once: a `jsonb_build_object` per field
@@ -162,7 +167,7 @@ extension TaskStorePG: TaskImportPort {
             ), created AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT \(teamID.rawValue), new.new_id, 1, \(actor.rawValue), \(time), 'imported',
-                       \(unsafeSQL: historyChangesSQL(old: nil))
+                       \(unsafeSQL: historyOfCreation)
                   FROM staged new WHERE new.old_number IS NULL
             ), updated AS (
                 UPDATE tasks t
@@ -178,7 +183,7 @@ extension TaskStorePG: TaskImportPort {
             ), changed AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, 'reimported',
-                       \(unsafeSQL: historyChangesSQL(old: "old"))
+                       \(unsafeSQL: historyOfChange)
                   FROM updated new
                   JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             ), counts AS (

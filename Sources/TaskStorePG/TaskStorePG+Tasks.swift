@@ -11,10 +11,6 @@ extension TaskStorePG: TaskRepository {
         var new: String?
     }
 
-    /// History's field lists for a created task and for a change from row `old`, built once.
-    static let historyOfCreation = historyChangesSQL(old: nil)
-    static let historyOfChange = historyChangesSQL(old: "old")
-
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         let (actorID, actorEmail) = Self.actorParameters(access.actor)
         let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
