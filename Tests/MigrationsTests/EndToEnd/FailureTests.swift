@@ -154,16 +154,13 @@ extension EndToEnd {
             let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
             defer { folder.delete() }
             try await FreshDatabase.with { database in
-                let role = "taskmigrate_test_\(UUID().uuidString.prefix(8).lowercased())"
-                try await database.withConnection { try await $0.execute(PGQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN PASSWORD 'not-secret'")) }
-                var components = URLComponents(string: database.url)!
-                components.user = role
-                components.password = "not-secret"
-                let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: components.string!, folder: folder)
-                #expect(outcome.status == 4, "\(outcome.stderr)")
-                #expect(outcome.stderr.contains("42501"))
-                #expect(!outcome.stderr.contains("not-secret"))
-                try await database.withConnection { try await $0.execute(PGQuery(unsafeSQL: "DROP ROLE \(role)")) }
+                let role = try await TestRole.create(attributes: "", memberOf: nil)
+                try await role.dropAfter {
+                    let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: role.url(for: database), folder: folder)
+                    #expect(outcome.status == 4, "\(outcome.stderr)")
+                    #expect(outcome.stderr.contains("42501"))
+                    #expect(!outcome.stderr.contains(role.password))
+                }
             }
         }
     }
