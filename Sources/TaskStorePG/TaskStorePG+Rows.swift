@@ -69,10 +69,9 @@ extension TaskStorePG {
     /// (`u`), the team by key (`tm`, when visible) and the actor's membership (`m`), each NULL
     /// when missing — the facts `AccessRequirement.verify` judges.
     static func accessFactsFrom(_ actor: UserRef, team: TeamKey) -> PGQuery {
-        let (actorID, actorEmail) = actorParameters(actor)
-        return """
+        """
             (SELECT 1) one
-              LEFT JOIN users u ON u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+              LEFT JOIN users u ON \(userMatch("u", actor))
               LEFT JOIN teams tm ON tm.key = \(team.rawValue)
               LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
             """

@@ -12,12 +12,10 @@ extension TaskStorePG: TaskRepository {
     }
 
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
-        let (actorID, actorEmail) = Self.actorParameters(access.actor)
-        let (assigneeID, assigneeEmail) = Self.actorParameters(draft.assignee)
         let due = draft.dueDate.map(Self.pgDate)
         let query: PGQuery = """
             WITH actor AS (
-                SELECT u.id, u.disabled FROM users u WHERE u.id = \(actorID) OR lower(u.email) = \(actorEmail)
+                SELECT u.id, u.disabled FROM users u WHERE \(Self.userMatch("u", access.actor))
             ), gate AS (
                 SELECT tm.id AS team_id FROM teams tm JOIN memberships m ON m.team_id = tm.id JOIN actor a ON a.id = m.user_id
                  WHERE tm.key = \(team.rawValue) AND NOT a.disabled
@@ -25,7 +23,7 @@ extension TaskStorePG: TaskRepository {
             ), assignee AS (
                 SELECT u.id, u.disabled, am.role FROM users u
                   LEFT JOIN memberships am ON am.user_id = u.id AND am.team_id = (SELECT team_id FROM gate)
-                 WHERE u.id = \(assigneeID) OR lower(u.email) = \(assigneeEmail)
+                 WHERE \(Self.userMatch("u", draft.assignee))
             ), allowed AS (
                 SELECT g.team_id FROM gate g
                  WHERE \(draft.assignee == nil) OR EXISTS (SELECT 1 FROM assignee WHERE NOT disabled AND role IS NOT NULL)
@@ -52,7 +50,7 @@ extension TaskStorePG: TaskRepository {
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
                    \(unsafeSQL: Self.taskColumns), (SELECT count(*) FROM notified) AS notified
               FROM \(Self.accessFactsFrom(access.actor, team: team))
-              LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
+              LEFT JOIN users au ON \(Self.userMatch("au", draft.assignee))
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN t ON true
             """
@@ -75,13 +73,12 @@ extension TaskStorePG: TaskRepository {
 
     /// Facts, and the task locked for change when the actor may see it.
     static func lockedTaskFacts(_ key: TaskKey, _ access: AccessRequirement, assignee: UserRef?) -> PGQuery {
-        let (assigneeID, assigneeEmail) = actorParameters(assignee)
-        return """
+        """
             SELECT \(unsafeSQL: userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
                    \(unsafeSQL: taskColumns)
               FROM \(Self.accessFactsFrom(access.actor, team: key.team))
-              LEFT JOIN users au ON au.id = \(assigneeID) OR lower(au.email) = \(assigneeEmail)
+              LEFT JOIN users au ON \(userMatch("au", assignee))
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN LATERAL (
                   SELECT * FROM tasks t0

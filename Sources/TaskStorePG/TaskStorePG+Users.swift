@@ -14,10 +14,9 @@ extension TaskStorePG: UserRepository {
     }
 
     public func user(_ ref: UserRef) async throws -> User? {
-        let (id, email) = Self.actorParameters(ref)
         return try await transaction(as: nil) { tx in
             let rows = try await tx.query("""
-                SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE u.id = \(id) OR lower(u.email) = \(email)
+                SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
                 """)
             return try rows.first.flatMap(Self.user(in:))
         }

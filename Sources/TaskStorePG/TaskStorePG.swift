@@ -83,13 +83,24 @@ public struct TaskStorePG: Sendable {
 
     /// Switches to the runtime role and names the acting user, both for this transaction only.
     static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
-        let (actorID, actorEmail) = actorParameters(actor)
         var query: PGQuery = """
-            SELECT set_config('taskbase.user_id', coalesce((SELECT id::text FROM users \
-            WHERE id = \(actorID) OR lower(email) = \(actorEmail)), ''), true)
+            SELECT set_config('taskbase.user_id', coalesce((SELECT id::text FROM users u \
+            WHERE \(userMatch("u", actor))), ''), true)
             """
         if let role { query.append(", set_config('role', \(role), true)") }
         return query
+    }
+
+    /// The condition that finds the user `ref` names in the users table aliased `alias`:
+    /// `u.id = $n` for an id, `lower(u.email) = $n` for an email (normalized), `false` for none.
+    /// One indexed condition per shape: a prepared statement with `id = $1 OR lower(email) = $2`
+    /// gets a generic plan that OR-s two bitmap index scans on every call.
+    static func userMatch(_ alias: String, _ ref: UserRef?) -> PGQuery {
+        switch ref {
+        case .id(let id): "\(unsafeSQL: alias).id = \(id.rawValue)"
+        case .email(let email): "lower(\(unsafeSQL: alias).email) = \(UserFields.normalizedEmailKey(email))"
+        case nil: "false"
+        }
     }
 
     /// The two parameters every actor lookup takes: an id or a normalized email, the other NULL.
