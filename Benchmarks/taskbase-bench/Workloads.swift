@@ -146,7 +146,8 @@ enum Workloads {
 
     /// W6: `clients` tasks doing W1 over a pool of `pool` connections for `duration`.
     static func concurrentReads(config: PGConfig, clients: Int, pool: Int, duration: Duration) async throws -> Measurement {
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: pool))
+        let store = try await TaskStorePG.open(config: config, maxConnections: pool)
+        let service = TaskService(store: store)
         let team = try TeamKey(BenchSetup.readTeam)
         let deadline = ContinuousClock.now + duration
         let started = ContinuousClock.now
@@ -164,7 +165,11 @@ enum Workloads {
             }
             return try await group.reduce(0, +)
         }
-        return Measurement(workload: "w6", operations: total, seconds: seconds(ContinuousClock.now - started))
+        let elapsed = ContinuousClock.now - started
+        let served = (store.source as? PGPool)?.statistics.servedPipelines ?? 0
+        return Measurement(
+            workload: "w6", operations: total, seconds: seconds(elapsed),
+            extra: ["served_by_another_call": String(format: "%.2f", Double(served) / Double(max(total, 1)))])
     }
 }
 

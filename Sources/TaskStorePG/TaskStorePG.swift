@@ -9,6 +9,15 @@ public protocol PGConnectionSource: Sendable {
     var config: PGConfig { get }
     /// Lends a connection for the duration of `body`.
     func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T
+    /// Runs `queries` in one round trip as one implicit transaction (`PGConnection.pipeline`).
+    func pipeline(_ queries: [PGQuery]) async throws -> [PGPipelineResult]
+}
+
+extension PGConnectionSource {
+    /// On a connection lent by `withConnection`; a pool runs waiting pipelines together.
+    public func pipeline(_ queries: [PGQuery]) async throws -> [PGPipelineResult] {
+        try await withConnection { connection in try await connection.pipeline(queries) }
+    }
 }
 
 /// The PostgreSQL implementation of every TaskCore repository.
@@ -71,11 +80,9 @@ public struct TaskStorePG: Sendable {
         let setup = Self.sessionSetup(actor: actor, role: runtimeRole)
         statementObserver?([setup, query])
         do {
-            return try await source.withConnection { connection in
-                let results = try await connection.pipeline([setup, query])
-                if let failure = results.firstFailure { throw failure.error }
-                return try results[1].get()
-            }
+            let results = try await source.pipeline([setup, query])
+            if let failure = results.firstFailure { throw failure.error }
+            return try results[1].get()
         } catch let error as PGError {
             throw Self.translate(error)
         }

@@ -40,18 +40,50 @@ extension PGConnection {
         guard !queries.isEmpty else { return [] }
         for query in queries { try query.checkSendable() }
         return try await withExclusiveUse {
-            var steps: [PGPipelineStep] = []
-            steps.reserveCapacity(queries.count + 1)
-            var positions: [(prepare: Int?, execute: Int)] = []
-            positions.reserveCapacity(queries.count)
-            for query in queries { positions.append(self.appendSteps(for: query, to: &steps)) }
+            try await self.runPipelines([queries], timeout: timeout, followsCancellation: true)[0]
+        }
+    }
+
+    /// Runs several pipelines in one round trip, each its own implicit transaction (a sync
+    /// point ends each): a statement failing in one aborts the rest of that one only. The
+    /// caller has exclusive use of the connection and has checked the queries.
+    ///
+    /// With `followsCancellation`, cancelling the calling task cancels what runs on the
+    /// server; a pool running other callers' pipelines turns that off, since the statement
+    /// running when the cancel arrives could be anyone's.
+    func runPipelines(
+        _ pipelines: [[PGQuery]], timeout: Duration?, followsCancellation: Bool
+    ) async throws -> [[PGPipelineResult]] {
+        var steps: [PGPipelineStep] = []
+        steps.reserveCapacity(pipelines.reduce(0) { $0 + $1.count + 1 })
+        var positions: [[(prepare: Int?, execute: Int)]] = []
+        positions.reserveCapacity(pipelines.count)
+        for queries in pipelines {
+            var batch: [(prepare: Int?, execute: Int)] = []
+            batch.reserveCapacity(queries.count)
+            for query in queries { batch.append(appendSteps(for: query, to: &steps)) }
             steps.append(.sync)
-            let outcomes = try await self.exchangeUpdatingCache(steps, timeout: timeout)
-            return positions.map { position in
-                if let prepare = position.prepare, case .failure(let error) = outcomes[prepare] { return .failed(error) }
+            positions.append(batch)
+        }
+        let outcomes = try await exchangeUpdatingCache(steps, timeout: timeout, followsCancellation: followsCancellation)
+        // A statement prepared in one pipeline and executed again in a later one: when the
+        // prepare failed, the later execution fails with "does not exist"; its real error is
+        // the prepare's.
+        var failedPrepares: [String: PGError] = [:]
+        return positions.map { batch in
+            batch.map { position in
+                if let prepare = position.prepare, case .failure(let error) = outcomes[prepare] {
+                    if case .prepare(let name) = steps[prepare].action { failedPrepares[name] = error }
+                    return .failed(error)
+                }
                 switch outcomes[position.execute] {
                 case .success(let rows): return .rows(rows)
-                case .failure(let error): return .failed(error)
+                case .failure(let error):
+                    if error.code == .invalidSQLStatementName, case .executePrepared(let name) = steps[position.execute].action,
+                       let original = failedPrepares[name] {
+                        return .failed(original)
+                    }
+                    return .failed(error)
                 case .aborted, .sync: return .notExecuted
                 }
             }

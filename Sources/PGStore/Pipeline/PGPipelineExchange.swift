@@ -76,32 +76,41 @@ extension PGConnection {
     /// Writing and reading interleave: whenever the socket will not take more, the results that
     /// have arrived are read, so a large batch cannot deadlock on full socket buffers. A failure
     /// that leaves the pipeline in an unknown state closes the connection.
-    func exchangePipelined(_ steps: [PGPipelineStep], timeout: Duration?) async throws -> [PGPipelineOutcome] {
+    func exchangePipelined(
+        _ steps: [PGPipelineStep], timeout: Duration?, followsCancellation: Bool = true
+    ) async throws -> [PGPipelineOutcome] {
         try ensureOpen()
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError("could not enter pipeline mode") }
         let cancelState = CancelState()
         let deadline = timeout.map { ContinuousClock.now + $0 }
         var reader = PipelineReader(capacity: steps.count)
+        func exchange() async throws {
+            var unflushedBytes = 0
+            for step in steps {
+                try sendStep(step.query, as: step.action)
+                reader.sent += 1
+                unflushedBytes += step.query.sql.utf8.count + step.query.parameterByteCount + 32
+                if unflushedBytes >= 65_536 {
+                    unflushedBytes = 0
+                    try await flushReading(&reader)
+                }
+            }
+            try await flushReading(&reader)
+            while true {
+                reader.drain(handle)
+                if reader.isComplete { break }
+                try await waitUntilResultReady(deadline: deadline, cancelState: cancelState)
+            }
+        }
         do {
-            try await withTaskCancellationHandler {
-                var unflushedBytes = 0
-                for step in steps {
-                    try sendStep(step.query, as: step.action)
-                    reader.sent += 1
-                    unflushedBytes += step.query.sql.utf8.count + step.query.parameterByteCount + 32
-                    if unflushedBytes >= 65_536 {
-                        unflushedBytes = 0
-                        try await flushReading(&reader)
-                    }
+            if followsCancellation {
+                try await withTaskCancellationHandler {
+                    try await exchange()
+                } onCancel: {
+                    cancelHandle.cancel()
                 }
-                try await flushReading(&reader)
-                while true {
-                    reader.drain(handle)
-                    if reader.isComplete { break }
-                    try await waitUntilResultReady(deadline: deadline, cancelState: cancelState)
-                }
-            } onCancel: {
-                cancelHandle.cancel()
+            } else {
+                try await exchange()
             }
         } catch {
             await close()

@@ -11,6 +11,9 @@ public struct PGPoolOptions: Sendable {
     public var maxLifetime: Duration?
     /// A connection idle longer than this runs `SELECT 1` before it is handed out.
     public var healthCheckAfterIdle: Duration
+    /// The most `PGPool.pipeline` calls one connection runs in a round trip: its holder's own
+    /// and those waiting at the head of the line. 1 runs every call on its own.
+    public var pipelinesPerRoundTrip: Int
 
     /// Defaults suit a service: 10 connections, 10 s to wait for one, idle ones closed after
     /// 5 minutes, every connection renewed after an hour, checked after 30 s of idleness.
@@ -19,14 +22,17 @@ public struct PGPoolOptions: Sendable {
         acquireTimeout: Duration = .seconds(10),
         idleTimeout: Duration? = .seconds(300),
         maxLifetime: Duration? = .seconds(3_600),
-        healthCheckAfterIdle: Duration = .seconds(30)
+        healthCheckAfterIdle: Duration = .seconds(30),
+        pipelinesPerRoundTrip: Int = 16
     ) {
         precondition(maxConnections > 0, "a pool needs at least one connection")
+        precondition(pipelinesPerRoundTrip > 0, "a round trip carries at least the caller's own pipeline")
         self.maxConnections = maxConnections
         self.acquireTimeout = acquireTimeout
         self.idleTimeout = idleTimeout
         self.maxLifetime = maxLifetime
         self.healthCheckAfterIdle = healthCheckAfterIdle
+        self.pipelinesPerRoundTrip = pipelinesPerRoundTrip
     }
 }
 
@@ -50,10 +56,13 @@ public struct PGPoolStatistics: Sendable, Equatable, CustomStringConvertible {
     public var discarded: Int
     /// The most connections open at the same moment.
     public var peakOpen: Int
+    /// `pipeline` calls run by another caller's connection, in its round trip.
+    public var servedPipelines: Int
 
     /// One line, e.g. `open 8 (idle 3, in use 5, opening 0), waiting 12, created 8, failed 0`.
     public var description: String {
         "open \(open) (idle \(idle), in use \(inUse), opening \(opening)), waiting \(waiting), "
-            + "created \(created), failed \(failed), discarded \(discarded), peak \(peakOpen)"
+            + "created \(created), failed \(failed), discarded \(discarded), peak \(peakOpen), "
+            + "served pipelines \(servedPipelines)"
     }
 }

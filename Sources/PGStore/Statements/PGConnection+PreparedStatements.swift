@@ -55,7 +55,9 @@ extension PGConnection {
 
     /// Runs `steps` in a pipeline, with the evicted statements' DEALLOCATEs in a segment of
     /// their own at the end, and brings the statement cache in line with what the server did.
-    func exchangeUpdatingCache(_ steps: [PGPipelineStep], timeout: Duration?) async throws -> [PGPipelineOutcome] {
+    func exchangeUpdatingCache(
+        _ steps: [PGPipelineStep], timeout: Duration?, followsCancellation: Bool = true
+    ) async throws -> [PGPipelineOutcome] {
         var steps = steps
         let evicted = statementCache?.pendingDeallocations ?? []
         statementCache?.pendingDeallocations.removeAll()
@@ -64,7 +66,7 @@ extension PGConnection {
             for name in evicted { steps.append(PGPipelineStep(action: .execute, query: PGQuery(unsafeSQL: "DEALLOCATE \(name)"))) }
             steps.append(.sync)
         }
-        let outcomes = try await exchangePipelined(steps, timeout: timeout)
+        let outcomes = try await exchangePipelined(steps, timeout: timeout, followsCancellation: followsCancellation)
         for (index, name) in evicted.enumerated() {
             if case .failure(let error) = outcomes[deallocationStart + index], error.code != .invalidSQLStatementName {
                 statementCache?.pendingDeallocations.append(name)
