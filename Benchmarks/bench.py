@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -257,13 +258,17 @@ class Bench:
             print(f"note: {key}: {value}")
 
     def main(self):
-        self.prepare()
-        plan = [self.w1, self.w2, self.w3, self.w5, self.w6, self.w4]
-        for round_number in range(1, self.args.rounds + 1):
-            for workload in plan:
-                log(f"bench: round {round_number}/{self.args.rounds}: {workload.__name__}")
-                workload()
-        self.import_memory()
+        try:
+            self.prepare()
+            plan = [self.w1, self.w2, self.w3, self.w5, self.w6, self.w4]
+            for round_number in range(1, self.args.rounds + 1):
+                for workload in plan:
+                    log(f"bench: round {round_number}/{self.args.rounds}: {workload.__name__}")
+                    workload()
+            self.import_memory()
+        finally:
+            # The generated CSV files (150 MB for the full run) and statement dumps.
+            shutil.rmtree(self.work, ignore_errors=True)
         self.report()
 
 
