@@ -59,6 +59,43 @@ struct PgBouncerTests {
         }
     }
 
+    @Test(
+        "pipelines sharing round trips through PgBouncer each get their own results and their own transaction",
+        .enabled("PgBouncer is not installed and cannot be installed here (needs root and apt-get)") { await PgBouncerHarness.available() })
+    func sharedRoundTrips() async throws {
+        try await ScratchDatabase.with(migrated: false) { database in
+            try await PgBouncerHarness.through(database) { config in
+                let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: 2))
+                // 32 callers over 2 connections: most pipelines wait and are sent with others. Each
+                // sets a transaction-local value and reads it back; a pipeline that leaked into
+                // another's transaction, or got another's results, would read the wrong value.
+                let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for client in 0..<32 {
+                        group.addTask {
+                            var wrong = 0
+                            for round in 0..<20 {
+                                let value = "\(client)-\(round)"
+                                let results = try await pool.pipeline([
+                                    "SELECT set_config('taskbase.probe', \(value), true)",
+                                    "SELECT current_setting('taskbase.probe') AS value",
+                                ])
+                                if try results[1].get()[0].decode(String.self, "value") != value { wrong += 1 }
+                            }
+                            return wrong
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                #expect(mismatches == 0)
+                #expect(pool.statistics.servedPipelines > 0)
+                // Transaction-local: nothing is left on the sessions afterwards.
+                let left = try await pool.pipeline(["SELECT current_setting('taskbase.probe', true) AS value"])
+                #expect(try left[0].get()[0].decode(String?.self, "value") ?? "" == "")
+                await pool.shutdown()
+            }
+        }
+    }
+
     /// The port the PostgreSQL server behind `config` listens on (PgBouncer's own differs).
     static func serverPort(_ config: PGConfig) async throws -> Int {
         try await ScratchDatabase.withConnection(to: config) {
