@@ -139,8 +139,8 @@ public final class PGPool: Sendable {
         let results: [[PGPipelineResult]]
         do {
             results = try await lease.connection.withExclusiveUse {
-                try await lease.connection.runPipelines(
-                    [queries] + waiting.map { $0.pipeline ?? [] }, timeout: nil, followsCancellation: waiting.isEmpty)
+                let pipelines = waiting.isEmpty ? [queries] : [queries] + waiting.map { $0.pipeline ?? [] }
+                return try await lease.connection.runPipelines(pipelines, timeout: nil, followsCancellation: waiting.isEmpty)
             }
         } catch {
             for waiter in waiting { waiter.continuation.resume(throwing: error) }
