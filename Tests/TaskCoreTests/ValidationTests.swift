@@ -116,4 +116,23 @@ struct ValidationTests {
             #expect(TextRules.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
         }
     }
+
+    @Test("trimming agrees with Foundation's for every ASCII character at either end (those ends are judged on bytes)")
+    func trimmingASCIIEnds() {
+        for byte in UInt8(0)..<0x80 {
+            let character = String(UnicodeScalar(byte))
+            for text in [character + "x" + character, character + "x", "x" + character, character, "é" + character, character + "é"] {
+                #expect(TextRules.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
+            }
+        }
+    }
+
+    @Test("the email key is trimmed and lowercased, whatever the letters; a lowercase ASCII address is kept as given")
+    func emailKeys() {
+        for (text, key) in [("ann@example.com", "ann@example.com"), (" Ann@Example.COM\t", "ann@example.com"),
+                            ("ÄNN@example.com", "änn@example.com"), ("änn@example.com", "änn@example.com"), ("ANN", "ann"), ("", "")] {
+            #expect(UserFields.normalizedEmailKey(text) == key, "\(text)")
+            #expect(UserFields.normalizedEmailKey(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        }
+    }
 }

@@ -4,12 +4,23 @@ public enum TextRules {
     /// `text` without leading and trailing white space (Unicode's White_Space property, the
     /// set Foundation's `.whitespacesAndNewlines` holds); the same string when there is none.
     public static func trimmed(_ text: String) -> String {
+        // The usual case, decided on bytes: an ASCII character other than white space at each end.
+        if let first = text.utf8.first, let last = text.utf8.last, isASCIIOtherThanWhitespace(first),
+           isASCIIOtherThanWhitespace(last) {
+            return text
+        }
         let scalars = text.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return text }
         if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         return String(scalars[start...end])
+    }
+
+    /// True for a byte that is a whole ASCII character and not white space (tab through
+    /// carriage return, and space, are ASCII's White_Space).
+    private static func isASCIIOtherThanWhitespace(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte != UInt8(ascii: " ") && !(0x09...0x0D).contains(byte)
     }
 
     /// Refuses a NUL character as a validation error on `field`: stored text could not keep it.

@@ -19,7 +19,10 @@ public enum UserFields {
 
     /// The form emails are stored and compared in.
     public static func normalizedEmailKey(_ text: String) -> String {
-        TextRules.trimmed(text).lowercased()
+        let trimmed = TextRules.trimmed(text)
+        // Addresses mostly arrive lowercase already: ASCII without A-Z is its own lowercase.
+        if trimmed.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) { return trimmed }
+        return trimmed.lowercased()
     }
 
     /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
