@@ -5,10 +5,16 @@ public enum TextRules {
     /// set Foundation's `.whitespacesAndNewlines` holds); the same string when there is none.
     public static func trimmed(_ text: String) -> String {
         // The usual case, decided on bytes: an ASCII character other than white space at each end.
-        if let first = text.utf8.first, let last = text.utf8.last, isASCIIOtherThanWhitespace(first),
-           isASCIIOtherThanWhitespace(last) {
-            return text
+        let plainEnds = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return false }
+            return isASCIIOtherThanWhitespace(first) && isASCIIOtherThanWhitespace(last)
         }
+        return plainEnds == true ? text : trimmedScalars(text)
+    }
+
+    /// `trimmed` judged scalar by scalar.
+    @inline(never)
+    private static func trimmedScalars(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return text }
         if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }

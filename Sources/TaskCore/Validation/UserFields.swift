@@ -21,8 +21,10 @@ public enum UserFields {
     public static func normalizedEmailKey(_ text: String) -> String {
         let trimmed = TextRules.trimmed(text)
         // Addresses mostly arrive lowercase already: ASCII without A-Z is its own lowercase.
-        if trimmed.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) { return trimmed }
-        return trimmed.lowercased()
+        let isLowercaseASCII = trimmed.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        }
+        return isLowercaseASCII == true ? trimmed : trimmed.lowercased()
     }
 
     /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
