@@ -49,8 +49,11 @@ enum DateTimeText {
     /// Parses `timestamptz`/`timestamp` text as PostgreSQL prints it with DateStyle ISO:
     /// `YYYY-MM-DD HH:MM:SS[.ffffff][+HH[:MM[:SS]]][ BC]`, or `infinity`/`-infinity`.
     static func parseTimestamp(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        if bytes.elementsEqual("infinity".utf8) { return .distantFuture }
-        if bytes.elementsEqual("-infinity".utf8) { return .distantPast }
+        // A finite timestamp starts with a digit: only text starting otherwise can be an infinity.
+        if let first = bytes.first, first == UInt8(ascii: "i") || first == UInt8(ascii: "-") {
+            if bytes.elementsEqual("infinity".utf8) { return .distantFuture }
+            if bytes.elementsEqual("-infinity".utf8) { return .distantPast }
+        }
         var count = bytes.count
         var bc = false
         if count > 3, bytes[count - 3] == 32, bytes[count - 2] == UInt8(ascii: "B"), bytes[count - 1] == UInt8(ascii: "C") {
