@@ -27,6 +27,7 @@ enum DateTimeText {
     }
 
     /// Reads digits at `index`; returns the value and where they ended.
+    @inline(__always)
     static func digits(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int, max: Int = 9) -> (value: Int, end: Int)? {
         var value = 0
         var end = index
