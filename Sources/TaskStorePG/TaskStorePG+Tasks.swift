@@ -96,9 +96,8 @@ extension TaskStorePG: TaskRepository {
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
             """
         let row = try await statement(as: access.actor, query)[0]
-        let subject = "task \(key)"
-        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
-        guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: subject) }
+        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "task \(key)")
+        guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: "task \(key)") }
         return task
     }
 

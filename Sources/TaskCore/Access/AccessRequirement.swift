@@ -17,14 +17,15 @@ public struct AccessRequirement: Sendable, Hashable {
 
     /// Judges `facts` for `subject` (e.g. "task CORE-42") and returns the actor. Unknown
     /// actor: not found; disabled: denied; outsider or missing team: `subject` not found,
-    /// so outsiders learn nothing; too small a role: denied, naming the role needed.
+    /// so outsiders learn nothing; too small a role: denied, naming the role needed. The
+    /// subject is made only for an error: reads that pass (most of them) never spell it.
     @discardableResult
-    public func verify(_ facts: AccessFacts, subject: String) throws -> User {
+    public func verify(_ facts: AccessFacts, subject: @autoclosure () -> String) throws -> User {
         let actor = try Self.enabledActor(facts.actor, named: self.actor)
-        guard let role = facts.role else { throw TaskError.notFound(what: subject) }
+        guard let role = facts.role else { throw TaskError.notFound(what: subject()) }
         guard role >= minimumRole else {
             throw TaskError.permissionDenied(
-                what: "\(action.rawValue) in \(subject)",
+                what: "\(action.rawValue) in \(subject())",
                 why: "\(actor.email) is a \(role.rawValue); it takes a \(minimumRole.rawValue) or above")
         }
         return actor
