@@ -10,6 +10,20 @@ struct QueryBuildingTests {
         #expect(query.parameterTexts == ["7", "a'b", nil])
     }
 
+    @Test("text made once with values bound to it is the interpolated statement: same text, types and values")
+    func textMadeOnceWithValues() {
+        let interpolated: PGQuery = "SELECT \(Int64(7)), \("a'b"), \(String?.none), \(Int64?.none)"
+        var bound = PGQuery(unsafeSQL: interpolated.sql, parameterCapacity: 4)
+        bound.bindNext(Int64(7))
+        bound.bindNext("a'b")
+        bound.bindNext(String?.none)
+        bound.bindNext(Int64?.none)
+        #expect(bound.sql == interpolated.sql)
+        #expect(bound.parameterTexts == interpolated.parameterTexts)
+        #expect(bound.parameterTypeOIDs == interpolated.parameterTypeOIDs)
+        #expect(bound.parameterTypeOIDs == [20, 0, 0, 20])
+    }
+
     @Test("an appended fragment's placeholders follow the outer statement's")
     func fragmentsAreRenumbered() {
         let fragment: PGQuery = "x = \(Int64(1)) AND y = \("two")"

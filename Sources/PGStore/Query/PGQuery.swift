@@ -27,6 +27,14 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         self.parameters = []
     }
 
+    /// A statement from trusted text whose `count` parameters will be bound with `bindNext`:
+    /// room for them (of a usual size) is made at once.
+    public init(unsafeSQL sql: String, parameterCapacity count: Int) {
+        self.init(unsafeSQL: sql)
+        parameters.reserveCapacity(count)
+        parameterBytes.reserveCapacity(count * 16)
+    }
+
     public init(stringLiteral value: String) {
         self.init(unsafeSQL: value)
     }
@@ -59,6 +67,14 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
     @inlinable @discardableResult
     public mutating func bind<T: PGEncodable>(_ value: T?) -> String {
         "$\(addParameter(value))"
+    }
+
+    /// Binds `value` to the next placeholder of text that already holds it: for hot statements,
+    /// whose text is made once (with the interpolating form, so that one piece of code states
+    /// it) and whose values are bound per call, in placeholder order. Spells no placeholder.
+    @inlinable
+    public mutating func bindNext<T: PGEncodable>(_ value: T?) {
+        _ = addParameter(value)
     }
 
     /// Appends a bind parameter and returns its number. Inlinable, so that callers in other
