@@ -90,15 +90,34 @@ extension TaskStorePG: TaskRepository {
     }
 
     public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
-        let query: PGQuery = """
-            SELECT \(unsafeSQL: Self.userColumns), m.role, \(unsafeSQL: Self.taskColumns)
-              FROM \(Self.accessFactsFrom(access.actor, team: key.team))
-              LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-            """
-        let row = try await statement(as: access.actor, query)[0]
+        let row = try await statement(as: access.actor, Self.taskRead(key, actor: access.actor))[0]
         try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "task \(key)")
         guard let task = try Self.task(in: row, team: key.team) else { throw TaskError.notFound(what: "task \(key)") }
         return task
+    }
+
+    /// The point read: the access facts, and the task when the actor may see it. It is the
+    /// most frequent statement, so its text is made once for each form of actor
+    /// (`taskReadText`) and a call binds only the values, in `writtenTaskRead`'s order.
+    static func taskRead(_ key: TaskKey, actor: UserRef) -> PGQuery {
+        var query = PGQuery(unsafeSQL: taskReadText[actor], parameterCapacity: 3)
+        bindUserMatch(actor, to: &query)
+        query.bindNext(key.team.rawValue)
+        query.bindNext(key.number)
+        return query
+    }
+
+    /// `writtenTaskRead`'s text for each form of actor.
+    static let taskReadText = TextByUserForm { writtenTaskRead(actor: $0, team: "", number: 0) }
+
+    /// The point read written out: the one source of its text, which `taskRead` reuses (a test
+    /// holds the two to the same text and values).
+    static func writtenTaskRead(actor: UserRef?, team: String, number: Int64) -> PGQuery {
+        """
+        SELECT \(unsafeSQL: userColumns), m.role, \(unsafeSQL: taskColumns)
+          FROM \(accessFactsFrom(actor, team: team))
+          LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(number) AND m.role IS NOT NULL AND NOT u.disabled
+        """
     }
 
     public func updateTask(

@@ -89,7 +89,25 @@ public struct TaskStorePG: Sendable {
     }
 
     /// Switches to the runtime role and names the acting user, both for this transaction only.
+    /// Every statement and transaction starts with it, so its text is made once for each form
+    /// of actor and role (`sessionSetupText`) and a call binds only the values, in
+    /// `writtenSessionSetup`'s order.
     static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
+        let texts = role == nil ? sessionSetupText.withoutRole : sessionSetupText.withRole
+        var query = PGQuery(unsafeSQL: texts[actor], parameterCapacity: 2)
+        bindUserMatch(actor, to: &query)
+        if let role { query.bindNext(role) }
+        return query
+    }
+
+    /// `writtenSessionSetup`'s text for each form of actor, without and with a role.
+    static let sessionSetupText = (
+        withoutRole: TextByUserForm { writtenSessionSetup(actor: $0, role: nil) },
+        withRole: TextByUserForm { writtenSessionSetup(actor: $0, role: "") })
+
+    /// The session setup written out: the one source of its text, which `sessionSetup` reuses
+    /// (a test holds the two to the same text and values).
+    static func writtenSessionSetup(actor: UserRef?, role: String?) -> PGQuery {
         var query: PGQuery = """
             SELECT set_config('taskbase.user_id', coalesce((SELECT id::text FROM users u \
             WHERE \(userMatch("u", actor))), ''), true)
@@ -107,6 +125,16 @@ public struct TaskStorePG: Sendable {
         case .id(let id): "\(unsafeSQL: alias).id = \(id.rawValue)"
         case .email(let email): "lower(\(unsafeSQL: alias).email) = \(UserFields.normalizedEmailKey(email))"
         case nil: "false"
+        }
+    }
+
+    /// Binds the value `userMatch` binds for `ref` (the id, the normalized email, or none), to
+    /// text made once with `userMatch`.
+    static func bindUserMatch(_ ref: UserRef?, to query: inout PGQuery) {
+        switch ref {
+        case .id(let id): query.bindNext(id.rawValue)
+        case .email(let email): query.bindNext(UserFields.normalizedEmailKey(email))
+        case nil: break
         }
     }
 

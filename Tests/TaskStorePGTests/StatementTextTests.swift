@@ -1,0 +1,42 @@
+import PGStore
+import TaskCore
+import Testing
+@testable import TaskStorePG
+
+/// The hot statements keep their text made once and bind values per call; these hold each to
+/// its written-out form, so that editing one and not the other fails here.
+@Suite("Statements made once say what their written-out form says")
+struct StatementTextTests {
+    static let actors: [UserRef] = [.id(UserID(42)), .email("  Ann.Example@Example.COM ")]
+
+    /// Same text, and the same parameters: count, types and values, in order.
+    func expectSame(_ made: PGQuery, _ written: PGQuery, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(made.sql == written.sql, sourceLocation: sourceLocation)
+        #expect(made.parameterCount == written.parameterCount, sourceLocation: sourceLocation)
+        #expect(made.parameterTypeOIDs == written.parameterTypeOIDs, sourceLocation: sourceLocation)
+        #expect(made.parameterTexts == written.parameterTexts, sourceLocation: sourceLocation)
+    }
+
+    @Test("the session setup is its written form, for id, email and no actor, with and without a role",
+          arguments: actors + [nil], [nil, "taskbase_app"])
+    func sessionSetup(actor: UserRef?, role: String?) {
+        expectSame(TaskStorePG.sessionSetup(actor: actor, role: role), TaskStorePG.writtenSessionSetup(actor: actor, role: role))
+    }
+
+    @Test("the point read is its written form, for id and email actors", arguments: actors)
+    func taskRead(actor: UserRef) throws {
+        let key = TaskKey(team: try TeamKey("CORE"), number: 7)
+        expectSame(
+            TaskStorePG.taskRead(key, actor: actor),
+            TaskStorePG.writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number))
+    }
+
+    @Test("the acting user is bound as an id or a normalized email, never written into the text")
+    func actorIsBound() throws {
+        let setup = TaskStorePG.sessionSetup(actor: .email(" Ann@Example.com"), role: "taskbase_app")
+        #expect(setup.parameterTexts == ["ann@example.com", "taskbase_app"])
+        #expect(!setup.sql.contains("ann@example.com") && !setup.sql.contains("taskbase_app"))
+        let read = TaskStorePG.taskRead(TaskKey(team: try TeamKey("CORE"), number: 7), actor: .id(UserID(42)))
+        #expect(read.parameterTexts == ["42", "CORE", "7"])
+    }
+}
