@@ -139,8 +139,8 @@ public final class PGPool: Sendable {
         let results: [[PGPipelineResult]]
         do {
             results = try await lease.connection.withExclusiveUse {
-                let pipelines = waiting.isEmpty ? [queries] : [queries] + waiting.map { $0.pipeline ?? [] }
-                return try await lease.connection.runPipelines(pipelines, timeout: nil, followsCancellation: waiting.isEmpty)
+                try await lease.connection.runPipelines(
+                    [queries] + waiting.map(\.queries), timeout: nil, followsCancellation: waiting.isEmpty)
             }
         } catch {
             for waiter in waiting { waiter.continuation.resume(throwing: error) }
@@ -154,15 +154,15 @@ public final class PGPool: Sendable {
 
     /// Takes the pipelines waiting at the head of the line, up to `limit`; stops at the first
     /// waiter that needs a connection of its own, so nobody is overtaken.
-    private func takeWaitingPipelines(limit: Int) -> [Waiter] {
+    private func takeWaitingPipelines(limit: Int) -> [(continuation: CheckedContinuation<Grant, Error>, queries: [PGQuery])] {
         guard limit > 0 else { return [] }
         return state.withLock { state in
-            var count = 0
-            while count < min(limit, state.waiters.count), state.waiters[count].pipeline != nil { count += 1 }
-            guard count > 0 else { return [] }
-            let taken = Array(state.waiters.prefix(count))
-            state.waiters.removeFirst(count)
-            state.servedPipelines += count
+            var taken: [(continuation: CheckedContinuation<Grant, Error>, queries: [PGQuery])] = []
+            while taken.count < min(limit, state.waiters.count), let queries = state.waiters[taken.count].pipeline {
+                taken.append((state.waiters[taken.count].continuation, queries))
+            }
+            state.waiters.removeFirst(taken.count)
+            state.servedPipelines += taken.count
             return taken
         }
     }
