@@ -14,6 +14,15 @@ extension TaskStorePG: TaskImportPort {
         "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category",
     ]
 
+    /// A staged row's two assignee columns: the id or the normalized email, the other NULL.
+    static func assigneeColumns(_ assignee: UserRef?) -> (id: Int64?, email: String?) {
+        switch assignee {
+        case .id(let id): (id.rawValue, nil)
+        case .email(let email): (nil, UserFields.normalizedEmailKey(email))
+        case nil: (nil, nil)
+        }
+    }
+
     /// Carries a dry run's summary out of the transaction it rolls back.
     private struct DryRunFinished: Error { var summary: ImportSummary }
 
@@ -55,7 +64,7 @@ extension TaskStorePG: TaskImportPort {
                 for item in batch {
                     line += 1
                     let draft = item.draft
-                    let (assigneeID, assigneeEmail) = actorParameters(draft.assignee)
+                    let (assigneeID, assigneeEmail) = Self.assigneeColumns(draft.assignee)
                     try await writer.writeRow([
                         String(line), item.externalID, draft.title, draft.notes, draft.status.rawValue, draft.priority.rawValue,
                         draft.dueDate?.description, assigneeID.map(String.init), assigneeEmail, draft.category,

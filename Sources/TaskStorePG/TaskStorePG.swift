@@ -138,15 +138,6 @@ public struct TaskStorePG: Sendable {
         }
     }
 
-    /// The two parameters every actor lookup takes: an id or a normalized email, the other NULL.
-    static func actorParameters(_ actor: UserRef?) -> (Int64?, String?) {
-        switch actor {
-        case .id(let id): (id.rawValue, nil)
-        case .email(let email): (nil, UserFields.normalizedEmailKey(email))
-        case nil: (nil, nil)
-        }
-    }
-
     /// Turns the database's refusals that TaskCore has words for into `TaskError`s.
     static func translate(_ error: PGError) -> any Error {
         switch (error.code, error.constraint) {
