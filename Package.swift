@@ -19,7 +19,7 @@ let package = Package(
         // PostgreSQL client.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "PGStore", dependencies: ["CLibPQ"]),
-        .testTarget(name: "PGStoreTests", dependencies: ["PGStore"]),
+        .testTarget(name: "PGStoreTests", dependencies: ["PGStore", "TaskbaseTestSupport"]),
 
         // Migrations.
         .target(name: "Migrations", dependencies: ["PGStore"]),

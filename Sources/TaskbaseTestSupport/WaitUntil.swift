@@ -1,14 +1,19 @@
 /// A condition that did not come true in time.
-struct GaveUpWaiting: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "gave up waiting for \(what)" }
+public struct GaveUpWaiting: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "gave up waiting for \(what)" }
+
+    public init(what: String) { self.what = what }
 }
 
-/// Checks `condition` every 50 ms until it holds; throws after `limit`.
-func waitUntil(_ what: String, limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
+/// Checks `condition` every `interval` until it holds; throws `GaveUpWaiting` after `limit`.
+public func waitUntil(
+    _ what: String, limit: Duration = .seconds(15), every interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + limit
     while try await !condition() {
         guard ContinuousClock.now < deadline else { throw GaveUpWaiting(what: what) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: interval)
     }
 }

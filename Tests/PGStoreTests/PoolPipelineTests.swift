@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseTestSupport
 import Testing
 @testable import PGStore
 
@@ -25,7 +26,9 @@ struct PoolPipelineTests {
                     for await _ in stream { break }
                 }
             }
-            try await waitUntil { pool.statistics.inUse == 1 }
+            try await waitUntil("the holder to check the connection out", limit: .seconds(10), every: .milliseconds(2)) {
+                pool.statistics.inUse == 1
+            }
         }
 
         /// Starts `body` as a task and returns once the pool counts one more waiter.
@@ -33,21 +36,15 @@ struct PoolPipelineTests {
             let before = pool.statistics.waiting
             let pool = pool
             let task = Task { try await body(pool) }
-            try await waitUntil { pool.statistics.waiting == before + 1 }
+            try await waitUntil("waiter \(before + 1) to line up", limit: .seconds(10), every: .milliseconds(2)) {
+                pool.statistics.waiting == before + 1
+            }
             return task
         }
 
         func release() async throws {
             gate.yield()
             try await holder.value
-        }
-
-        func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !condition() {
-                guard ContinuousClock.now < deadline else { throw PGError.client("the pool never reached the expected state") }
-                try await Task.sleep(for: .milliseconds(2))
-            }
         }
     }
 
@@ -180,7 +177,9 @@ struct PoolPipelineTests {
                 try await pool.pipeline([PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (2)")])
             }
             cancelled.cancel()
-            try await held.waitUntil { held.pool.statistics.waiting == 1 }
+            try await waitUntil("the cancelled waiter to leave the line", limit: .seconds(10), every: .milliseconds(2)) {
+                held.pool.statistics.waiting == 1
+            }
             try await held.release()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
             #expect(try await after.value[0].get().affectedRows == 1)

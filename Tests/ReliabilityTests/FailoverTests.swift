@@ -4,6 +4,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("losing the server: restart, failover to a promoted streaming standby", .serialized, .timeLimit(.minutes(3)))

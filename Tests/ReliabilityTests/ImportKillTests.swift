@@ -3,6 +3,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("taskimport killed mid-way", .timeLimit(.minutes(3)))

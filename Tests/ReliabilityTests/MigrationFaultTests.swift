@@ -1,5 +1,6 @@
 import Foundation
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 @Suite("taskmigrate under concurrency and crashes", .timeLimit(.minutes(3)))
