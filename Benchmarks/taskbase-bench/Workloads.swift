@@ -168,12 +168,13 @@ enum Workloads {
             }
         }
         _ = try await run { done in done >= 20 }
-        let servedBefore = (store.source as? PGPool)?.statistics.servedPipelines ?? 0
+        let pgPool = store.source as? PGPool
+        let servedBefore = pgPool?.statistics.servedPipelines ?? 0
         let deadline = ContinuousClock.now + duration
         let started = ContinuousClock.now
         let total = try await run { _ in ContinuousClock.now >= deadline }
         let elapsed = ContinuousClock.now - started
-        let served = ((store.source as? PGPool)?.statistics.servedPipelines ?? 0) - servedBefore
+        let served = (pgPool?.statistics.servedPipelines ?? 0) - servedBefore
         return Measurement(
             workload: "w6", operations: total, seconds: seconds(elapsed),
             extra: ["served_by_another_call": String(format: "%.2f", Double(served) / Double(max(total, 1)))])
