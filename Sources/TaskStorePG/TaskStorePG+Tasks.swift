@@ -12,18 +12,68 @@ extension TaskStorePG: TaskRepository {
     }
 
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
-        let due = draft.dueDate.map(Self.pgDate)
-        let query: PGQuery = """
+        let row = try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
+        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
+        if let ref = draft.assignee {
+            _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
+        }
+        guard let task = try Self.task(in: row, team: team) else { throw TaskError.notFound(what: "team \(team)") }
+        return task
+    }
+
+    /// Creates the task in one statement when the gate and the assignee pass, and returns the
+    /// facts that let TaskCore say why when they did not. Its text is made once for each form of
+    /// actor and assignee (`MadeOnceText`); a call binds only the values, in
+    /// `writtenTaskCreation`'s order.
+    static func taskCreation(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) -> PGQuery {
+        taskCreationText.query(CreationShape(actor: UserForm(access.actor), assignee: UserForm(draft.assignee))) {
+            writtenTaskCreation(in: team, draft: draft, access: access, at: time)
+        } bind: { query in
+            bindUserMatch(access.actor, to: &query)
+            query.bindNext(team.rawValue)
+            query.bindNext(rank(access.minimumRole))
+            bindUserMatch(draft.assignee, to: &query)
+            query.bindNext(draft.assignee == nil)
+            query.bindNext(draft.title)
+            query.bindNext(draft.notes)
+            query.bindNext(draft.status.rawValue)
+            query.bindNext(draft.priority.rawValue)
+            query.bindNext(draft.dueDate.map(pgDate))
+            query.bindNext(draft.category)
+            query.bindNext(draft.externalID)
+            query.bindNext(time)
+            query.bindNext(time)
+            query.bindNext(channel(for: team))
+            query.bindNext(team.rawValue)
+            bindUserMatch(access.actor, to: &query)
+            query.bindNext(team.rawValue)
+            bindUserMatch(draft.assignee, to: &query)
+        }
+    }
+
+    /// What the creation's text depends on.
+    struct CreationShape: Hashable, Sendable {
+        var actor: UserForm
+        var assignee: UserForm
+    }
+
+    static let taskCreationText = MadeOnceText<CreationShape>()
+
+    /// The creation written out: the one source of its text, which `taskCreation` reuses (a
+    /// test holds the two to the same text and values).
+    static func writtenTaskCreation(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) -> PGQuery {
+        let due = draft.dueDate.map(pgDate)
+        return """
             WITH actor AS (
-                SELECT u.id, u.disabled FROM users u WHERE \(Self.userMatch("u", access.actor))
+                SELECT u.id, u.disabled FROM users u WHERE \(userMatch("u", access.actor))
             ), gate AS (
                 SELECT tm.id AS team_id FROM teams tm JOIN memberships m ON m.team_id = tm.id JOIN actor a ON a.id = m.user_id
                  WHERE tm.key = \(team.rawValue) AND NOT a.disabled
-                   AND array_position(\(unsafeSQL: Self.roleRanks), m.role) >= \(Self.rank(access.minimumRole))
+                   AND array_position(\(unsafeSQL: roleRanks), m.role) >= \(rank(access.minimumRole))
             ), assignee AS (
                 SELECT u.id, u.disabled, am.role FROM users u
                   LEFT JOIN memberships am ON am.user_id = u.id AND am.team_id = (SELECT team_id FROM gate)
-                 WHERE \(Self.userMatch("u", draft.assignee))
+                 WHERE \(userMatch("u", draft.assignee))
             ), allowed AS (
                 SELECT g.team_id FROM gate g
                  WHERE \(draft.assignee == nil) OR EXISTS (SELECT 1 FROM assignee WHERE NOT disabled AND role IS NOT NULL)
@@ -41,28 +91,19 @@ extension TaskStorePG: TaskRepository {
             ), history AS (
                 INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
                 SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
-                       \(unsafeSQL: Self.historyOfCreation)
+                       \(unsafeSQL: historyOfCreation)
                   FROM t AS new
             ), notified AS (
-                SELECT \(Self.notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
+                SELECT \(notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
             )
-            SELECT \(unsafeSQL: Self.userColumns), m.role,
+            SELECT \(unsafeSQL: userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
-                   \(unsafeSQL: Self.taskColumns), (SELECT count(*) FROM notified) AS notified
-              FROM \(Self.accessFactsFrom(access.actor, team: team))
-              LEFT JOIN users au ON \(Self.userMatch("au", draft.assignee))
+                   \(unsafeSQL: taskColumns), (SELECT count(*) FROM notified) AS notified
+              FROM \(accessFactsFrom(access.actor, team: team))
+              LEFT JOIN users au ON \(userMatch("au", draft.assignee))
               LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
               LEFT JOIN t ON true
             """
-        // One round trip: the statement writes only when the gate and the assignee pass; the
-        // facts it returns let TaskCore say why when it did not.
-        let row = try await statement(as: access.actor, query)[0]
-        try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
-        if let ref = draft.assignee {
-            _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
-        }
-        guard let task = try Self.task(in: row, team: team) else { throw TaskError.notFound(what: "team \(team)") }
-        return task
     }
 
     /// The assignee's user as far as the assignee rule needs it (existence, disabled).
@@ -98,17 +139,18 @@ extension TaskStorePG: TaskRepository {
 
     /// The point read: the access facts, and the task when the actor may see it. It is the
     /// most frequent statement, so its text is made once for each form of actor
-    /// (`taskReadText`) and a call binds only the values, in `writtenTaskRead`'s order.
+    /// (`MadeOnceText`) and a call binds only the values, in `writtenTaskRead`'s order.
     static func taskRead(_ key: TaskKey, actor: UserRef) -> PGQuery {
-        var query = PGQuery(unsafeSQL: taskReadText[actor], parameterCapacity: 3)
-        bindUserMatch(actor, to: &query)
-        query.bindNext(key.team.rawValue)
-        query.bindNext(key.number)
-        return query
+        taskReadText.query(UserForm(actor)) {
+            writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number)
+        } bind: { query in
+            bindUserMatch(actor, to: &query)
+            query.bindNext(key.team.rawValue)
+            query.bindNext(key.number)
+        }
     }
 
-    /// `writtenTaskRead`'s text for each form of actor.
-    static let taskReadText = TextByUserForm { writtenTaskRead(actor: $0, team: "", number: 0) }
+    static let taskReadText = MadeOnceText<UserForm>()
 
     /// The point read written out: the one source of its text, which `taskRead` reuses (a test
     /// holds the two to the same text and values).

@@ -90,20 +90,24 @@ public struct TaskStorePG: Sendable {
 
     /// Switches to the runtime role and names the acting user, both for this transaction only.
     /// Every statement and transaction starts with it, so its text is made once for each form
-    /// of actor and role (`sessionSetupText`) and a call binds only the values, in
-    /// `writtenSessionSetup`'s order.
+    /// of actor, with and without a role (`MadeOnceText`), and a call binds only the values,
+    /// in `writtenSessionSetup`'s order.
     static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
-        let texts = role == nil ? sessionSetupText.withoutRole : sessionSetupText.withRole
-        var query = PGQuery(unsafeSQL: texts[actor], parameterCapacity: 2)
-        bindUserMatch(actor, to: &query)
-        if let role { query.bindNext(role) }
-        return query
+        sessionSetupText.query(SetupShape(actor: UserForm(actor), setsRole: role != nil)) {
+            writtenSessionSetup(actor: actor, role: role)
+        } bind: { query in
+            bindUserMatch(actor, to: &query)
+            if let role { query.bindNext(role) }
+        }
     }
 
-    /// `writtenSessionSetup`'s text for each form of actor, without and with a role.
-    static let sessionSetupText = (
-        withoutRole: TextByUserForm { writtenSessionSetup(actor: $0, role: nil) },
-        withRole: TextByUserForm { writtenSessionSetup(actor: $0, role: "") })
+    /// What the session setup's text depends on.
+    struct SetupShape: Hashable, Sendable {
+        var actor: UserForm
+        var setsRole: Bool
+    }
+
+    static let sessionSetupText = MadeOnceText<SetupShape>()
 
     /// The session setup written out: the one source of its text, which `sessionSetup` reuses
     /// (a test holds the two to the same text and values).
@@ -129,7 +133,7 @@ public struct TaskStorePG: Sendable {
     }
 
     /// Binds the value `userMatch` binds for `ref` (the id, the normalized email, or none), to
-    /// text made once with `userMatch`.
+    /// text made once with `userMatch` (`MadeOnceText`).
     static func bindUserMatch(_ ref: UserRef?, to query: inout PGQuery) {
         switch ref {
         case .id(let id): query.bindNext(id.rawValue)

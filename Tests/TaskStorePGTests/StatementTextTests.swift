@@ -1,10 +1,12 @@
+import Foundation
 import PGStore
 import TaskCore
 import Testing
 @testable import TaskStorePG
 
-/// The hot statements keep their text made once and bind values per call; these hold each to
-/// its written-out form, so that editing one and not the other fails here.
+/// The hot statements keep their text made once and bind values per call (`MadeOnceText`);
+/// these hold each to its written-out form, so that editing one and not the other fails here.
+/// Each is made twice: the first call of a shape may be the one that runs the written form.
 @Suite("Statements made once say what their written-out form says")
 struct StatementTextTests {
     static let actors: [UserRef] = [.id(UserID(42)), .email("  Ann.Example@Example.COM ")]
@@ -20,15 +22,38 @@ struct StatementTextTests {
     @Test("the session setup is its written form, for id, email and no actor, with and without a role",
           arguments: actors + [nil], [nil, "taskbase_app"])
     func sessionSetup(actor: UserRef?, role: String?) {
-        expectSame(TaskStorePG.sessionSetup(actor: actor, role: role), TaskStorePG.writtenSessionSetup(actor: actor, role: role))
+        for _ in 1...2 {
+            expectSame(TaskStorePG.sessionSetup(actor: actor, role: role), TaskStorePG.writtenSessionSetup(actor: actor, role: role))
+        }
     }
 
     @Test("the point read is its written form, for id and email actors", arguments: actors)
     func taskRead(actor: UserRef) throws {
-        let key = TaskKey(team: try TeamKey("CORE"), number: 7)
-        expectSame(
-            TaskStorePG.taskRead(key, actor: actor),
-            TaskStorePG.writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number))
+        for number in [7, 8] as [Int64] {
+            let key = TaskKey(team: try TeamKey("CORE"), number: number)
+            expectSame(
+                TaskStorePG.taskRead(key, actor: actor),
+                TaskStorePG.writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number))
+        }
+    }
+
+    @Test("the creation is its written form, for id and email actors and id, email and no assignee",
+          arguments: actors, actors + [nil])
+    func taskCreation(actor: UserRef, assignee: UserRef?) throws {
+        let drafts = [
+            try TaskDraft(title: "First", assignee: assignee),
+            try TaskDraft(
+                title: "Second", notes: "Some notes", status: .inProgress, priority: .high,
+                dueDate: try CalendarDate(iso: "2027-02-28"), assignee: assignee, category: "Ops", externalID: "EXT-9"),
+        ]
+        let access = AccessRequirement(actor: actor, action: .writeTasks)
+        let time = Date(timeIntervalSince1970: 1_790_000_000.25)
+        for draft in drafts {
+            let team = try TeamKey(draft.title == "First" ? "CORE" : "OPS")
+            expectSame(
+                TaskStorePG.taskCreation(in: team, draft: draft, access: access, at: time),
+                TaskStorePG.writtenTaskCreation(in: team, draft: draft, access: access, at: time))
+        }
     }
 
     @Test("the acting user is bound as an id or a normalized email, never written into the text")
