@@ -57,27 +57,36 @@ class Bench:
         return completed
 
     # -- workloads ---------------------------------------------------------------------
+    def in_turn(self, *runs):
+        """Runs each tool's measurement of one workload: in the order given in odd rounds, reversed
+        in even ones, so that what the machine is doing when a workload starts (a checkpoint after
+        the last round's import, the start of a slow spell) falls on each tool in turn."""
+        for run in (runs if self.round_number % 2 == 1 else reversed(runs)):
+            run()
+
     def w1(self):
         count = self.args.reads
-        self.record("w1", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w1", str(count)])["ops_per_second"])
-        self.record("w1", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(count)])["ops_per_second"])
-        self.record("w1", "pgstore-alone", self.run_json([self.bin + "/taskbase-bench", "w1-pgstore", str(count)])["ops_per_second"])
         # The Python drivers run a quarter of the calls: at a third of C's rate, all 20,000 would
         # take a minute and a half per round, and their rate is as steady over 5,000.
-        for driver in self.drivers:
-            calls = str(max(1, count // 4))
-            result = self.run_json([self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"], calls])
-            self.record("w1", driver, result["ops_per_second"])
+        self.in_turn(
+            lambda: self.record("w1", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w1", str(count)])["ops_per_second"]),
+            lambda: self.record("w1", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(count)])["ops_per_second"]),
+            lambda: self.record("w1", "pgstore-alone", self.run_json([self.bin + "/taskbase-bench", "w1-pgstore", str(count)])["ops_per_second"]),
+            *[lambda driver=driver: self.record("w1", driver, self.run_json([
+                self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"],
+                str(max(1, count // 4))])["ops_per_second"]) for driver in self.drivers])
 
     def w2(self):
         count = self.args.writes
-        self.record("w2", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w2", str(count)])["ops_per_second"])
-        self.record("w2", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w2"], "w2", str(count)])["ops_per_second"])
+        self.in_turn(
+            lambda: self.record("w2", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w2", str(count)])["ops_per_second"]),
+            lambda: self.record("w2", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w2"], "w2", str(count)])["ops_per_second"]))
 
     def w3(self):
         count = self.args.writes
-        self.record("w3", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w3", str(count)])["ops_per_second"])
-        self.record("w3", "c-libpq-pipeline", self.run_json([self.ref, self.url, self.dumps["w2"], "w3", str(count)])["ops_per_second"])
+        self.in_turn(
+            lambda: self.record("w3", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w3", str(count)])["ops_per_second"]),
+            lambda: self.record("w3", "c-libpq-pipeline", self.run_json([self.ref, self.url, self.dumps["w2"], "w3", str(count)])["ops_per_second"]))
 
     def w5(self):
         result = self.run_json([self.bin + "/taskbase-bench", "w5", str(self.args.pages)])
@@ -87,15 +96,18 @@ class Bench:
 
     def w6(self):
         seconds = self.args.seconds
-        result = self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])
-        self.record("w6", "taskbase", result["ops_per_second"])
+        self.in_turn(
+            lambda: self.record("w6", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])["ops_per_second"]),
+            lambda: self.record("w6", "pgbench", self.pgbench_rate(seconds)))
+
+    def pgbench_rate(self, seconds):
         completed = subprocess.run(
             ["pgbench", "-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(seconds), "-f", self.pgbench_script, self.url],
             capture_output=True, text=True)
         match = re.search(r"tps = ([0-9.]+)", completed.stdout)
         if completed.returncode != 0 or not match:
             raise RuntimeError("pgbench failed:\n" + completed.stderr)
-        self.record("w6", "pgbench", float(match.group(1)))
+        return float(match.group(1))
 
     def w4(self):
         if not os.path.exists(self.bin + "/taskimport"):
@@ -266,6 +278,7 @@ class Bench:
             self.prepare()
             plan = [self.w1, self.w2, self.w3, self.w5, self.w6, self.w4]
             for round_number in range(1, self.args.rounds + 1):
+                self.round_number = round_number
                 self.first_round = round_number == 1
                 for workload in plan:
                     log(f"bench: round {round_number}/{self.args.rounds}: {workload.__name__}")
