@@ -92,6 +92,48 @@ struct TypeRoundTripTests {
         }
     }
 
+    @Test("timestamps sent in binary store what their text form stored: rounding, 2000, BC, far future, infinity, out of range")
+    func binaryTimestampsMatchText() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            // Each value, and the text Date parameters were sent as before they went binary.
+            let cases: [(seconds: Double, text: String)] = [
+                (0, "1970-01-01 00:00:00+00"),
+                (0.000_000_5, "1970-01-01 00:00:00+00"),
+                (-0.000_000_5, "1970-01-01 00:00:00+00"),
+                (0.000_001_5, "1970-01-01 00:00:00.000002+00"),
+                (0.000_002_5, "1970-01-01 00:00:00.000003+00"),
+                (1_700_000_000.123_456_5, "2023-11-14 22:13:20.123457+00"),
+                (-1_000_000_000.654_321, "1938-04-24 22:13:19.345679+00"),
+                (-5_000_000_000.5, "1811-07-23 15:06:39.500000+00"),
+                (946_684_799.999_999_5, "2000-01-01 00:00:00+00"),
+                (946_684_799.999_999, "1999-12-31 23:59:59.999999+00"),
+                (946_684_800.000_000_4, "2000-01-01 00:00:00+00"),
+                (-62_135_596_800.25, "0001-12-31 23:59:59.750000+00 BC"),
+                (-210_866_803_200, "4714-11-24 00:00:00+00 BC"),
+                (4_200_000_000.000_001, "2103-02-04 02:40:00.000001+00"),
+                (253_402_300_800, "10000-01-01 00:00:00+00"),
+                (9_000_000_000_000.5, "287168-08-24 16:00:00.499712+00"),
+            ]
+            for (seconds, text) in cases {
+                let date = Date(timeIntervalSince1970: seconds)
+                let query: PGQuery = "SELECT \(date) = \(text)::timestamptz AS same, \(date)::text AS binary, \(text)::timestamptz::text AS text"
+                #expect(query.parameterTexts[0] == text, "the text a replay sends for \(seconds)")
+                let row = try await connection.query(query)[0]
+                let (binary, stored) = (try row.decode(String.self, "binary"), try row.decode(String.self, "text"))
+                #expect(try row.decode(Bool.self, "same"), "\(seconds): \(binary) against \(stored)")
+            }
+            for (date, text) in [(Date.distantFuture, "infinity"), (Date.distantPast, "-infinity")] {
+                let query: PGQuery = "SELECT \(date)::text AS t"
+                #expect(query.parameterTexts == [text])
+                #expect(try await connection.query(query)[0].decode(String.self, "t") == text)
+            }
+            let tooEarly: PGQuery = "SELECT \(Date(timeIntervalSince1970: -210_866_803_200.5))"
+            let binaryError = await #expect(throws: PGError.self) { try await connection.query(tooEarly) }
+            let textError = await #expect(throws: PGError.self) { try await connection.query("SELECT \("4714-11-23 23:59:59.500000+00 BC")::timestamptz") }
+            #expect(binaryError?.code == textError?.code)
+        }
+    }
+
     @Test("dates: leap days, before 1970, after 2100 and BC")
     func dates() async throws {
         try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in

@@ -235,21 +235,28 @@ public final class PGConnection: @unchecked Sendable {
         if PQflush(handle) != 0 { pendingFlush = true }
     }
 
-    /// Queues one protocol step with libpq.
+    /// Queues one protocol step with libpq. Texts go through `withCString`, which lends a
+    /// string's own bytes, where passing a `String` as a C argument copies it first.
     func sendStep(_ query: PGQuery, as action: PGStatementAction) throws {
         let sent: Int32
         switch action {
         case .execute:
-            sent = query.withParameterPointers { count, types, values, lengths, formats in
-                PQsendQueryParams(handle, query.sql, count, types, values, lengths, formats, 0)
+            sent = query.sql.withCString { sql in
+                query.withParameterPointers { count, types, values, lengths, formats in
+                    PQsendQueryParams(handle, sql, count, types, values, lengths, formats, 0)
+                }
             }
         case .prepare(let name):
-            sent = query.withParameterPointers { count, types, _, _, _ in
-                PQsendPrepare(handle, name, query.sql, count, types)
+            sent = name.withCString { name in
+                query.sql.withCString { sql in
+                    query.withParameterPointers { count, types, _, _, _ in PQsendPrepare(handle, name, sql, count, types) }
+                }
             }
         case .executePrepared(let name):
-            sent = query.withParameterPointers { count, _, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
+            sent = name.withCString { name in
+                query.withParameterPointers { count, _, values, lengths, formats in
+                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
+                }
             }
         case .sync:
             sent = PQpipelineSync(handle)

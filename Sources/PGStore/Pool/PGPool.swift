@@ -136,11 +136,12 @@ public final class PGPool: Sendable {
         case .openNew: preconditionFailure("acquire opens the connection itself")
         }
         let waiting = takeWaitingPipelines(limit: options.pipelinesPerRoundTrip - 1)
+        var pipelines = [queries]
+        pipelines += waiting.map(\.queries)
         let results: [[PGPipelineResult]]
         do {
             results = try await lease.connection.withExclusiveUse {
-                try await lease.connection.runPipelines(
-                    [queries] + waiting.map(\.queries), timeout: nil, followsCancellation: waiting.isEmpty)
+                try await lease.connection.runPipelines(pipelines, timeout: nil, followsCancellation: waiting.isEmpty)
             }
         } catch {
             for waiter in waiting { waiter.continuation.resume(throwing: error) }
@@ -320,17 +321,18 @@ public final class PGPool: Sendable {
         }
         var returned = lease
         returned.lastUsed = now
-        let handOff = state.withLock { state -> (Waiter, Grant)? in
-            if state.isShutDown { return nil }
-            if !state.waiters.isEmpty { return (state.waiters.removeFirst(), .connection(returned)) }
+        // Under one lock: closed if the pool is shut down, else handed to the first waiter or kept idle.
+        let (isShutDown, waiter) = state.withLock { state -> (Bool, Waiter?) in
+            if state.isShutDown { return (true, nil) }
+            if !state.waiters.isEmpty { return (false, state.waiters.removeFirst()) }
             state.inUse -= 1
             state.idle.append(returned)
-            return nil
+            return (false, nil)
         }
-        if let (waiter, grant) = handOff {
-            waiter.continuation.resume(returning: grant)
-        } else if state.withLock({ $0.isShutDown }) {
+        if isShutDown {
             await discard(connection, wasInUse: true)
+        } else {
+            waiter?.continuation.resume(returning: .connection(returned))
         }
     }
 

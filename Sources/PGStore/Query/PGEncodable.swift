@@ -10,7 +10,7 @@ public enum PGFormat: Int32, Sendable {
 public protocol PGEncodable: Sendable {
     /// The parameter's type OID, or 0 to let the server infer it from the statement.
     static var pgTypeOID: UInt32 { get }
-    /// Text unless the type's binary form is the natural one (bytea).
+    /// Text unless the type's binary form is the natural one (bytea) or much cheaper (timestamptz).
     static var pgFormat: PGFormat { get }
     /// Appends the value's wire form (no terminator) to `buffer`.
     func pgEncode(into buffer: inout [UInt8])
@@ -94,7 +94,12 @@ extension Bool: PGEncodable {
 
 extension Date: PGEncodable {
     public static var pgTypeOID: UInt32 { 1184 }
-    public func pgEncode(into buffer: inout [UInt8]) { buffer.append(contentsOf: DateTimeText.formatTimestamp(self).utf8) }
+    /// Binary, PostgreSQL's own form: no text to print here nor to parse on the server.
+    public static var pgFormat: PGFormat { .binary }
+    /// Microseconds since 2000-01-01 UTC, a big-endian int64 (`DateTimeText.binaryTimestamp`).
+    public func pgEncode(into buffer: inout [UInt8]) {
+        withUnsafeBytes(of: DateTimeText.binaryTimestamp(self).bigEndian) { buffer.append(contentsOf: $0) }
+    }
 }
 
 extension PGDate: PGEncodable {

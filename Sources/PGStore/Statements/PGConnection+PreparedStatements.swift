@@ -5,10 +5,7 @@ extension PGConnection {
     /// prepares and executes in one round trip), as the unnamed statement otherwise.
     func run(_ query: PGQuery, timeout: Duration?, retryStale: Bool = true) async throws -> PGRows {
         try query.checkSendable()
-        guard statementCache != nil, PGStatementCache.isCacheable(query.sql) else {
-            try send(query)
-            return try await awaitSingleResult(timeout: timeout, sql: query.sql)
-        }
+        // A statement found in the cache is cacheable: only a miss needs `isCacheable`.
         if let name = statementCache?.lookup(query) {
             try send(query, as: .executePrepared(name))
             do {
@@ -18,6 +15,10 @@ extension PGConnection {
                 guard retryStale, transactionStatus == .idle else { throw error }
                 return try await run(query, timeout: timeout, retryStale: false)
             }
+        }
+        guard statementCache != nil, PGStatementCache.isCacheable(query.sql) else {
+            try send(query)
+            return try await awaitSingleResult(timeout: timeout, sql: query.sql)
         }
         var steps: [PGPipelineStep] = []
         let positions = appendSteps(for: query, to: &steps)
@@ -34,12 +35,13 @@ extension PGConnection {
     /// Appends the steps that run `query` — prepare and execute the first time its text is seen,
     /// execute the prepared statement after that, or the unnamed statement when not cached.
     func appendSteps(for query: PGQuery, to steps: inout [PGPipelineStep]) -> (prepare: Int?, execute: Int) {
-        guard statementCache != nil, PGStatementCache.isCacheable(query.sql) else {
-            steps.append(PGPipelineStep(action: .execute, query: query))
-            return (nil, steps.count - 1)
-        }
+        // A statement found in the cache is cacheable: only a miss needs `isCacheable`.
         if let name = statementCache?.lookup(query) {
             steps.append(PGPipelineStep(action: .executePrepared(name), query: query))
+            return (nil, steps.count - 1)
+        }
+        guard statementCache != nil, PGStatementCache.isCacheable(query.sql) else {
+            steps.append(PGPipelineStep(action: .execute, query: query))
             return (nil, steps.count - 1)
         }
         if statementCache?.contains(sql: query.sql) == true {

@@ -3,15 +3,28 @@
 /// Only plannable statements (SELECT, INSERT, UPDATE, DELETE, WITH, VALUES) are cached:
 /// utility statements gain nothing from a plan, and some (`CREATE INDEX CONCURRENTLY`,
 /// `VACUUM`) must not share a round trip with anything else.
+///
+/// A lookup first compares the text with the few statements found last (`recent`) before it
+/// hashes it: hot statements' text is made once, so it is the very string seen before, and
+/// `==` on one string is immediate, where hashing reads all of its (often kilobytes of) text.
 struct PGStatementCache {
     struct Entry {
-        var name: String
-        var parameterTypes: [UInt32]
+        let sql: String
+        let name: String
+        let parameterTypes: [UInt32]
         var lastUse: UInt64
     }
 
     let capacity: Int
-    private var entries: [String: Entry] = [:]
+    /// The prepared statements, in no particular order.
+    private var entries: [Entry] = []
+    /// Where each statement's text is in `entries`.
+    private var positions: [String: Int] = [:]
+    /// Positions in `entries` of the statements `lookup` found last, overwritten in turn;
+    /// emptied whenever an entry is removed, since that moves another.
+    private(set) var recent: [Int] = []
+    private var nextRecent = 0
+    private static let recentCapacity = 4
     private var useCounter: UInt64 = 0
     private var nameCounter = 0
     /// Statements evicted (or invalidated) on the server side still to be deallocated.
@@ -19,48 +32,76 @@ struct PGStatementCache {
 
     init(capacity: Int) {
         self.capacity = capacity
+        recent.reserveCapacity(Self.recentCapacity)
     }
 
     var count: Int { entries.count }
 
     /// The prepared statement for `query`, marking it used; nil when not prepared yet.
     mutating func lookup(_ query: PGQuery) -> String? {
-        guard let position = entries.index(forKey: query.sql) else { return nil }
-        guard entries.values[position].parameterTypes.elementsEqual(query.parameters.lazy.map(\.typeOID)) else { return nil }
+        guard let position = position(of: query.sql) else { return nil }
+        guard entries[position].parameterTypes.elementsEqual(query.parameters.lazy.map(\.typeOID)) else { return nil }
         useCounter &+= 1
-        entries.values[position].lastUse = useCounter
-        return entries.values[position].name
+        entries[position].lastUse = useCounter
+        return entries[position].name
+    }
+
+    /// Where `sql` is in `entries`: among the recent ones by comparison, else by hashing.
+    private mutating func position(of sql: String) -> Int? {
+        for position in recent where entries[position].sql == sql { return position }
+        guard let position = positions[sql] else { return nil }
+        if recent.count < Self.recentCapacity {
+            recent.append(position)
+        } else {
+            recent[nextRecent] = position
+            nextRecent = (nextRecent + 1) % Self.recentCapacity
+        }
+        return position
     }
 
     /// True when `query`'s text is prepared, whatever its parameter types.
     func contains(sql: String) -> Bool {
-        entries[sql] != nil
+        positions[sql] != nil
     }
 
     /// Records a new statement for `query` and returns its name, evicting the least recently
     /// used one when full.
     mutating func insert(_ query: PGQuery) -> String {
-        if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            entries.removeValue(forKey: oldest.key)
-            pendingDeallocations.append(oldest.value.name)
+        if entries.count >= capacity, let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse }) {
+            pendingDeallocations.append(entries[oldest].name)
+            removeEntry(at: oldest)
         }
         nameCounter += 1
         useCounter &+= 1
         let name = "pgstore_\(nameCounter)"
-        entries[query.sql] = Entry(name: name, parameterTypes: query.parameters.map(\.typeOID), lastUse: useCounter)
+        positions[query.sql] = entries.count
+        entries.append(Entry(sql: query.sql, name: name, parameterTypes: query.parameters.map(\.typeOID), lastUse: useCounter))
         return name
     }
 
     /// Forgets statement `name` for `sql`: the server does not have it (its prepare failed).
     mutating func remove(sql: String, name: String) {
-        if entries[sql]?.name == name { entries.removeValue(forKey: sql) }
+        guard let position = positions[sql], entries[position].name == name else { return }
+        removeEntry(at: position)
     }
 
     /// Forgets statement `name` for `sql` and deallocates it on the server later.
     mutating func invalidate(sql: String, name: String) {
-        guard entries[sql]?.name == name else { return }
-        entries.removeValue(forKey: sql)
+        guard let position = positions[sql], entries[position].name == name else { return }
+        removeEntry(at: position)
         pendingDeallocations.append(name)
+    }
+
+    /// Removes the entry at `position`, the last entry taking its place.
+    private mutating func removeEntry(at position: Int) {
+        positions.removeValue(forKey: entries[position].sql)
+        if position != entries.count - 1 {
+            entries.swapAt(position, entries.count - 1)
+            positions[entries[position].sql] = position
+        }
+        entries.removeLast()
+        recent.removeAll(keepingCapacity: true)
+        nextRecent = 0
     }
 
     /// True for statements worth preparing: those the planner plans.

@@ -104,12 +104,28 @@ enum DateTimeText {
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
     }
 
-    /// Formats a date as UTC ISO text with microseconds, the form PostgreSQL reads back exactly.
-    static func formatTimestamp(_ date: Date) -> String {
-        if date == .distantFuture { return "infinity" }
-        if date == .distantPast { return "-infinity" }
-        let totalMicros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        let micros = Int(totalMicros)
+    /// Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch.
+    static let postgresEpochMicroseconds: Int64 = 946_684_800_000_000
+
+    /// A date as PostgreSQL's binary `timestamptz`: microseconds since 2000-01-01 UTC, rounded
+    /// to the nearest (halves away from zero); `distantFuture`/`distantPast` are the largest
+    /// and smallest values, PostgreSQL's `infinity` and `-infinity`.
+    static func binaryTimestamp(_ date: Date) -> Int64 {
+        if date == .distantFuture { return .max }
+        if date == .distantPast { return .min }
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Some 292,000 years BC the difference overflows or lands on `-infinity`: send a value
+        // the server refuses as out of range, as it refuses such a date in text.
+        let (binary, overflow) = micros.subtractingReportingOverflow(postgresEpochMicroseconds)
+        return overflow || binary == .min ? .min + 1 : binary
+    }
+
+    /// A binary `timestamptz` (see `binaryTimestamp`) as UTC ISO text with microseconds,
+    /// the form PostgreSQL reads back exactly.
+    static func formatTimestamp(binary: Int64) -> String {
+        if binary == .max { return "infinity" }
+        if binary == .min { return "-infinity" }
+        let micros = Int(binary) + Int(postgresEpochMicroseconds)
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
         if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
