@@ -57,36 +57,46 @@ class Bench:
         return completed
 
     # -- workloads ---------------------------------------------------------------------
-    def in_turn(self, *runs):
-        """Runs each tool's measurement of one workload: in the order given in odd rounds, reversed
-        in even ones, so that what the machine is doing when a workload starts (a checkpoint after
-        the last round's import, the start of a slow spell) falls on each tool in turn."""
-        for run in (runs if self.round_number % 2 == 1 else reversed(runs)):
-            run()
+    def in_turn(self, workload, count, runs, slices=None):
+        """Measures each tool of one workload: `runs` maps a tool to a function that does `count`
+        operations and returns its JSON result. The work is cut into `slices`, the tools taking turns
+        slice by slice (in the given order, then reversed), and a tool's rate for the round is its
+        operations over its seconds: this VM's speed drifts by a third within minutes, and a drift
+        during the round then falls on every tool alike instead of on whichever ran in its path."""
+        done = {tool: [0, 0.0] for tool, _ in runs}
+        slices = slices or self.args.slices
+        for index in range(slices):
+            turn = (self.round_number + index) % 2 == 1
+            for tool, run in (runs if turn else list(reversed(runs))):
+                result = run(max(1, count // slices))
+                done[tool][0] += result["operations"]
+                done[tool][1] += result["seconds"]
+        for tool, (operations, seconds) in done.items():
+            self.record(workload, tool, operations / seconds)
 
     def w1(self):
-        count = self.args.reads
         # The Python drivers run a quarter of the calls: at a third of C's rate, all 20,000 would
         # take a minute and a half per round, and their rate is as steady over 5,000.
-        self.in_turn(
-            lambda: self.record("w1", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w1", str(count)])["ops_per_second"]),
-            lambda: self.record("w1", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(count)])["ops_per_second"]),
-            lambda: self.record("w1", "pgstore-alone", self.run_json([self.bin + "/taskbase-bench", "w1-pgstore", str(count)])["ops_per_second"]),
-            *[lambda driver=driver: self.record("w1", driver, self.run_json([
-                self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"],
-                str(max(1, count // 4))])["ops_per_second"]) for driver in self.drivers])
+        drivers = [(driver, lambda calls, driver=driver: self.run_json([
+            self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"],
+            str(max(1, calls // 4))])) for driver in self.drivers]
+        self.in_turn("w1", self.args.reads, [
+            ("taskbase", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w1", str(calls)])),
+            ("c-libpq", lambda calls: self.run_json([self.ref, self.url, self.dumps["w1"], "w1", str(calls)])),
+            ("pgstore-alone", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w1-pgstore", str(calls)])),
+            *drivers])
 
     def w2(self):
-        count = self.args.writes
-        self.in_turn(
-            lambda: self.record("w2", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w2", str(count)])["ops_per_second"]),
-            lambda: self.record("w2", "c-libpq", self.run_json([self.ref, self.url, self.dumps["w2"], "w2", str(count)])["ops_per_second"]))
+        self.in_turn("w2", self.args.writes, [
+            ("taskbase", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w2", str(calls)])),
+            ("c-libpq", lambda calls: self.run_json([self.ref, self.url, self.dumps["w2"], "w2", str(calls)]))])
 
     def w3(self):
-        count = self.args.writes
-        self.in_turn(
-            lambda: self.record("w3", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w3", str(count)])["ops_per_second"]),
-            lambda: self.record("w3", "c-libpq-pipeline", self.run_json([self.ref, self.url, self.dumps["w2"], "w3", str(count)])["ops_per_second"]))
+        # One batch of all the writes: a slice would be a smaller batch.
+        self.in_turn("w3", self.args.writes, [
+            ("taskbase", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w3", str(calls)])),
+            ("c-libpq-pipeline", lambda calls: self.run_json([self.ref, self.url, self.dumps["w2"], "w3", str(calls)]))],
+            slices=1)
 
     def w5(self):
         result = self.run_json([self.bin + "/taskbase-bench", "w5", str(self.args.pages)])
@@ -96,18 +106,21 @@ class Bench:
 
     def w6(self):
         seconds = self.args.seconds
-        self.in_turn(
-            lambda: self.record("w6", "taskbase", self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])["ops_per_second"]),
-            lambda: self.record("w6", "pgbench", self.pgbench_rate(seconds)))
+        self.in_turn("w6", 1, [
+            ("taskbase", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
+            ("pgbench", lambda _: self.pgbench_rate(seconds))],
+            slices=1)
 
     def pgbench_rate(self, seconds):
+        """pgbench's rate over `seconds`, shaped like the other tools' results."""
         completed = subprocess.run(
             ["pgbench", "-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(seconds), "-f", self.pgbench_script, self.url],
             capture_output=True, text=True)
         match = re.search(r"tps = ([0-9.]+)", completed.stdout)
         if completed.returncode != 0 or not match:
             raise RuntimeError("pgbench failed:\n" + completed.stderr)
-        return float(match.group(1))
+        rate = float(match.group(1))
+        return {"operations": rate * seconds, "seconds": seconds}
 
     def w4(self):
         if not os.path.exists(self.bin + "/taskimport"):
@@ -261,10 +274,11 @@ class Bench:
             print(json.dumps(document, indent=2, sort_keys=True))
             return
         print(f"\nTaskbase benchmark — {self.args.rounds} rounds, interleaved, medians (operations per second)\n")
-        print(f"{'workload':<10}{'tool':<20}{'median ops/s':>14}")
+        print(f"{'workload':<10}{'tool':<20}{'median ops/s':>14}  each round")
         for workload in sorted(medians):
             for tool, value in sorted(medians[workload].items(), key=lambda item: -item[1]):
-                print(f"{workload:<10}{tool:<20}{value:>14,.0f}")
+                rounds = " ".join(f"{sample:,.0f}" for sample in self.results[workload][tool])
+                print(f"{workload:<10}{tool:<20}{value:>14,.0f}  {rounds}")
         print(f"\n{'ratio':<48}{'value':>8}  target   met")
         for name, r in ratios.items():
             target = "info" if r["target"] is None else r["target"] if isinstance(r["target"], str) else f">= {r['target']}"
@@ -300,9 +314,11 @@ def parse():
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 3_000, 3_000, 100, 2
+        args.slices = 2
         args.list_team, args.import_rows, args.import_small = 100_000, 50_000, 5_000
     else:
         args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 20_000, 20_000, 500, 10
+        args.slices = 4
         args.list_team, args.import_rows, args.import_small = 1_000_000, 1_000_000, 10_000
     return args
 
