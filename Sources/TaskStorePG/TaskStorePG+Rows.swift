@@ -69,15 +69,10 @@ extension TaskStorePG {
     /// (`u`), the team by key (`tm`, when visible) and the actor's membership (`m`), each NULL
     /// when missing — the facts `AccessRequirement.verify` judges.
     static func accessFactsFrom(_ actor: UserRef, team: TeamKey) -> PGQuery {
-        accessFactsFrom(actor, team: team.rawValue)
-    }
-
-    /// The same from the team key's text.
-    static func accessFactsFrom(_ actor: UserRef?, team: String) -> PGQuery {
         """
         (SELECT 1) one
           LEFT JOIN users u ON \(userMatch("u", actor))
-          LEFT JOIN teams tm ON tm.key = \(team)
+          LEFT JOIN teams tm ON tm.key = \(team.rawValue)
           LEFT JOIN memberships m ON m.team_id = tm.id AND m.user_id = u.id
         """
     }

@@ -142,7 +142,7 @@ extension TaskStorePG: TaskRepository {
     /// (`MadeOnceText`) and a call binds only the values, in `writtenTaskRead`'s order.
     static func taskRead(_ key: TaskKey, actor: UserRef) -> PGQuery {
         taskReadText.query(UserForm(actor)) {
-            writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number)
+            writtenTaskRead(key, actor: actor)
         } bind: { query in
             bindUserMatch(actor, to: &query)
             query.bindNext(key.team.rawValue)
@@ -154,11 +154,11 @@ extension TaskStorePG: TaskRepository {
 
     /// The point read written out: the one source of its text, which `taskRead` reuses (a test
     /// holds the two to the same text and values).
-    static func writtenTaskRead(actor: UserRef?, team: String, number: Int64) -> PGQuery {
+    static func writtenTaskRead(_ key: TaskKey, actor: UserRef) -> PGQuery {
         """
         SELECT \(unsafeSQL: userColumns), m.role, \(unsafeSQL: taskColumns)
-          FROM \(accessFactsFrom(actor, team: team))
-          LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(number) AND m.role IS NOT NULL AND NOT u.disabled
+          FROM \(accessFactsFrom(actor, team: key.team))
+          LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
         """
     }
 

@@ -33,7 +33,7 @@ struct StatementTextTests {
             let key = TaskKey(team: try TeamKey("CORE"), number: number)
             expectSame(
                 TaskStorePG.taskRead(key, actor: actor),
-                TaskStorePG.writtenTaskRead(actor: actor, team: key.team.rawValue, number: key.number))
+                TaskStorePG.writtenTaskRead(key, actor: actor))
         }
     }
 
