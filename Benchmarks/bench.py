@@ -75,8 +75,8 @@ class Bench:
             self.record(workload, tool, operations / seconds)
 
     def w1(self):
-        # The Python drivers run a quarter of the calls: at a third of C's rate, all 20,000 would
-        # take a minute and a half per round, and their rate is as steady over 5,000.
+        # The Python drivers run a quarter of each slice's calls: at a third of C's rate, all 20,000
+        # would take a minute and a half per round, and their rate is as steady over fewer.
         drivers = [(driver, lambda calls, driver=driver: self.run_json([
             self.python, os.path.join(HERE, "reference", "pydrivers.py"), driver, self.url, self.dumps["w1"],
             str(max(1, calls // 4))])) for driver in self.drivers]
