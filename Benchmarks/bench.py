@@ -203,7 +203,7 @@ class Bench:
 
     def write_pgbench_script(self):
         """W1's statements for pgbench: literals inline, the task number a pgbench variable,
-        both statements in one pipeline like TaskStorePG sends them."""
+        both statements in one pipeline like PostgresTaskStore sends them."""
         def literal(value):
             if value is None:
                 return "NULL"

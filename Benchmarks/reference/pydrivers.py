@@ -1,9 +1,9 @@
 """W1 (point reads) with the Python drivers people pick today, replaying the exact statements
-TaskStorePG sends. Usage: pydrivers.py asyncpg|psycopg CONNINFO STATEMENTS_FILE COUNT
+PostgresTaskStore sends. Usage: pydrivers.py asyncpg|psycopg CONNINFO STATEMENTS_FILE COUNT
 
 asyncpg has no pipeline for separate statements, so it runs them in a transaction (BEGIN,
 both statements, COMMIT), as an asyncpg user would to keep the settings transaction-local;
-psycopg 3 uses its pipeline mode, one round trip per call like TaskStorePG.
+psycopg 3 uses its pipeline mode, one round trip per call like PostgresTaskStore.
 """
 import json
 import re

@@ -15,7 +15,7 @@ enum BenchSetup {
     /// team with `listTeamSize` tasks (inserted by SQL: it is data, not a measurement).
     static func run(config: PGConfig, migrations: String, listTeamSize: Int) async throws {
         _ = try await MigrationRunner(directory: MigrationDirectory(path: migrations), config: config).up()
-        let store = try await TaskStorePG.open(config: config, maxConnections: 2)
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
         let service = TaskService(store: store)
         let owner: UserRef = .email(ownerEmail)
         if (try? await service.user(owner)) == nil {

@@ -3,7 +3,7 @@ import PGStore
 import TaskCore
 import TaskStorePG
 
-/// Writes the exact statements `TaskStorePG` sends for one call, so the C, pgbench and Python
+/// Writes the exact statements `PostgresTaskStore` sends for one call, so the C, pgbench and Python
 /// references replay the same SQL with the same parameters.
 ///
 /// Format (length-prefixed, binary-safe):
@@ -18,7 +18,7 @@ enum StatementDump {
 
     static func capture(config: PGConfig, workload: String) async throws -> [PGQuery] {
         let recorder = StatementRecorder()
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1, statementObserver: recorder.record))
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1, statementObserver: recorder.record))
         let owner = Workloads.owner
         switch workload {
         case "w1":

@@ -34,7 +34,7 @@ enum Workloads {
 
     /// W1: `count` point reads by key on one connection.
     static func pointReads(config: PGConfig, count: Int) async throws -> Measurement {
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
         let team = try TeamKey(BenchSetup.readTeam)
         for number in 1...200 { _ = try await service.task(TaskKey(team: team, number: Int64(number)), as: owner) }
         let started = ContinuousClock.now
@@ -44,7 +44,7 @@ enum Workloads {
         return Measurement(workload: "w1", operations: count, seconds: seconds(ContinuousClock.now - started))
     }
 
-    /// W1's two statements, exactly as `TaskStorePG` sends them, replayed `count` times in one
+    /// W1's two statements, exactly as `PostgresTaskStore` sends them, replayed `count` times in one
     /// pipeline each through `PGConnection` alone: what the service layer, the store and the
     /// pool add on top of PGStore is the difference to W1 (a diagnostic beside the C reference).
     static func pointReadStatements(config: PGConfig, count: Int) async throws -> Measurement {
@@ -84,7 +84,7 @@ enum Workloads {
 
     /// W2: `count` tasks created one call at a time.
     static func singleWrites(config: PGConfig, count: Int) async throws -> Measurement {
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
         let team = try await freshTeam(service, prefix: "W2")
         let draft = try TaskDraft(title: "Bench task", notes: "Created by W2", priority: .high, category: "Bench")
         let started = ContinuousClock.now
@@ -94,7 +94,7 @@ enum Workloads {
 
     /// W3: `count` tasks created through the batch path (the import port: COPY and one merge).
     static func batchWrites(config: PGConfig, count: Int) async throws -> Measurement {
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
         let team = try await freshTeam(service, prefix: "W3")
         let drafts = try (0..<count).map { index in
             try TaskImportDraft(try TaskDraft(title: "Bench task", notes: "Created by W3", priority: .high, category: "Bench", externalID: "w3-\(index)"))
@@ -109,7 +109,7 @@ enum Workloads {
     /// W5: `count` fetches of the first page of 50 open tasks of the big team, and the plan.
     static func listPages(config: PGConfig, count: Int) async throws -> Measurement {
         let recorder = StatementRecorder()
-        let store = try await TaskStorePG.open(config: config, maxConnections: 1, statementObserver: recorder.record)
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 1, statementObserver: recorder.record)
         let service = TaskService(store: store)
         let team = try TeamKey(BenchSetup.listTeam)
         let query = TaskQuery(statuses: [.open], category: .named("Area 3"), limit: 50)
@@ -148,7 +148,7 @@ enum Workloads {
     /// pgbench, whose rate leaves out connecting, the clock starts once every connection is open
     /// and has prepared its statements (a warm-up of 20 calls per client, as W1 has 200).
     static func concurrentReads(config: PGConfig, clients: Int, pool: Int, duration: Duration) async throws -> Measurement {
-        let store = try await TaskStorePG.open(config: config, maxConnections: pool)
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: pool)
         let service = TaskService(store: store)
         let team = try TeamKey(BenchSetup.readTeam)
         func run(until stop: @escaping @Sendable (_ done: Int) -> Bool) async throws -> Int {

@@ -36,7 +36,7 @@ do {
             config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
     case "team":
         guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
-        let service = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 1))
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
         _ = try await service.createTeam(key: arguments[1], name: "Bench \(arguments[1])", as: Workloads.owner)
     case "dump":
         guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }

@@ -30,7 +30,7 @@ final class MadeOnceText<Shape: Hashable & Sendable>: Sendable {
     }
 }
 
-/// The form in which a statement names a user, which decides its text (`TaskStorePG.userMatch`).
+/// The form in which a statement names a user, which decides its text (`PostgresTaskStore.userMatch`).
 enum UserForm: Hashable, Sendable {
     case id, email, none
 

@@ -26,7 +26,7 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
         do {
-            let store = try await TaskStorePG.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig)
+            let store = try await PostgresTaskStore.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig)
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()

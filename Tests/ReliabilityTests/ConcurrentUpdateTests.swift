@@ -15,7 +15,7 @@ struct ConcurrentUpdateTests {
     @Test("two users updating the same task at the same moment 1,000 times: every update is applied or refused as a conflict, none is lost")
     func racingUpdates() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let store = try await TaskStorePG.open(config: database.config, maxConnections: 4)
+            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 4)
             let fixture = try await ContractFixture.make(store: store)
             let service = fixture.service
             let task = try await service.createTask(in: fixture.team, try TaskDraft(title: "Contended"), as: fixture.member)

@@ -37,7 +37,7 @@ struct FailoverTests {
     @Test("a pooled store survives a server restart: after `scripts/pg stop` and `start` the next call succeeds, nothing half-written")
     func serverRestart() async throws {
         try await Self.withPrimary { primary in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: primary, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: primary, maxConnections: 2))
             let before = try await fixture.makeTask("Written before the restart")
             try await Scripts.run("pg", ["stop"], environment: Self.environment)
             let refused = await #expect(throws: PGError.self) { try await fixture.makeTask("Written while the server is down") }
@@ -53,7 +53,7 @@ struct FailoverTests {
     @Test("taskctl across a server restart: a running watch ends with exit 3 and a clear error instead of hanging; commands exit 3 while the server is down and work once it is back")
     func taskctlAcrossRestart() async throws {
         try await Self.withPrimary { primary in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: primary, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: primary, maxConnections: 2))
             let viewer = try await fixture.service.user(fixture.viewer).email
             let taskctl = PackagePaths.executable("taskctl")
             let environment = ["DATABASE_URL": try ScratchDatabase.uri(primary), "TASKBASE_ACTOR": viewer]
@@ -100,7 +100,7 @@ struct FailoverTests {
         var standby = primary
         standby["port"] = standbyPort
 
-        let store = try await TaskStorePG.open(config: both, maxConnections: 2)
+        let store = try await PostgresTaskStore.open(config: both, maxConnections: 2)
         let fixture = try await ContractFixture.make(store: store)
         let before = try await fixture.makeTask("Written before the failover")
         #expect(try await Self.isInRecovery(standby))

@@ -76,7 +76,7 @@ struct HostileInputTests {
     @Test("SQL, shell, control characters, odd Unicode and 100 KB strings are stored verbatim or refused as invalid, never executed")
     func hostileText() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 4))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 4))
             var stored = 0, refused = 0
             for field in Self.fields {
                 for (label, sample) in HostileText.samples {
@@ -107,7 +107,7 @@ struct HostileInputTests {
     @Test("LIKE wildcards in a text filter match themselves, not any character")
     func wildcardsAreLiteral() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for title in ["100% done", "1000 things", "a_b", "axb", "back\\slash"] { try await fixture.makeTask(title) }
             for (text, expected) in [("100%", ["100% done"]), ("a_b", ["a_b"]), ("k\\s", ["back\\slash"])] {
                 let page = try await fixture.service.listTasks(in: fixture.team, TaskQuery(text: text), as: fixture.viewer)
@@ -141,7 +141,7 @@ struct HostileInputTests {
     @Test("a CSV file carrying SQL, shell and control characters imports verbatim")
     func hostileCSVImportsVerbatim() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let samples = HostileText.samples.filter { $0.text.count < 100 && $0.text == Self.trimmed($0.text) && !$0.text.contains(where: \.isNewline) }
             var bytes = Self.csvHeader
             for (index, sample) in samples.enumerated() {
@@ -175,7 +175,7 @@ struct HostileInputTests {
     @Test("a NUL in any text field is refused cleanly, never stored altered")
     func nulIsRefused() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for field in Self.fields where field.name != "list text filter" {
                 let text = field.name == "email" ? "nul\u{0}x@example.com" : HostileText.nul
                 do {

@@ -23,7 +23,7 @@ struct ImportKillTests {
     @Test("taskimport killed with SIGKILL halfway through a 200,000-row file leaves the tasks exactly as before; the rerun imports every row once")
     func killedImport() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: database.config, maxConnections: 2))
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             try await fixture.makeTask("There before the import")
             let member = try await fixture.service.user(fixture.member).email
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-import-\(UUID().uuidString).csv")

@@ -41,7 +41,7 @@ struct PgBouncerTests {
         try await ScratchDatabase.with(migrated: true) { database in
             try await PgBouncerHarness.through(database) { config in
                 let direct = try PGConfig(connectionString: try database.url)
-                let store = try await TaskStorePG.open(config: config, maxConnections: 8, listenConfig: direct)
+                let store = try await PostgresTaskStore.open(config: config, maxConnections: 8, listenConfig: direct)
                 #expect(try await Self.serverPort(config) != Int(PgBouncerHarness.port))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for check in TaskStoreContract.checks {

@@ -27,7 +27,7 @@ struct RuntimeRoleTests {
                 var config = database.config
                 config["user"] = role
                 config["password"] = password
-                let fixture = try await ContractFixture.make(store: try await TaskStorePG.open(config: config, maxConnections: 2))
+                let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
                 let task = try await fixture.makeTask("Written by the runtime role")
                 #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
                 let refused = await #expect(throws: PGError.self) {

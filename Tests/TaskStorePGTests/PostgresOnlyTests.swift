@@ -23,7 +23,7 @@ struct PostgresOnlyTests {
     @Test("20 concurrent creators on 20 connections get distinct, gapless numbers")
     func concurrentCreators() async throws {
         let config = try await PostgresTestDatabase.shared.value
-        let store = try await TaskStorePG.open(config: config, maxConnections: 20)
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 20)
         let service = TaskService(store: store)
         let (team, _, members) = try await makeTeam(service, members: 20)
         let numbers = try await withThrowingTaskGroup(of: Int64.self) { group in
@@ -88,8 +88,8 @@ struct PostgresOnlyTests {
     @Test("a change made through another store (another process's pool) reaches a listener")
     func changeFeedAcrossStores() async throws {
         let config = try await PostgresTestDatabase.shared.value
-        let listenerService = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 2))
-        let writerService = TaskService(store: try await TaskStorePG.open(config: config, maxConnections: 2))
+        let listenerService = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
+        let writerService = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
         let (team, owner, _) = try await makeTeam(writerService)
         let stream = try await listenerService.changes(in: team, as: owner)
         let created = try await writerService.createTask(in: team, try TaskDraft(title: "Heard"), as: owner)

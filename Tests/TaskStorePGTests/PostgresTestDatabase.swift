@@ -8,11 +8,11 @@ enum PostgresTestDatabase {
     static var shared: Task<PGConfig, any Error> { TestDatabases.shared }
 
     /// A store over the migrated database.
-    static func store() async throws -> TaskStorePG {
+    static func store() async throws -> PostgresTaskStore {
         try await storeTask.value
     }
 
-    private static let storeTask = Task<TaskStorePG, any Error> {
-        try await TaskStorePG.open(config: TestDatabases.shared.value)
+    private static let storeTask = Task<PostgresTaskStore, any Error> {
+        try await PostgresTaskStore.open(config: TestDatabases.shared.value)
     }
 }

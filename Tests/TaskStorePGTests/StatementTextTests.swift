@@ -23,7 +23,7 @@ struct StatementTextTests {
           arguments: actors + [nil], [nil, "taskbase_app"])
     func sessionSetup(actor: UserRef?, role: String?) {
         for _ in 1...2 {
-            expectSame(TaskStorePG.sessionSetup(actor: actor, role: role), TaskStorePG.writtenSessionSetup(actor: actor, role: role))
+            expectSame(PostgresTaskStore.sessionSetup(actor: actor, role: role), PostgresTaskStore.writtenSessionSetup(actor: actor, role: role))
         }
     }
 
@@ -32,8 +32,8 @@ struct StatementTextTests {
         for number in [7, 8] as [Int64] {
             let key = TaskKey(team: try TeamKey("CORE"), number: number)
             expectSame(
-                TaskStorePG.taskRead(key, actor: actor),
-                TaskStorePG.writtenTaskRead(key, actor: actor))
+                PostgresTaskStore.taskRead(key, actor: actor),
+                PostgresTaskStore.writtenTaskRead(key, actor: actor))
         }
     }
 
@@ -51,17 +51,17 @@ struct StatementTextTests {
         for draft in drafts {
             let team = try TeamKey(draft.title == "First" ? "CORE" : "OPS")
             expectSame(
-                TaskStorePG.taskCreation(in: team, draft: draft, access: access, at: time),
-                TaskStorePG.writtenTaskCreation(in: team, draft: draft, access: access, at: time))
+                PostgresTaskStore.taskCreation(in: team, draft: draft, access: access, at: time),
+                PostgresTaskStore.writtenTaskCreation(in: team, draft: draft, access: access, at: time))
         }
     }
 
     @Test("the acting user is bound as an id or a normalized email, never written into the text")
     func actorIsBound() throws {
-        let setup = TaskStorePG.sessionSetup(actor: .email(" Ann@Example.com"), role: "taskbase_app")
+        let setup = PostgresTaskStore.sessionSetup(actor: .email(" Ann@Example.com"), role: "taskbase_app")
         #expect(setup.parameterTexts == ["ann@example.com", "taskbase_app"])
         #expect(!setup.sql.contains("ann@example.com") && !setup.sql.contains("taskbase_app"))
-        let read = TaskStorePG.taskRead(TaskKey(team: try TeamKey("CORE"), number: 7), actor: .id(UserID(42)))
+        let read = PostgresTaskStore.taskRead(TaskKey(team: try TeamKey("CORE"), number: 7), actor: .id(UserID(42)))
         #expect(read.parameterTexts == ["42", "CORE", "7"])
     }
 }

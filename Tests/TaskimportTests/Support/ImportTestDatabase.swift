@@ -19,7 +19,7 @@ enum ImportTestDatabase {
         TaskService(store: try await store.value)
     }
 
-    private static let store = Task<TaskStorePG, any Error> {
-        try await TaskStorePG.open(config: config.value, maxConnections: 4)
+    private static let store = Task<PostgresTaskStore, any Error> {
+        try await PostgresTaskStore.open(config: config.value, maxConnections: 4)
     }
 }

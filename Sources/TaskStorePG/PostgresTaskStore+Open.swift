@@ -4,16 +4,16 @@ import PGStore
 /// The programs' pool lends connections to the store.
 extension PGPool: PGConnectionSource {}
 
-extension TaskStorePG {
+extension PostgresTaskStore {
     /// A store over the database `config` names, the way the programs open it: a pool of up
     /// to `maxConnections`, checked by opening one connection now so that a bad configuration
     /// fails here, with a connection error, rather than at the first call.
     public static func open(
         config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app",
         statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil
-    ) async throws -> TaskStorePG {
+    ) async throws -> PostgresTaskStore {
         let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections))
         try await pool.withConnection { _ in }
-        return TaskStorePG(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig)
+        return PostgresTaskStore(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-/// Where `TaskStorePG` gets its connections: a pool in the programs, anything that lends a
+/// Where `PostgresTaskStore` gets its connections: a pool in the programs, anything that lends a
 /// connection to one task at a time.
 public protocol PGConnectionSource: Sendable {
     /// Where the connections go (a listener opens its own connection there).
@@ -28,7 +28,7 @@ extension PGConnectionSource {
 /// access facts gathered by the same statement that does the work. The rules themselves
 /// (who may do what) are TaskCore's: the SQL only collects facts and refuses to write when
 /// the role in `AccessRequirement.minimumRole` is not met.
-public struct TaskStorePG: Sendable {
+public struct PostgresTaskStore: Sendable {
     /// Lends connections.
     public let source: any PGConnectionSource
     /// The role statements run as (`SET LOCAL ROLE`), so that row-level security applies

@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-extension TaskStorePG: TeamRepository {
+extension PostgresTaskStore: TeamRepository {
     public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
         try await transaction(as: .id(owner)) { tx in
             let rows = try await tx.query("""

@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-extension TaskStorePG: UserRepository {
+extension PostgresTaskStore: UserRepository {
     public func createUser(email: String, displayName: String, at time: Date) async throws -> User {
         try await transaction(as: nil) { tx in
             let rows = try await tx.query("""

@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-extension TaskStorePG {
+extension PostgresTaskStore {
     /// The SQL of `TaskSort.primaryKey`: the same 64-bit key, so cursors mean the same in both stores.
     static func sortKey(_ sort: TaskSort, descending: Bool) -> String {
         switch sort {

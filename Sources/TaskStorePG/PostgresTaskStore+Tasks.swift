@@ -2,15 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-extension TaskStorePG: TaskRepository {
-    /// How history stores one field's change (`task_history.changes` is an array of these,
-    /// written by `historyChangesSQL(old:)`).
-    struct StoredChange: Decodable {
-        var field: String
-        var old: String?
-        var new: String?
-    }
-
+extension PostgresTaskStore: TaskRepository {
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         let row = try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
         try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")

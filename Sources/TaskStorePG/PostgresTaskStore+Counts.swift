@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-extension TaskStorePG {
+extension PostgresTaskStore {
     /// One statement: the access facts, and one row per group of every breakdown from a single
     /// pass over the team's tasks (`GROUPING SETS`); `grouping()` tells the breakdowns apart,
     /// since a NULL category or assignee is a group of its own.

@@ -4,7 +4,7 @@ import TaskCore
 
 /// The change feed travels as NOTIFY on one channel per team, sent inside the transaction
 /// that made the change, so listeners hear only of committed changes.
-extension TaskStorePG {
+extension PostgresTaskStore {
     /// The channel of team `key`.
     static func channel(for key: TeamKey) -> String { "taskbase.team.\(key.rawValue)" }
 
@@ -43,7 +43,7 @@ extension TaskStorePG {
     }
 }
 
-extension TaskStorePG: TaskChangeFeed {
+extension PostgresTaskStore: TaskChangeFeed {
     /// Checks read access, then LISTENs on the team's channel on a connection of its own
     /// (a listening session cannot serve queries), to `listenConfig` when set. The connection closes when the consumer
     /// stops iterating or its task is cancelled.

@@ -5,7 +5,7 @@ import TaskCore
 /// The import port: every batch is COPYed into a temporary staging table, checked there as a
 /// whole, and merged into `tasks` by one statement (INSERT of the new external ids, UPDATE of
 /// the known ones), all in one transaction — a failure anywhere leaves the database as it was.
-extension TaskStorePG: TaskImportPort {
+extension PostgresTaskStore: TaskImportPort {
     /// Above this many changed tasks an import sends no per-task notifications (a watcher
     /// would drown, and NOTIFY's queue is finite); it still commits normally.
     public static let importNotificationLimit = 10_000
@@ -114,36 +114,6 @@ extension TaskStorePG: TaskImportPort {
                 throw TaskError.alreadyExists(what: "external id \"\(try row.decode(String.self, "external_id"))\" in team \(team) (task \(key))")
             }
         }
-    }
-
-    /// History's columns, in `TaskField` order, as text (what `TaskItem.historyValue` gives).
-    static let historyFields: [(name: String, column: String)] = [
-        ("title", "title"), ("notes", "notes"), ("status", "status"), ("priority", "priority"),
-        ("due_date", "due_date::text"), ("assignee", "assignee_id::text"), ("category", "category"),
-        ("external_id", "external_id"),
-    ]
-
-    /// History's field lists for a created task and for a change from row `old`, built once
-    /// for every statement that writes history (task create/update and the import's merge).
-    static let historyOfCreation = historyChangesSQL(old: nil)
-    static let historyOfChange = historyChangesSQL(old: "old")
-
-    /// SQL for a history entry's field list, `[{"field", "old", "new"}, ...]`, from row alias
-    /// `new` and, for a change, row alias `old` (nil for a creation, which lists the fields
-    /// that have a value). Written as JSON text and cast once: a `jsonb_build_object` per field
-    /// gathered into an array cost ~30% more server CPU (3.4–4.0 s vs 2.4–2.9 s for 200,000
-    /// imported tasks), and the jsonb stored is the same.
-    static func historyChangesSQL(old: String?) -> String {
-        let elements = historyFields.map { field in
-            let new = "new.\(field.column)"
-            guard let old else {
-                return "CASE WHEN \(new) <> '' THEN '{\"field\": \"\(field.name)\", \"old\": null, \"new\": ' || to_json(\(new)) || '}' END"
-            }
-            let before = "\(old).\(field.column)"
-            return "CASE WHEN \(before) IS DISTINCT FROM \(new) THEN '{\"field\": \"\(field.name)\", \"old\": ' || "
-                + "coalesce(to_json(\(before))::text, 'null') || ', \"new\": ' || coalesce(to_json(\(new))::text, 'null') || '}' END"
-        }
-        return "('[' || concat_ws(', ', \(elements.joined(separator: ", "))) || ']')::jsonb"
     }
 
     /// The one merge statement, history, the counter, and the change notifications.

@@ -3,7 +3,7 @@ import PGStore
 import TaskCore
 
 /// Column lists and row readers shared by every query of the store.
-extension TaskStorePG {
+extension PostgresTaskStore {
     static let userColumns = "u.id AS user_id, u.email, u.display_name, u.disabled, u.created_at AS user_created_at"
     static let teamColumns = "tm.id AS team_id, tm.key AS team_key, tm.name AS team_name, tm.created_at AS team_created_at"
     static let taskColumns = """
