@@ -25,37 +25,15 @@ struct FailureReport {
             exitCode = .inputRejected
         case let error as MigrationError:
             summary = error.description
-            exitCode = Self.exitCode(for: error)
+            exitCode = MigrateExitCodes.exitCode(for: error)
         case let error as PGError:
             summary = error.kind == .connection || error.kind == .configuration
                 ? "cannot connect to the database: \(error.description); check DATABASE_URL (or the PG* variables, .env)"
                 : error.description
-            exitCode = Self.exitCode(for: error)
+            exitCode = MigrateExitCodes.exitCode(for: error)
         default:
             summary = ErrorPrinter.message(for: error)
             exitCode = .failure
-        }
-    }
-
-    private static func exitCode(for error: MigrationError) -> ExitCode {
-        switch error {
-        case .statementFailed(let failure):
-            return failure.error.code == .insufficientPrivilege ? .permissionDenied : .failure
-        case .lockTimeout, .migrationLockBusy, .historyNotEmpty:
-            return .conflict
-        case .lintRefused, .notReversible:
-            return .inputRejected
-        case .unknownVersion:
-            return .usage
-        }
-    }
-
-    private static func exitCode(for error: PGError) -> ExitCode {
-        if error.kind == .connection || error.kind == .configuration { return .cannotConnect }
-        switch error.code {
-        case .insufficientPrivilege: return .permissionDenied
-        case .invalidPassword, .invalidAuthorization: return .cannotConnect
-        default: return .failure
         }
     }
 }

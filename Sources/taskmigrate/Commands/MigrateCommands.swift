@@ -5,7 +5,7 @@ import PGStore
 
 /// What each taskmigrate command does: read its values, call the Migrations module, print.
 /// Data goes to stdout; progress and errors to stderr.
-enum TaskMigrate {
+enum MigrateCommands {
     private static let printer = ErrorPrinter(program: "taskmigrate")
 
     static func status(_ values: ParsedValues) async throws {

@@ -1,8 +1,14 @@
 import CommandLineToolkit
 import Migrations
 
-/// taskmigrate's command tree: the declarations drive parsing, help and usage lines.
-enum TaskMigrateCommands {
+/// `taskmigrate`: Taskbase's schema migrations. The command tree below drives parsing, help
+/// and usage lines; what each command does is `MigrateCommands`'.
+@main
+enum TaskMigrate {
+    static func main() async {
+        await CommandRunner(root: root).main()
+    }
+
     private static let defaults = MigrationSettings()
 
     static let root = Command(
@@ -42,7 +48,7 @@ enum TaskMigrateCommands {
             applied_at and more for each migration.
             """,
         flags: [Flag("json", help: "Print one JSON document.")],
-        run: { values in try await TaskMigrate.status(values) }
+        run: { values in try await MigrateCommands.status(values) }
     )
 
     static let up = Command(
@@ -58,7 +64,7 @@ enum TaskMigrateCommands {
             """,
         options: [Option("to", valueName: "V", help: "Stop after version V.", type: .integer)],
         flags: [Flag("dry-run", help: "List what would run; change nothing.")],
-        run: { values in try await TaskMigrate.up(values) }
+        run: { values in try await MigrateCommands.up(values) }
     )
 
     static let down = Command(
@@ -70,7 +76,7 @@ enum TaskMigrateCommands {
             Refuses before changing anything when one of them has no down section.
             """,
         options: [Option("to", valueName: "V", help: "Roll back everything newer than version V.", type: .integer)],
-        run: { values in try await TaskMigrate.down(values) }
+        run: { values in try await MigrateCommands.down(values) }
     )
 
     static let verify = Command(
@@ -80,7 +86,7 @@ enum TaskMigrateCommands {
             An applied file that changed, an applied version whose file is gone, or a pending file \
             numbered below the newest applied one is an error naming the file. Reads only.
             """,
-        run: { values in try await TaskMigrate.verify(values) }
+        run: { values in try await MigrateCommands.verify(values) }
     )
 
     static let plan = Command(
@@ -88,7 +94,7 @@ enum TaskMigrateCommands {
         abstract: "Print the SQL that up would run.",
         discussion: "Runs the same verification and lint checks as up; changes nothing.",
         options: [Option("to", valueName: "V", help: "Stop after version V.", type: .integer)],
-        run: { values in try await TaskMigrate.plan(values) }
+        run: { values in try await MigrateCommands.plan(values) }
     )
 
     static let new = Command(
@@ -96,7 +102,7 @@ enum TaskMigrateCommands {
         abstract: "Create the next NNNN_name.sql file.",
         discussion: "Writes empty -- migrate:up and -- migrate:down sections and prints the path. NAME may use letters, digits, spaces, dashes and underscores; it becomes snake_case.",
         positionals: [Positional("name", valueName: "NAME", help: "What the migration does, e.g. add_due_dates.")],
-        run: { values in try await TaskMigrate.new(values) }
+        run: { values in try await MigrateCommands.new(values) }
     )
 
     static let lint = Command(
@@ -109,7 +115,7 @@ enum TaskMigrateCommands {
             \(LintRule.allCases.map(\.rawValue).joined(separator: ", ")).
             """,
         positionals: [Positional("files", valueName: "FILE", arity: .zeroOrMore, help: "Files to lint (default: every file in the folder).")],
-        run: { values in try await TaskMigrate.lint(values) }
+        run: { values in try await MigrateCommands.lint(values) }
     )
 
     static let baseline = Command(
@@ -117,6 +123,6 @@ enum TaskMigrateCommands {
         abstract: "Record migrations up to V as applied without running them.",
         discussion: "For a database whose schema existed before taskmigrate managed it. Only on an empty history (exit 5 otherwise).",
         positionals: [Positional("version", valueName: "V", type: .integer, help: "The newest version the database already has.")],
-        run: { values in try await TaskMigrate.baseline(values) }
+        run: { values in try await MigrateCommands.baseline(values) }
     )
 }

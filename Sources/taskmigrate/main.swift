@@ -1,3 +1,0 @@
-import CommandLineToolkit
-
-await CommandRunner(root: TaskMigrateCommands.root).main()
