@@ -167,11 +167,11 @@ struct TaskimportEndToEndTests {
         #expect(result.standardError.contains("no title column"))
     }
 
-    @Test("examples/tasks.csv imports: quotes, empty categories, a multi-line title, rows without an id")
+    @Test("Examples/tasks.csv imports: quotes, empty categories, a multi-line title, rows without an id")
     func exampleFile() async throws {
         let fixture = try await ImportFixture.make()
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("examples/tasks.csv")
+            .deletingLastPathComponent().appendingPathComponent("Examples/tasks.csv")
         let text = try String(contentsOf: example, encoding: .utf8)
             .replacingOccurrences(of: "ann@example.com", with: fixture.ann).replacingOccurrences(of: "bo@example.com", with: fixture.bo)
         let result = try await fixture.importFile(try fixture.file("example.csv", text), ["--json"])
