@@ -48,7 +48,9 @@ let package = Package(
             name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore"]),
         .testTarget(
             name: "TaskctlTests",
-            dependencies: ["taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "TaskbaseCommandLine", "PGStore"]),
+            dependencies: [
+                "taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "TaskbaseCommandLine", "PGStore",
+            ]),
 
         // Import.
         .target(name: "CSVImport", dependencies: ["TaskCore"]),

@@ -23,8 +23,9 @@ struct ReadBenchmark {
         let cpu = Self.cpuSeconds() - startedCPU
         print("  \(name) (\(records) records, checksum \(checksum)):")
         for (clock, seconds) in [("wall", wall), ("cpu ", cpu)] {
-            print("    \(clock) \(String(format: "%.3f", seconds)) s, \(Int(Double(records) / seconds)) rows/s, "
-                + "\(String(format: "%.0f", Double(size) / seconds / 1_000_000)) MB/s")
+            print(
+                "    \(clock) \(String(format: "%.3f", seconds)) s, \(Int(Double(records) / seconds)) rows/s, "
+                    + "\(String(format: "%.0f", Double(size) / seconds / 1_000_000)) MB/s")
         }
     }
 

@@ -27,7 +27,8 @@ enum SampleFile {
         var buffer = Array(header.utf8)
         buffer.reserveCapacity(1 << 20)
         for row in 0..<rows {
-            let line = "EXT-\(row),\(titles[row % titles.count]),\(notes[row % notes.count] ),"
+            let line =
+                "EXT-\(row),\(titles[row % titles.count]),\(notes[row % notes.count] ),"
                 + "\(statuses[row % statuses.count]),\(priorities[row % priorities.count]),"
                 + "2026-\(row % 12 + 1)-\(row % 28 + 1),\(people[row % people.count]),"
                 + "\(categories[row % categories.count])\r\n"

@@ -24,9 +24,10 @@ enum BenchSetup {
         if (try? await service.team(try TeamKey(readTeam), as: owner)) == nil {
             _ = try await service.createTeam(key: readTeam, name: "Point reads", as: owner)
             let drafts = try (1...readTeamSize).map { index in
-                try TaskImportDraft(try TaskDraft(
-                    title: "Read task \(index)", notes: "Notes of task \(index)", priority: .medium,
-                    category: index % 3 == 0 ? nil : "Area \(index % 7)", externalID: "read-\(index)"))
+                try TaskImportDraft(
+                    try TaskDraft(
+                        title: "Read task \(index)", notes: "Notes of task \(index)", priority: .medium,
+                        category: index % 3 == 0 ? nil : "Area \(index % 7)", externalID: "read-\(index)"))
             }
             _ = try await service.importTasks(into: try TeamKey(readTeam), policy: .update, drafts: drafts, as: owner)
         }
@@ -35,12 +36,14 @@ enum BenchSetup {
             let existing = try? await service.team(key, as: owner)
             if existing == nil { _ = try await service.createTeam(key: listTeam, name: "Big list", as: owner) }
             let connection = try await PGConnection.connect(config)
-            let have = try await connection.query("""
+            let have = try await connection.query(
+                """
                 SELECT count(*) AS n FROM tasks t JOIN teams tm ON tm.id = t.team_id WHERE tm.key = \(listTeam)
                 """)[0].decode(Int.self, "n")
             if have < listTeamSize {
                 try await connection.withTransaction { tx in
-                    try await tx.execute("""
+                    try await tx.execute(
+                        """
                         INSERT INTO tasks (team_id, number, title, notes, status, priority, due_date, category, external_id,
                                            created_by, created_at, updated_by, updated_at)
                         SELECT tm.id, n, 'List task ' || n, 'Generated row ' || n,
@@ -52,7 +55,8 @@ enum BenchSetup {
                           FROM teams tm, users u, generate_series(\(have + 1), \(listTeamSize)) AS n
                          WHERE tm.key = \(listTeam) AND u.email = \(ownerEmail)
                         """)
-                    try await tx.execute("""
+                    try await tx.execute(
+                        """
                         UPDATE task_counters c SET last_number = \(listTeamSize) FROM teams tm
                          WHERE tm.id = c.team_id AND tm.key = \(listTeam)
                         """)

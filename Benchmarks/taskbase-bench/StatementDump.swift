@@ -25,7 +25,8 @@ enum StatementDump {
             _ = try await service.task(TaskKey(team: try TeamKey(BenchSetup.readTeam), number: numberMarker), as: owner)
         case "w2":
             let team = try await Workloads.freshTeam(service, prefix: "REF")
-            _ = try await service.createTask(in: team, try TaskDraft(title: "Bench task", notes: "Created by W2", priority: .high, category: "Bench"), as: owner)
+            _ = try await service.createTask(
+                in: team, try TaskDraft(title: "Bench task", notes: "Created by W2", priority: .high, category: "Bench"), as: owner)
         default:
             throw BenchError("no statements to dump for \(workload)")
         }

@@ -97,7 +97,8 @@ enum Workloads {
         let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
         let team = try await freshTeam(service, prefix: "W3")
         let drafts = try (0..<count).map { index in
-            try TaskImportDraft(try TaskDraft(title: "Bench task", notes: "Created by W3", priority: .high, category: "Bench", externalID: "w3-\(index)"))
+            try TaskImportDraft(
+                try TaskDraft(title: "Bench task", notes: "Created by W3", priority: .high, category: "Bench", externalID: "w3-\(index)"))
         }
         let started = ContinuousClock.now
         let summary = try await service.importTasks(into: team, policy: .update, drafts: drafts, as: owner)

@@ -32,8 +32,9 @@ do {
     case "w3": try emit(try await Workloads.batchWrites(config: config, count: argument(1, 20_000)))
     case "w5": try emit(try await Workloads.listPages(config: config, count: argument(1, 200)))
     case "w6":
-        try emit(try await Workloads.concurrentReads(
-            config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
+        try emit(
+            try await Workloads.concurrentReads(
+                config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
     case "team":
         guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
         let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
@@ -42,7 +43,9 @@ do {
         guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }
         try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
     default:
-        throw BenchError("usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)")
+        throw BenchError(
+            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("taskbase-bench: error: \(error)\n".utf8))

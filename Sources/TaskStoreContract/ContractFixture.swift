@@ -30,7 +30,7 @@ public struct ContractFixture: Sendable {
 
     /// Builds the cast and one team in `store`.
     public static func make(store: any TaskStore) async throws -> ContractFixture {
-        let start = Date(timeIntervalSince1970: 1_773_144_000) // 2026-03-10T12:00:00Z
+        let start = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
         let service = TaskService(store: store, clock: TickingClock(start: start).clock)
         let names = NameSource()
         var cast: [UserRef] = []
@@ -59,7 +59,6 @@ public struct ContractFixture: Sendable {
         return team.key
     }
 
-
     /// Every user of the cast with the role they hold in a `makeTeam` team (nil: outsider).
     public var cast: [(user: UserRef, role: Role?)] {
         [(owner, .owner), (admin, .admin), (member, .member), (viewer, .viewer), (outsider, nil), (disabled, .owner)]
@@ -81,7 +80,8 @@ public struct ContractFixture: Sendable {
 
     /// A task created by the owner in `team` (the fixture's team by default).
     @discardableResult
-    public func makeTask(_ title: String = "A task", in team: TeamKey? = nil, _ fields: TaskDraftFields = TaskDraftFields()) async throws -> TaskItem {
+    public func makeTask(_ title: String = "A task", in team: TeamKey? = nil, _ fields: TaskDraftFields = TaskDraftFields()) async throws -> TaskItem
+    {
         try await service.createTask(in: team ?? self.team, try fields.draft(title: title), as: owner)
     }
 

@@ -33,6 +33,8 @@ public struct TaskDraftFields: Sendable {
 
     /// The draft with `title` and these fields.
     public func draft(title: String) throws -> TaskDraft {
-        try TaskDraft(title: title, notes: notes, status: status, priority: priority, dueDate: dueDate, assignee: assignee, category: category, externalID: externalID)
+        try TaskDraft(
+            title: title, notes: notes, status: status, priority: priority, dueDate: dueDate, assignee: assignee, category: category,
+            externalID: externalID)
     }
 }

@@ -62,11 +62,14 @@ struct MemoryState {
     }
 
     /// Stores a new task with the team's next number and records its creation.
-    mutating func insert(_ draft: TaskDraft, assigneeID: UserID?, in team: Team, by actor: UserID, at time: Date, kind: TaskHistoryEntry.Kind) throws -> TaskItem {
+    mutating func insert(
+        _ draft: TaskDraft, assigneeID: UserID?, in team: Team, by actor: UserID, at time: Date, kind: TaskHistoryEntry.Kind
+    ) throws -> TaskItem {
         try checkExternalID(draft.externalID, of: nil, in: team)
         let number = (lastTaskNumber[team.id] ?? 0) + 1
         lastTaskNumber[team.id] = number
-        let task = TaskItem(id: nextID(), teamID: team.id, key: TaskKey(team: team.key, number: number), draft: draft, assigneeID: assigneeID, by: actor, at: time)
+        let task = TaskItem(
+            id: nextID(), teamID: team.id, key: TaskKey(team: team.key, number: number), draft: draft, assigneeID: assigneeID, by: actor, at: time)
         save(task, replacing: nil, kind: kind)
         return task
     }

@@ -18,7 +18,9 @@ extension MemoryTaskStore: TaskRepository {
     }
 
     /// Checks version, assignee and external id, then saves and announces the new version.
-    public func updateTask(_ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date) async throws -> TaskItem {
+    public func updateTask(
+        _ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
+    ) async throws -> TaskItem {
         try mutate { state in
             let (gate, old) = try state.gatedTask(key, access: access)
             try Self.checkVersion(of: old, expected: expectedVersion)

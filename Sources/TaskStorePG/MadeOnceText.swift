@@ -25,7 +25,9 @@ final class MadeOnceText<Shape: Hashable & Sendable>: Sendable {
         }
         var query = PGQuery(unsafeSQL: made.sql, parameterCapacity: made.parameterCount)
         bind(&query)
-        precondition(query.parameterCount == made.parameterCount, "a made-once statement bound \(query.parameterCount) values, its text has \(made.parameterCount)")
+        precondition(
+            query.parameterCount == made.parameterCount,
+            "a made-once statement bound \(query.parameterCount) values, its text has \(made.parameterCount)")
         return query
     }
 }

@@ -51,7 +51,8 @@ extension PostgresTaskStore: TaskImportPort {
 
     /// Creates the staging table and COPYs every batch into it.
     static func stage<Batches: AsyncSequence>(_ batches: Batches, on tx: PGConnection) async throws where Batches.Element == [TaskImportDraft] {
-        try await tx.execute("""
+        try await tx.execute(
+            """
             CREATE TEMP TABLE taskbase_import (
                 line bigint NOT NULL, external_id text NOT NULL, title text NOT NULL, notes text NOT NULL,
                 status text NOT NULL, priority text NOT NULL, due_date date, assignee_id bigint, assignee_email text,
@@ -78,20 +79,25 @@ extension PostgresTaskStore: TaskImportPort {
     /// Refuses, before anything is merged: an external id twice in the input, an assignee who
     /// is not an enabled member, and (policy `fail`) an external id the team already has.
     static func checkStaged(team: TeamKey, teamID: TeamID, policy: ImportConflictPolicy, on tx: PGConnection) async throws {
-        let duplicate = try await tx.query("""
+        let duplicate = try await tx.query(
+            """
             SELECT external_id, min(line) AS first, max(line) AS last FROM taskbase_import
              GROUP BY external_id HAVING count(*) > 1 ORDER BY min(line) LIMIT 1
             """)
         if let row = duplicate.first {
             throw TaskError.validation(
                 field: "externalID",
-                reason: "\"\(try row.decode(String.self, "external_id"))\" appears more than once in the import (rows \(try row.decode(Int.self, "first")) and \(try row.decode(Int.self, "last")))")
+                reason:
+                    "\"\(try row.decode(String.self, "external_id"))\" appears more than once in the import (rows \(try row.decode(Int.self, "first")) and \(try row.decode(Int.self, "last")))"
+            )
         }
-        try await tx.execute("""
+        try await tx.execute(
+            """
             UPDATE taskbase_import s SET assignee_id = u.id FROM users u
              WHERE s.assignee_id IS NULL AND s.assignee_email IS NOT NULL AND lower(u.email) = s.assignee_email
             """)
-        let badAssignee = try await tx.query("""
+        let badAssignee = try await tx.query(
+            """
             SELECT s.assignee_id AS ref_id, s.assignee_email AS ref_email, \(unsafeSQL: userColumns), m.role
               FROM taskbase_import s
               LEFT JOIN users u ON u.id = s.assignee_id
@@ -104,7 +110,8 @@ extension PostgresTaskStore: TaskImportPort {
             _ = try AssigneeRule.verify(ref, user: user(in: row), role: role(in: row), team: team)
         }
         if policy == .fail {
-            let clash = try await tx.query("""
+            let clash = try await tx.query(
+                """
                 SELECT s.external_id, t.number FROM taskbase_import s
                   JOIN tasks t ON t.team_id = \(teamID.rawValue) AND t.external_id = s.external_id
                  ORDER BY s.line LIMIT 1
@@ -129,7 +136,8 @@ extension PostgresTaskStore: TaskImportPort {
     static func merge(
         team: TeamKey, teamID: TeamID, lastNumber: Int64, policy: ImportConflictPolicy, actor: UserID, at time: Date, on tx: PGConnection
     ) async throws -> ImportSummary {
-        let rows = try await tx.query("""
+        let rows = try await tx.query(
+            """
             WITH staged AS (
                 SELECT s.*, old.number AS old_number,
                        CASE WHEN old.number IS NULL THEN nextval('tasks_id_seq') END AS new_id,

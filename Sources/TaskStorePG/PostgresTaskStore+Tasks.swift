@@ -107,19 +107,19 @@ extension PostgresTaskStore: TaskRepository {
     /// Facts, and the task locked for change when the actor may see it.
     static func lockedTaskFacts(_ key: TaskKey, _ access: AccessRequirement, assignee: UserRef?) -> PGQuery {
         """
-            SELECT \(unsafeSQL: userColumns), m.role,
-                   au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
-                   \(unsafeSQL: taskColumns)
-              FROM \(Self.accessFactsFrom(access.actor, team: key.team))
-              LEFT JOIN users au ON \(userMatch("au", assignee))
-              LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
-              LEFT JOIN LATERAL (
-                  SELECT * FROM tasks t0
-                   WHERE t0.team_id = tm.id AND t0.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-                     AND array_position(\(unsafeSQL: roleRanks), m.role) >= \(rank(access.minimumRole))
-                     FOR UPDATE
-              ) t ON true
-            """
+        SELECT \(unsafeSQL: userColumns), m.role,
+               au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
+               \(unsafeSQL: taskColumns)
+          FROM \(Self.accessFactsFrom(access.actor, team: key.team))
+          LEFT JOIN users au ON \(userMatch("au", assignee))
+          LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
+          LEFT JOIN LATERAL (
+              SELECT * FROM tasks t0
+               WHERE t0.team_id = tm.id AND t0.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
+                 AND array_position(\(unsafeSQL: roleRanks), m.role) >= \(rank(access.minimumRole))
+                 FOR UPDATE
+          ) t ON true
+        """
     }
 
     public func task(_ key: TaskKey, access: AccessRequirement) async throws -> TaskItem {
@@ -168,7 +168,8 @@ extension PostgresTaskStore: TaskRepository {
             }
             var assigneeID: UserID?
             if let ref = changes.assigneeToResolve {
-                assigneeID = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: key.team)
+                assigneeID = try AssigneeRule.verify(
+                    ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: key.team)
             }
             let new = old.applying(changes, assigneeID: assigneeID, by: actor.id, at: time)
             guard new != old else { return old }
@@ -179,7 +180,8 @@ extension PostgresTaskStore: TaskRepository {
 
     /// Writes `new` over `old` (same team and number) and records the change in history.
     static func save(_ new: TaskItem, replacing old: TaskItem, kind: TaskHistoryEntry.Kind, on tx: PGConnection) async throws {
-        try await tx.execute("""
+        try await tx.execute(
+            """
             WITH t AS (
                 UPDATE tasks SET title = \(new.title), notes = \(new.notes), status = \(new.status.rawValue),
                        priority = \(new.priority.rawValue), due_date = \(new.dueDate.map(pgDate)),
@@ -208,7 +210,8 @@ extension PostgresTaskStore: TaskRepository {
             if let expectedVersion, expectedVersion != task.version {
                 throw TaskError.conflict(what: subject, currentVersion: task.version)
             }
-            try await tx.execute("""
+            try await tx.execute(
+                """
                 WITH gone AS (
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
                 ), history AS (
@@ -233,18 +236,18 @@ extension PostgresTaskStore: TaskRepository {
         try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
         guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
         return try rows.compactMap { row -> TaskHistoryEntry? in
-                guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
-                let stored = try row.decode(PGJSON.self, "changes").decode(as: [StoredChange].self)
-                let changes = try stored.map { change in
-                    guard let field = TaskField(rawValue: change.field) else {
-                        throw UnexpectedStoredValue(column: "changes", value: change.field, expected: "task field")
-                    }
-                    return FieldChange(field: field, old: change.old, new: change.new)
+            guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
+            let stored = try row.decode(PGJSON.self, "changes").decode(as: [StoredChange].self)
+            let changes = try stored.map { change in
+                guard let field = TaskField(rawValue: change.field) else {
+                    throw UnexpectedStoredValue(column: "changes", value: change.field, expected: "task field")
                 }
-                return TaskHistoryEntry(
-                    taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
-                    actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
-                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: changes)
+                return FieldChange(field: field, old: change.old, new: change.new)
+            }
+            return TaskHistoryEntry(
+                taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
+                actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
+                kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: changes)
         }
     }
 }

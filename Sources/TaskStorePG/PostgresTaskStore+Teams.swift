@@ -5,12 +5,14 @@ import TaskCore
 extension PostgresTaskStore: TeamRepository {
     public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
         try await transaction(as: .id(owner)) { tx in
-            let rows = try await tx.query("""
+            let rows = try await tx.query(
+                """
                 INSERT INTO teams AS tm (key, name, created_by, created_at) VALUES (\(key.rawValue), \(name), \(owner.rawValue), \(time))
                 RETURNING \(unsafeSQL: Self.teamColumns)
                 """)
             let team = try Self.team(in: rows[0])!
-            try await tx.execute("""
+            try await tx.execute(
+                """
                 WITH member AS (
                     INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (\(team.id.rawValue), \(owner.rawValue), 'owner', \(time))
                 )
@@ -38,23 +40,27 @@ extension PostgresTaskStore: TeamRepository {
 
     public func teams(of user: UserID) async throws -> [TeamMembership] {
         try await transaction(as: .id(user)) { tx in
-            try await tx.query("""
+            try await tx.query(
+                """
                 SELECT \(unsafeSQL: Self.teamColumns), m.role
                   FROM memberships m JOIN teams tm ON tm.id = m.team_id
                  WHERE m.user_id = \(user.rawValue)
                  ORDER BY tm.key
-                """).map { row in TeamMembership(team: try Self.team(in: row)!, role: try Self.role(in: row)!) }
+                """
+            ).map { row in TeamMembership(team: try Self.team(in: row)!, role: try Self.role(in: row)!) }
         }
     }
 
     public func members(of team: TeamID, actor: UserID) async throws -> [Member] {
         try await transaction(as: .id(actor)) { tx in
-            try await tx.query("""
+            try await tx.query(
+                """
                 SELECT \(unsafeSQL: Self.userColumns), m.role
                   FROM memberships m JOIN users u ON u.id = m.user_id
                  WHERE m.team_id = \(team.rawValue)
                  ORDER BY u.email
-                """).map { row in Member(user: try Self.user(in: row)!, role: try Self.role(in: row)!) }
+                """
+            ).map { row in Member(user: try Self.user(in: row)!, role: try Self.role(in: row)!) }
         }
     }
 
@@ -65,14 +71,16 @@ extension PostgresTaskStore: TeamRepository {
             let locked = try await tx.query("SELECT key FROM teams WHERE id = \(team.rawValue) FOR UPDATE")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
-                try await tx.execute("""
+                try await tx.execute(
+                    """
                     INSERT INTO memberships (team_id, user_id, role) VALUES (\(team.rawValue), \(user.rawValue), \(role.rawValue))
                     ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role
                     """)
             } else {
                 try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
             }
-            let owners = try await tx.query("""
+            let owners = try await tx.query(
+                """
                 SELECT count(*) AS owners FROM memberships WHERE team_id = \(team.rawValue) AND role = 'owner'
                 """)
             try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: try TeamKey(keyText))
@@ -81,7 +89,8 @@ extension PostgresTaskStore: TeamRepository {
 
     public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {
         try await transaction(as: .id(actor)) { tx in
-            let rows = try await tx.query("""
+            let rows = try await tx.query(
+                """
                 UPDATE teams tm SET name = \(name) WHERE tm.id = \(team.rawValue) RETURNING \(unsafeSQL: Self.teamColumns)
                 """)
             guard let renamed = try rows.first.flatMap(Self.team(in:)) else { throw TaskError.notFound(what: "team #\(team)") }

@@ -5,7 +5,8 @@ import TaskCore
 extension PostgresTaskStore: UserRepository {
     public func createUser(email: String, displayName: String, at time: Date) async throws -> User {
         try await transaction(as: nil) { tx in
-            let rows = try await tx.query("""
+            let rows = try await tx.query(
+                """
                 INSERT INTO users AS u (email, display_name, created_at) VALUES (\(email), \(displayName), \(time))
                 RETURNING \(unsafeSQL: Self.userColumns)
                 """)
@@ -15,7 +16,8 @@ extension PostgresTaskStore: UserRepository {
 
     public func user(_ ref: UserRef) async throws -> User? {
         return try await transaction(as: nil) { tx in
-            let rows = try await tx.query("""
+            let rows = try await tx.query(
+                """
                 SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
                 """)
             return try rows.first.flatMap(Self.user(in:))
@@ -30,7 +32,8 @@ extension PostgresTaskStore: UserRepository {
 
     public func setUserDisabled(_ id: UserID, _ disabled: Bool) async throws -> User {
         try await transaction(as: nil) { tx in
-            let rows = try await tx.query("""
+            let rows = try await tx.query(
+                """
                 UPDATE users u SET disabled = \(disabled) WHERE u.id = \(id.rawValue) RETURNING \(unsafeSQL: Self.userColumns)
                 """)
             guard let user = try rows.first.flatMap(Self.user(in:)) else { throw TaskError.notFound(what: "user #\(id)") }

@@ -53,7 +53,8 @@ public enum TestDatabases {
     /// (`TASKBASE_LISTEN_URL`), with the statement cache off.
     public static func childEnvironment(_ config: PGConfig) -> [String: String] {
         guard let bouncer = ProcessInfo.processInfo.environment["TASKBASE_TEST_PGBOUNCER"],
-              let colon = bouncer.lastIndex(of: ":") else {
+            let colon = bouncer.lastIndex(of: ":")
+        else {
             return ["DATABASE_URL": connectionString(config)]
         }
         var through = config

@@ -58,7 +58,7 @@ enum TaskImport {
         run: { values in
             do {
                 try await ImportRun(values: values).run()
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {
                 throw ImportExitCodes.failure(for: error)

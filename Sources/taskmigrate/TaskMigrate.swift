@@ -25,15 +25,20 @@ enum TaskMigrate {
             """,
         version: "taskmigrate \(MigrationTool.version)",
         options: [
-            Option("dir", valueName: "PATH", help: "The migrations folder.", default: "migrations", environment: MigrationDirectory.environmentVariable),
-            Option("lock-timeout", valueName: "DURATION", help: "lock_timeout for every migration statement: 500ms, 5s, 2min, 1h.",
-                   default: DurationText.format(defaults.lockTimeout), environment: "TASKBASE_LOCK_TIMEOUT"),
-            Option("statement-timeout", valueName: "DURATION", help: "statement_timeout for every migration statement.",
-                   default: DurationText.format(defaults.statementTimeout), environment: "TASKBASE_STATEMENT_TIMEOUT"),
-            Option("lock-retries", valueName: "N", help: "Tries again after a lock timeout, with doubling backoff.", type: .integer,
-                   default: String(defaults.lockRetries)),
-            Option("lock-wait", valueName: "DURATION", help: "How long to wait for another runner's migration lock.",
-                   default: DurationText.format(defaults.migrationLockWait), environment: "TASKBASE_LOCK_WAIT"),
+            Option(
+                "dir", valueName: "PATH", help: "The migrations folder.", default: "migrations", environment: MigrationDirectory.environmentVariable),
+            Option(
+                "lock-timeout", valueName: "DURATION", help: "lock_timeout for every migration statement: 500ms, 5s, 2min, 1h.",
+                default: DurationText.format(defaults.lockTimeout), environment: "TASKBASE_LOCK_TIMEOUT"),
+            Option(
+                "statement-timeout", valueName: "DURATION", help: "statement_timeout for every migration statement.",
+                default: DurationText.format(defaults.statementTimeout), environment: "TASKBASE_STATEMENT_TIMEOUT"),
+            Option(
+                "lock-retries", valueName: "N", help: "Tries again after a lock timeout, with doubling backoff.", type: .integer,
+                default: String(defaults.lockRetries)),
+            Option(
+                "lock-wait", valueName: "DURATION", help: "How long to wait for another runner's migration lock.",
+                default: DurationText.format(defaults.migrationLockWait), environment: "TASKBASE_LOCK_WAIT"),
         ],
         subcommands: [status, up, down, verify, plan, new, lint, baseline]
     )
@@ -100,7 +105,8 @@ enum TaskMigrate {
     static let new = Command(
         "new",
         abstract: "Create the next NNNN_name.sql file.",
-        discussion: "Writes empty -- migrate:up and -- migrate:down sections and prints the path. NAME may use letters, digits, spaces, dashes and underscores; it becomes snake_case.",
+        discussion:
+            "Writes empty -- migrate:up and -- migrate:down sections and prints the path. NAME may use letters, digits, spaces, dashes and underscores; it becomes snake_case.",
         positionals: [Positional("name", valueName: "NAME", help: "What the migration does, e.g. add_due_dates.")],
         run: { values in try await MigrateCommands.new(values) }
     )

@@ -81,7 +81,8 @@ struct CommandParserTests {
         let values = try SampleProgram.values(["task", "add", "-t", "CORE", "T"], environment: ["TASKBASE_ACTOR": "env@example.com"])
         #expect(values.string("as") == "env@example.com")
         #expect(values.value("priority", as: SampleProgram.Priority.self) == SampleProgram.Priority.none)
-        let explicit = try SampleProgram.values(["task", "add", "-t", "CORE", "T", "--as", "cli@example.com"], environment: ["TASKBASE_ACTOR": "env@example.com"])
+        let explicit = try SampleProgram.values(
+            ["task", "add", "-t", "CORE", "T", "--as", "cli@example.com"], environment: ["TASKBASE_ACTOR": "env@example.com"])
         #expect(explicit.string("as") == "cli@example.com")
     }
 
@@ -129,7 +130,9 @@ struct CommandParserTests {
 
     @Test("a non-number for an integer option is refused")
     func badInteger() {
-        #expect(SampleProgram.usageError(["task", "add", "T", "-t", "C", "--limit", "ten"])?.message == "invalid value 'ten' for '--limit': expected a whole number")
+        #expect(
+            SampleProgram.usageError(["task", "add", "T", "-t", "C", "--limit", "ten"])?.message
+                == "invalid value 'ten' for '--limit': expected a whole number")
     }
 
     @Test("an unexpected extra argument is refused")
@@ -152,7 +155,9 @@ struct CommandParserTests {
     @Test("--help, -h and help SUBCOMMAND select the help of the right command, even with other errors")
     func helpRequests() throws {
         let parser = CommandParser(root: SampleProgram.root())
-        for arguments in [["task", "add", "--help"], ["task", "add", "-h"], ["help", "task", "add"], ["task", "help", "add"], ["task", "add", "--bogus", "-h"]] {
+        for arguments in [
+            ["task", "add", "--help"], ["task", "add", "-h"], ["help", "task", "add"], ["task", "help", "add"], ["task", "add", "--bogus", "-h"],
+        ] {
             guard case .help(let chain) = try parser.parse(arguments) else {
                 Issue.record("no help for \(arguments)")
                 continue

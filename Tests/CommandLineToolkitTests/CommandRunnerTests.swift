@@ -10,7 +10,8 @@ struct CommandRunnerTests {
 
     private func run(_ arguments: [String], action: Command.Action? = nil) async -> (ExitCode, String, String) {
         let out = OutputCapture(), err = OutputCapture()
-        let runner = CommandRunner(root: SampleProgram.root(taskAddAction: action), environment: [:], standardOutput: out.writer, standardError: err.writer)
+        let runner = CommandRunner(
+            root: SampleProgram.root(taskAddAction: action), environment: [:], standardOutput: out.writer, standardError: err.writer)
         let code = await runner.run(arguments)
         return (code, out.text, err.text)
     }
@@ -31,12 +32,13 @@ struct CommandRunnerTests {
         let (code, out, err) = await run(["task", "add", "--tem", "CORE"])
         #expect(code == .usage)
         #expect(out.isEmpty)
-        #expect(err == """
-            taskctl: error: unknown option '--tem'; did you mean '--team'?
-            Usage: taskctl task add --team KEY [<options>] TITLE
-            See 'taskctl task add --help'.
+        #expect(
+            err == """
+                taskctl: error: unknown option '--tem'; did you mean '--team'?
+                Usage: taskctl task add --team KEY [<options>] TITLE
+                See 'taskctl task add --help'.
 
-            """)
+                """)
     }
 
     @Test("a missing subcommand prints the group's full help to stderr")

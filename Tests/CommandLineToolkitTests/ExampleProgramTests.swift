@@ -26,12 +26,13 @@ struct ExampleProgramTests {
         let result = try ExampleProcess.run(["echo"])
         #expect(result.exitCode == 2)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.standardError == """
-            toolkit-example: error: missing required argument WORD
-            Usage: toolkit-example echo [<options>] WORD ...
-            See 'toolkit-example echo --help'.
+        #expect(
+            result.standardError == """
+                toolkit-example: error: missing required argument WORD
+                Usage: toolkit-example echo [<options>] WORD ...
+                See 'toolkit-example echo --help'.
 
-            """)
+                """)
     }
 
     @Test("help and version go to stdout and exit 0")

@@ -15,15 +15,16 @@ struct JSONOutputTests {
     @Test("keys are sorted, dates are ISO 8601, slashes unescaped, one document with a newline")
     func stableDocument() throws {
         let task = Task(title: "Ship", key: "CORE-1", due: Date(timeIntervalSince1970: 0), category: nil, url: "a/b")
-        #expect(try JSONOutput.encode(task) == """
-            {
-              "due" : "1970-01-01T00:00:00Z",
-              "key" : "CORE-1",
-              "title" : "Ship",
-              "url" : "a/b"
-            }
+        #expect(
+            try JSONOutput.encode(task) == """
+                {
+                  "due" : "1970-01-01T00:00:00Z",
+                  "key" : "CORE-1",
+                  "title" : "Ship",
+                  "url" : "a/b"
+                }
 
-            """)
+                """)
     }
 
     @Test("the same value always encodes to the same text")

@@ -13,7 +13,7 @@ enum SampleProgram {
             abstract: "Manage Taskbase users, teams and tasks.",
             version: "taskctl 1.2.3",
             options: [
-                Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR"),
+                Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")
             ],
             flags: [Flag("json", help: "Print one JSON document.")],
             subcommands: [

@@ -8,12 +8,13 @@ struct TextTableTests {
         var table = TextTable(columns: [.init("KEY"), .init("TITLE"), .init("VERSION", alignment: .right)])
         table.append(["CORE-1", "Fix the build", "3"])
         table.append(["CORE-12", "Ship", "12"])
-        #expect(table.render() == """
-            KEY      TITLE          VERSION
-            CORE-1   Fix the build        3
-            CORE-12  Ship                12
+        #expect(
+            table.render() == """
+                KEY      TITLE          VERSION
+                CORE-1   Fix the build        3
+                CORE-12  Ship                12
 
-            """)
+                """)
     }
 
     @Test("wide characters count two columns, combining marks none")

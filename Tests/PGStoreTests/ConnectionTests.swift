@@ -111,7 +111,8 @@ struct ConnectionTests {
             let inside = try await connection.withTransaction(
                 isolation: .serializable, settings: ["taskbase.user_id": "42", "statement_timeout": "5s"]
             ) { tx in
-                try await tx.query("""
+                try await tx.query(
+                    """
                     SELECT current_setting('transaction_isolation') AS iso, current_setting('taskbase.user_id') AS uid,
                            current_setting('statement_timeout') AS st
                     """)

@@ -3,7 +3,8 @@ import Testing
 
 @Test("a .env file gives comments, export prefixes and quotes their usual meaning")
 func dotEnvParsesTheUsualForms() {
-    let values = DotEnv.parse("""
+    let values = DotEnv.parse(
+        """
         # comment
         export PGHOST=localhost
         PGUSER="task base"

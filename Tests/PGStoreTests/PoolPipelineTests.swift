@@ -17,7 +17,8 @@ struct PoolPipelineTests {
         private let holder: Task<Void, Error>
 
         init(pipelinesPerRoundTrip: Int = 16) async throws {
-            let pool = PGPool(config: try TestDatabase.config(), options: PGPoolOptions(maxConnections: 1, pipelinesPerRoundTrip: pipelinesPerRoundTrip))
+            let pool = PGPool(
+                config: try TestDatabase.config(), options: PGPoolOptions(maxConnections: 1, pipelinesPerRoundTrip: pipelinesPerRoundTrip))
             let (stream, gate) = AsyncStream<Void>.makeStream()
             self.pool = pool
             self.gate = gate
@@ -72,9 +73,10 @@ struct PoolPipelineTests {
         let held = try await HeldPool()
         var tasks: [Task<[PGPipelineResult], Error>] = []
         for index in 0..<6 {
-            tasks.append(try await held.lineUp { pool in
-                try await pool.pipeline(["SELECT \(index)::int AS n", "SELECT pg_backend_pid() AS pid"])
-            })
+            tasks.append(
+                try await held.lineUp { pool in
+                    try await pool.pipeline(["SELECT \(index)::int AS n", "SELECT pg_backend_pid() AS pid"])
+                })
         }
         try await held.release()
         var pids: Set<Int32> = []
@@ -112,7 +114,9 @@ struct PoolPipelineTests {
         try await Self.withTable { table in
             let held = try await HeldPool()
             let failing = try await held.lineUp { pool in
-                try await pool.pipeline([PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (1)"), PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (NULL)")])
+                try await pool.pipeline([
+                    PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (1)"), PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (NULL)"),
+                ])
             }
             let passing = try await held.lineUp { pool in
                 try await pool.pipeline([PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (2)")])

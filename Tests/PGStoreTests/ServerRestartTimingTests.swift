@@ -27,7 +27,8 @@ struct ServerRestartTimingTests {
     static func pg(_ arguments: String...) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let command = "TASKBASE_PG_PORT=\(restartPort) '\(root)/scripts/pg' \(arguments.joined(separator: " ")) >'\(outputPath)' 2>/dev/null </dev/null"
+        let command =
+            "TASKBASE_PG_PORT=\(restartPort) '\(root)/scripts/pg' \(arguments.joined(separator: " ")) >'\(outputPath)' 2>/dev/null </dev/null"
         guard system(command) == 0 else { throw ScriptFailed(description: "scripts/pg \(arguments.joined(separator: " ")) failed") }
         return try String(contentsOfFile: outputPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -33,7 +33,9 @@ struct StatementCacheTests {
         names[queries[3].sql] = cache.insert(queries[3])
         #expect(cache.pendingDeallocations == [names[queries[1].sql]!])
         #expect(cache.lookup(queries[1]) == nil)
-        for query in [queries[0], queries[2], queries[3], queries[0]] { #expect(cache.lookup(PGQuery(unsafeSQL: copy(query.sql))) == names[query.sql]) }
+        for query in [queries[0], queries[2], queries[3], queries[0]] {
+            #expect(cache.lookup(PGQuery(unsafeSQL: copy(query.sql))) == names[query.sql])
+        }
         names[queries[4].sql] = cache.insert(queries[4])
         #expect(cache.pendingDeallocations == [names[queries[1].sql]!, names[queries[2].sql]!])
         for query in [queries[3], queries[0], queries[4]] { #expect(cache.lookup(query) == names[query.sql]) }

@@ -129,7 +129,9 @@ struct TypeRoundTripTests {
             }
             let tooEarly: PGQuery = "SELECT \(Date(timeIntervalSince1970: -210_866_803_200.5))"
             let binaryError = await #expect(throws: PGError.self) { try await connection.query(tooEarly) }
-            let textError = await #expect(throws: PGError.self) { try await connection.query("SELECT \("4714-11-23 23:59:59.500000+00 BC")::timestamptz") }
+            let textError = await #expect(throws: PGError.self) {
+                try await connection.query("SELECT \("4714-11-23 23:59:59.500000+00 BC")::timestamptz")
+            }
             #expect(binaryError?.code == textError?.code)
         }
     }
@@ -179,16 +181,18 @@ struct TypeRoundTripTests {
             var notes: String?
         }
         try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT * FROM (VALUES (1, 'one', '2025-01-02'::date, 'open', NULL::text),
                                       (2, 'two', NULL::date, 'done', 'n')) AS t(id, title, due_date, status, notes)
                 ORDER BY id
                 """)
             let decoded = try rows.decode(Row.self, keys: .convertToSnakeCase)
-            #expect(decoded == [
-                Row(id: 1, title: "one", dueDate: PGDate(year: 2025, month: 1, day: 2), status: .open, notes: nil),
-                Row(id: 2, title: "two", dueDate: nil, status: .done, notes: "n"),
-            ])
+            #expect(
+                decoded == [
+                    Row(id: 1, title: "one", dueDate: PGDate(year: 2025, month: 1, day: 2), status: .open, notes: nil),
+                    Row(id: 2, title: "two", dueDate: nil, status: .done, notes: "n"),
+                ])
         }
     }
 }

@@ -50,7 +50,9 @@ struct FailoverTests {
         }
     }
 
-    @Test("taskctl across a server restart: a running watch ends with exit 3 and a clear error instead of hanging; commands exit 3 while the server is down and work once it is back")
+    @Test(
+        "taskctl across a server restart: a running watch ends with exit 3 and a clear error instead of hanging; commands exit 3 while the server is down and work once it is back"
+    )
     func taskctlAcrossRestart() async throws {
         try await Self.withPrimary { primary in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: primary, maxConnections: 2))
@@ -89,7 +91,8 @@ struct FailoverTests {
     }
 
     static func failover(_ primary: PGConfig) async throws {
-        try await Scripts.run("faults", ["standby", "create", try await Scripts.run("pg", ["url", Self.database], environment: environment)], environment: environment)
+        try await Scripts.run(
+            "faults", ["standby", "create", try await Scripts.run("pg", ["url", Self.database], environment: environment)], environment: environment)
 
         // One configuration for the life of the store: both servers, writes to whichever is primary.
         var both = primary

@@ -29,11 +29,14 @@ struct HostileInputTests {
             _ = try await f.service.updateTask(task.key, try TaskChanges(title: text), expectedVersion: 1, as: f.member)
             return try await f.service.task(task.key, as: f.viewer).title
         },
-        Field(name: "notes", normalized: { text in
-            var notes = text
-            while let last = notes.last, last.isWhitespace { notes.removeLast() }
-            return notes
-        }) { f, text in
+        Field(
+            name: "notes",
+            normalized: { text in
+                var notes = text
+                while let last = notes.last, last.isWhitespace { notes.removeLast() }
+                return notes
+            }
+        ) { f, text in
             let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Noted", notes: text), as: f.member)
             return try await f.service.task(task.key, as: f.viewer).notes
         },
@@ -83,7 +86,9 @@ struct HostileInputTests {
                     for text in field.name == "email" ? [sample, Self.emailVariant(sample)] : [sample] {
                         do {
                             let value = try await field.write(fixture, text)
-                            #expect(value == field.normalized(text), "\(field.name) \(label): stored \(HostileText.show(value ?? "nil")) for \(HostileText.show(text))")
+                            #expect(
+                                value == field.normalized(text),
+                                "\(field.name) \(label): stored \(HostileText.show(value ?? "nil")) for \(HostileText.show(text))")
                             stored += 1
                         } catch TaskError.validation {
                             refused += 1
@@ -96,8 +101,10 @@ struct HostileInputTests {
             #expect(stored > 0 && refused > 0)
             // Nothing was executed: every table is still there, and nothing else appeared.
             let tables = try await database.withConnection { connection in
-                try await connection.query("SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' ORDER BY relname")
-                    .map { try $0.decode(String.self, "relname") }
+                try await connection.query(
+                    "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' ORDER BY relname"
+                )
+                .map { try $0.decode(String.self, "relname") }
             }
             #expect(tables == ["memberships", "schema_migrations", "task_counters", "task_history", "tasks", "teams", "users"])
             #expect(!FileManager.default.fileExists(atPath: "/tmp/x"))
@@ -142,7 +149,9 @@ struct HostileInputTests {
     func hostileCSVImportsVerbatim() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
-            let samples = HostileText.samples.filter { $0.text.count < 100 && $0.text == Self.trimmed($0.text) && !$0.text.contains(where: \.isNewline) }
+            let samples = HostileText.samples.filter {
+                $0.text.count < 100 && $0.text == Self.trimmed($0.text) && !$0.text.contains(where: \.isNewline)
+            }
             var bytes = Self.csvHeader
             for (index, sample) in samples.enumerated() {
                 bytes += Self.quoted(sample.text) + Array(",".utf8) + Self.quoted(sample.text) + Array(",".utf8)

@@ -13,7 +13,8 @@ struct ImportKillTests {
     /// What an import may change: every task of the database, condensed.
     static func tasksDigest(_ database: ScratchDatabase) async throws -> String {
         try await database.withConnection { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT count(*)::text || ' ' || coalesce(md5(string_agg(team_id || ':' || number || ':' || title || ':' \
                 || coalesce(external_id, '') || ':' || version, ',' ORDER BY team_id, number)), '') AS digest FROM tasks
                 """)[0].decode(String.self, "digest")
@@ -53,7 +54,8 @@ struct ImportKillTests {
             let rerun = try await ChildProcess.run(taskimport, arguments, environment: environment)
             #expect(rerun.status == 0, "\(rerun)")
             let counts = try await database.withConnection { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     SELECT count(*) AS tasks, count(DISTINCT external_id) AS ids FROM tasks WHERE external_id LIKE 'row-%'
                     """)[0]
             }
@@ -65,7 +67,8 @@ struct ImportKillTests {
     /// Sessions of other clients in `database` that are not idle, running a statement like `pattern`.
     static func busySessions(_ database: ScratchDatabase, running pattern: String) async throws -> Int {
         try await database.withConnection { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
                    AND state IS DISTINCT FROM 'idle' AND query LIKE \(pattern)
                 """)[0].decode(Int.self, "n")

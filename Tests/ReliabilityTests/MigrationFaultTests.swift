@@ -12,15 +12,19 @@ struct MigrationFaultTests {
 
         static func take(_ database: ScratchDatabase) async throws -> SchemaSnapshot {
             try await database.withConnection { connection in
-                let hasHistory = try await connection.query("SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present")[0].decode(Bool.self, "present")
-                let history = hasHistory
+                let hasHistory = try await connection.query("SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present")[0].decode(
+                    Bool.self, "present")
+                let history =
+                    hasHistory
                     ? try await connection.query("SELECT version::text || ' ' || checksum AS entry FROM schema_migrations ORDER BY version")
                         .map { try $0.decode(String.self, "entry") }
                     : []
-                let relations = try await connection.query("""
+                let relations = try await connection.query(
+                    """
                     SELECT relkind::text || ' ' || relname AS entry FROM pg_class
                      WHERE relnamespace = 'public'::regnamespace ORDER BY relname
-                    """).map { try $0.decode(String.self, "entry") }
+                    """
+                ).map { try $0.decode(String.self, "entry") }
                 return SchemaSnapshot(history: history, relations: relations)
             }
         }
@@ -29,7 +33,8 @@ struct MigrationFaultTests {
     static let taskmigrate = PackagePaths.executable("taskmigrate")
 
     static func taskmigrate(_ arguments: [String], on database: ScratchDatabase) throws -> ChildProcess {
-        try ChildProcess(taskmigrate, arguments, environment: ["DATABASE_URL": try database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
+        try ChildProcess(
+            taskmigrate, arguments, environment: ["DATABASE_URL": try database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
     }
 
     /// The migration files of the project, numbered.
@@ -68,17 +73,18 @@ struct MigrationFaultTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let slow = String(format: "%04d_slow_probe.sql", try Self.migrationFileCount() + 1)
             try """
-                -- migrate:up
-                CREATE TABLE reliability_probe (id bigint PRIMARY KEY);
-                INSERT INTO reliability_probe VALUES (1);
-                SELECT pg_sleep(5);
-                """.write(to: folder.appendingPathComponent(slow), atomically: true, encoding: .utf8)
+            -- migrate:up
+            CREATE TABLE reliability_probe (id bigint PRIMARY KEY);
+            INSERT INTO reliability_probe VALUES (1);
+            SELECT pg_sleep(5);
+            """.write(to: folder.appendingPathComponent(slow), atomically: true, encoding: .utf8)
 
             let runner = try Self.taskmigrate(["up", "--dir", folder.path], on: database)
             // Kill it once the table exists (uncommitted) and the sleep runs.
             try await database.withConnection { connection in
                 try await waitUntil("the slow migration to start") {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep(5)%'
                         """)[0].decode(Int.self, "n") > 0
                 }
@@ -91,7 +97,8 @@ struct MigrationFaultTests {
             // the sleep ends and it finds no COMMIT coming).
             try await database.withConnection { connection in
                 try await waitUntil("the killed migration's sessions to end") {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'taskmigrate'
                         """)[0].decode(Int.self, "n") == 0
                 }

@@ -19,7 +19,8 @@ enum PgBouncerHarness {
     /// Runs `body` with a config that reaches `database` through PgBouncer, with the
     /// statement cache off; stops PgBouncer afterwards.
     static func through<T>(_ database: ScratchDatabase, _ body: (PGConfig) async throws -> T) async throws -> T {
-        var config = try PGConfig(connectionString: try await Scripts.run("faults", ["pgbouncer", "start", try database.url], environment: environment))
+        var config = try PGConfig(
+            connectionString: try await Scripts.run("faults", ["pgbouncer", "start", try database.url], environment: environment))
         config.statementCacheSize = 0
         do {
             let value = try await body(config)

@@ -16,12 +16,13 @@ struct RuntimeRoleTests {
             let admin = try TestDatabases.admin()
             try await ScratchDatabase.withConnection(to: admin) { connection in
                 _ = try await connection.query("SELECT set_config('reliability.password', \(password), false)")
-                _ = try await connection.simpleQuery(unsafeSQL: """
-                    DO $$ BEGIN
-                        EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', '\(role)', current_setting('reliability.password'));
-                    END $$;
-                    GRANT taskbase_app TO \(PGQuery.quoteIdentifier(role));
-                    """)
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: """
+                        DO $$ BEGIN
+                            EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', '\(role)', current_setting('reliability.password'));
+                        END $$;
+                        GRANT taskbase_app TO \(PGQuery.quoteIdentifier(role));
+                        """)
             }
             do {
                 var config = database.config

@@ -3,7 +3,7 @@ import TaskCore
 
 /// Fixed data for view-model and rule tests: team CORE, three people, a fixed day.
 enum Fixtures {
-    static let noon = Date(timeIntervalSince1970: 1_773_144_000) // 2026-03-10T12:00:00Z
+    static let noon = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
     static let today = CalendarDate(year: 2026, month: 3, day: 10)!
     static let team = Team(id: TeamID(1), key: try! TeamKey("CORE"), name: "Core", createdAt: noon)
     static let ann = User(id: UserID(1), email: "ann@example.com", displayName: "Ann", isDisabled: false, createdAt: noon)

@@ -40,9 +40,10 @@ struct RuleTests {
         #expect(same == task)
         let edited = task.applying(try TaskChanges(status: .done, category: .set(nil)), assigneeID: nil, by: Fixtures.bob.id, at: later)
         #expect(edited.version == 2 && edited.updatedBy == Fixtures.bob.id && edited.updatedAt == later)
-        #expect(edited.changes(since: task) == [
-            FieldChange(field: .status, old: "open", new: "done"), FieldChange(field: .category, old: "Ops", new: nil),
-        ])
+        #expect(
+            edited.changes(since: task) == [
+                FieldChange(field: .status, old: "open", new: "done"), FieldChange(field: .category, old: "Ops", new: nil),
+            ])
     }
 
     @Test("an assignee must exist, be enabled and belong to the team")
@@ -66,8 +67,12 @@ struct RuleTests {
 
     @Test("errors read as one line saying what and why")
     func errorDescriptions() {
-        #expect(TaskError.conflict(what: "task CORE-1", currentVersion: 3).description == "task CORE-1 was changed by someone else; the current version is 3")
-        #expect(TaskError.validation(field: "dueDate", reason: "2026-02-30 is not a real date").description == "invalid dueDate: 2026-02-30 is not a real date")
+        #expect(
+            TaskError.conflict(what: "task CORE-1", currentVersion: 3).description
+                == "task CORE-1 was changed by someone else; the current version is 3")
+        #expect(
+            TaskError.validation(field: "dueDate", reason: "2026-02-30 is not a real date").description
+                == "invalid dueDate: 2026-02-30 is not a real date")
         #expect(TaskError.notFound(what: "task CORE-9").description == "task CORE-9 not found")
     }
 }

@@ -24,11 +24,13 @@ struct ValidationTests {
         #expect(invalidField { _ = try TaskChanges(title: "") } == "title")
     }
 
-    @Test("only real dates in YYYY-MM-DD form are dates", arguments: [
-        ("2024-02-29", true), ("2023-02-29", false), ("1900-02-29", false), ("2000-02-29", true),
-        ("2026-04-31", false), ("2026-13-01", false), ("2026-00-10", false), ("2026-1-5", false),
-        ("26-01-05", false), ("2026/01/05", false), ("tomorrow", false), ("", false), ("2026-01-05", true),
-    ])
+    @Test(
+        "only real dates in YYYY-MM-DD form are dates",
+        arguments: [
+            ("2024-02-29", true), ("2023-02-29", false), ("1900-02-29", false), ("2000-02-29", true),
+            ("2026-04-31", false), ("2026-13-01", false), ("2026-00-10", false), ("2026-1-5", false),
+            ("26-01-05", false), ("2026/01/05", false), ("tomorrow", false), ("", false), ("2026-01-05", true),
+        ])
     func isoDates(text: String, valid: Bool) {
         #expect(invalidField { _ = try CalendarDate(iso: text) } == (valid ? nil : "dueDate"))
     }
@@ -129,8 +131,10 @@ struct ValidationTests {
 
     @Test("the email key is trimmed and lowercased, whatever the letters; a lowercase ASCII address is kept as given")
     func emailKeys() {
-        for (text, key) in [("ann@example.com", "ann@example.com"), (" Ann@Example.COM\t", "ann@example.com"),
-                            ("ÄNN@example.com", "änn@example.com"), ("änn@example.com", "änn@example.com"), ("ANN", "ann"), ("", "")] {
+        for (text, key) in [
+            ("ann@example.com", "ann@example.com"), (" Ann@Example.COM\t", "ann@example.com"),
+            ("ÄNN@example.com", "änn@example.com"), ("änn@example.com", "änn@example.com"), ("ANN", "ann"), ("", ""),
+        ] {
             #expect(UserFields.normalizedEmailKey(text) == key, "\(text)")
             #expect(UserFields.normalizedEmailKey(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
         }

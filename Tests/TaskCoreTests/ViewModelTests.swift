@@ -25,13 +25,15 @@ struct ViewModelTests {
         #expect(row.due == "2026-03-10")
     }
 
-    @Test("overdue means due before today and not done, judged against the given day", arguments: [
-        (CalendarDate(year: 2026, month: 3, day: 9)!, TaskStatus.open, true),
-        (CalendarDate(year: 2026, month: 3, day: 9)!, .inProgress, true),
-        (CalendarDate(year: 2026, month: 3, day: 9)!, .done, false),
-        (CalendarDate(year: 2026, month: 3, day: 10)!, .open, false),
-        (CalendarDate(year: 2026, month: 3, day: 11)!, .open, false),
-    ])
+    @Test(
+        "overdue means due before today and not done, judged against the given day",
+        arguments: [
+            (CalendarDate(year: 2026, month: 3, day: 9)!, TaskStatus.open, true),
+            (CalendarDate(year: 2026, month: 3, day: 9)!, .inProgress, true),
+            (CalendarDate(year: 2026, month: 3, day: 9)!, .done, false),
+            (CalendarDate(year: 2026, month: 3, day: 10)!, .open, false),
+            (CalendarDate(year: 2026, month: 3, day: 11)!, .open, false),
+        ])
     func overdueRule(due: CalendarDate, status: TaskStatus, overdue: Bool) {
         let row = TaskRow(Fixtures.task(1, status: status, due: due), members: [:], today: Fixtures.today)
         #expect(row.isOverdue == overdue)
@@ -39,7 +41,7 @@ struct ViewModelTests {
 
     @Test("the clock decides today: a fixed clock with an offset moves the day")
     func clockDecidesToday() {
-        let lateEvening = Date(timeIntervalSince1970: 1_773_186_000) // 2026-03-10T23:40:00Z
+        let lateEvening = Date(timeIntervalSince1970: 1_773_186_000)  // 2026-03-10T23:40:00Z
         #expect(TaskClock.fixed(lateEvening).today() == Fixtures.today)
         #expect(TaskClock.fixed(lateEvening, utcOffsetSeconds: 3600).today() == Fixtures.today.adding(days: 1))
         #expect(TaskClock.fixed(Fixtures.noon).now() == Fixtures.noon)
@@ -58,13 +60,16 @@ struct ViewModelTests {
         let summary = TeamSummary(team: Fixtures.team, counts: TaskCounts(tallying: tasks, today: Fixtures.today), members: Fixtures.members)
         #expect(summary.total == 5)
         #expect(summary.byStatus == [.open: 3, .inProgress: 1, .done: 1])
-        #expect(summary.byCategory == [
-            NamedCount(name: "Ops", count: 2), NamedCount(name: "Uncategorized", count: 2), NamedCount(name: "Docs", count: 1),
-        ])
+        #expect(
+            summary.byCategory == [
+                NamedCount(name: "Ops", count: 2), NamedCount(name: "Uncategorized", count: 2), NamedCount(name: "Docs", count: 1),
+            ])
         #expect(summary.overdue == 2)
-        #expect(summary.openByAssignee == [
-            NamedCount(name: "ann@example.com", count: 2), NamedCount(name: "Unassigned", count: 1), NamedCount(name: "bob@example.com", count: 1),
-        ])
+        #expect(
+            summary.openByAssignee == [
+                NamedCount(name: "ann@example.com", count: 2), NamedCount(name: "Unassigned", count: 1),
+                NamedCount(name: "bob@example.com", count: 1),
+            ])
     }
 
     @Test("an empty team's summary has every status at zero and no breakdowns")

@@ -57,7 +57,8 @@ struct PostgresOnlyTests {
             }
             let refused = await #expect(throws: PGError.self) {
                 try await connection.withTransaction(settings: [("role", "taskbase_app"), ("taskbase.user_id", String(user))]) { tx in
-                    try await tx.execute("""
+                    try await tx.execute(
+                        """
                         INSERT INTO tasks (team_id, number, title, created_by, updated_by)
                         VALUES (\(teamID), 999, 'planted', \(stranger.id.rawValue), \(stranger.id.rawValue))
                         """)
@@ -66,7 +67,9 @@ struct PostgresOnlyTests {
             #expect(refused?.code == .insufficientPrivilege)
         }
         // The owner, through the same policies, sees the task.
-        let visible = try await connection.withTransaction(settings: [("role", "taskbase_app"), ("taskbase.user_id", String(created.createdBy.rawValue))]) { tx in
+        let visible = try await connection.withTransaction(settings: [
+            ("role", "taskbase_app"), ("taskbase.user_id", String(created.createdBy.rawValue)),
+        ]) { tx in
             try await tx.query("SELECT count(*) AS n FROM tasks WHERE team_id = \(teamID)")[0].decode(Int.self, "n")
         }
         #expect(visible == 1)

@@ -32,7 +32,8 @@ struct StatementPlanTests {
     func pointReadPlans() async throws {
         let config = try await PostgresTestDatabase.shared.value
         let captured = Mutex<[PGQuery]>([])
-        let store = try await PostgresTaskStore.open(config: config, maxConnections: 1, statementObserver: { queries in captured.withLock { $0 = queries } })
+        let store = try await PostgresTaskStore.open(
+            config: config, maxConnections: 1, statementObserver: { queries in captured.withLock { $0 = queries } })
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let owner = try await service.createUser(email: "plan.\(suffix)@example.com", displayName: "Plan")

@@ -19,8 +19,9 @@ struct StatementTextTests {
         #expect(made.parameterTexts == written.parameterTexts, sourceLocation: sourceLocation)
     }
 
-    @Test("the session setup is its written form, for id, email and no actor, with and without a role",
-          arguments: actors + [nil], [nil, "taskbase_app"])
+    @Test(
+        "the session setup is its written form, for id, email and no actor, with and without a role",
+        arguments: actors + [nil], [nil, "taskbase_app"])
     func sessionSetup(actor: UserRef?, role: String?) {
         for _ in 1...2 {
             expectSame(PostgresTaskStore.sessionSetup(actor: actor, role: role), PostgresTaskStore.writtenSessionSetup(actor: actor, role: role))
@@ -37,8 +38,9 @@ struct StatementTextTests {
         }
     }
 
-    @Test("the creation is its written form, for id and email actors and id, email and no assignee",
-          arguments: actors, actors + [nil])
+    @Test(
+        "the creation is its written form, for id and email actors and id, email and no assignee",
+        arguments: actors, actors + [nil])
     func taskCreation(actor: UserRef, assignee: UserRef?) throws {
         let drafts = [
             try TaskDraft(title: "First", assignee: assignee),

@@ -47,8 +47,9 @@ struct ExportImportRoundTripTests {
         }
         let again = try await TaskimportProcess.run([file, "--team", target.rawValue, "--as", source.owner, "--no-progress", "--json"])
         #expect(again.exitCode == 0)
-        #expect(again.standardOutput.contains("\"unchanged\" : \(exported.count)") || again.standardOutput.contains("\"unchanged\":\(exported.count)"),
-                "\(again.standardOutput)")
+        #expect(
+            again.standardOutput.contains("\"unchanged\" : \(exported.count)") || again.standardOutput.contains("\"unchanged\":\(exported.count)"),
+            "\(again.standardOutput)")
     }
 
     /// taskctl's environment: the test database, no actor.

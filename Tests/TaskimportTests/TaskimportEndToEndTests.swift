@@ -20,8 +20,10 @@ struct TaskimportEndToEndTests {
 
     /// The fields an import sets, for comparing two imports.
     func fields(_ task: TaskItem) -> [String?] {
-        [task.title, task.notes, task.status.rawValue, task.priority.rawValue, task.dueDate?.description,
-         task.assigneeID?.description, task.category, task.externalID]
+        [
+            task.title, task.notes, task.status.rawValue, task.priority.rawValue, task.dueDate?.description,
+            task.assigneeID?.description, task.category, task.externalID,
+        ]
     }
 
     @Test("a file with a BOM and CRLF line breaks imports exactly like its plain twin")
@@ -37,8 +39,9 @@ struct TaskimportEndToEndTests {
         let plainTasks = try await plain.tasks(), windowsTasks = try await windows.tasks()
         #expect(plainTasks.count == 4)
         // Assignees differ by id between the fixtures; everything else must be identical.
-        #expect(plainTasks.map { fields($0).enumerated().filter { $0.offset != 5 }.map(\.element) }
-            == windowsTasks.map { fields($0).enumerated().filter { $0.offset != 5 }.map(\.element) })
+        #expect(
+            plainTasks.map { fields($0).enumerated().filter { $0.offset != 5 }.map(\.element) }
+                == windowsTasks.map { fields($0).enumerated().filter { $0.offset != 5 }.map(\.element) })
         #expect(windowsTasks.first?.title == "Fix the \"login\" loop")
         #expect(windowsTasks.map(\.title).contains("Plan the offsite\n(agenda, travel)"))
     }

@@ -69,9 +69,10 @@ public enum ImportField: String, CaseIterable, Sendable, Hashable {
 
     /// `name` reduced for comparison: lowercased, without whitespace, `-` or `_`.
     static func matchKey(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter {
-            !$0.properties.isWhitespace && $0 != "-" && $0 != "_"
-        })
+        String(
+            name.lowercased().unicodeScalars.filter {
+                !$0.properties.isWhitespace && $0 != "-" && $0 != "_"
+            })
     }
 
     /// Every spelling of every field, reduced by `matchKey`.

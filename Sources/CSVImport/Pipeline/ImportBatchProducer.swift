@@ -85,7 +85,7 @@ final class ImportBatchProducer: @unchecked Sendable {
                     break
                 }
                 record = next
-            } catch where error.isRecoverable {
+            } catch  where error.isRecoverable {
                 rowsRead += 1
                 try reject(RowRejection(error, header: validator.mapping.header))
                 continue

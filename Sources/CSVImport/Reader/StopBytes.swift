@@ -25,7 +25,8 @@ struct StopBytes {
         var index = start
         while index + 8 <= end {
             let word = UInt64(littleEndian: UnsafeRawPointer(buffer + index).loadUnaligned(as: UInt64.self))
-            let found = Self.zeroBytes(word ^ patterns.0) | Self.zeroBytes(word ^ patterns.1)
+            let found =
+                Self.zeroBytes(word ^ patterns.0) | Self.zeroBytes(word ^ patterns.1)
                 | Self.zeroBytes(word ^ patterns.2) | Self.zeroBytes(word ^ patterns.3)
             if found != 0 {
                 return index + found.trailingZeroBitCount / 8

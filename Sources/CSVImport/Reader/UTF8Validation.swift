@@ -18,7 +18,8 @@ func checkUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> UTF8Check {
     var index = 0
     while index < count {
         while index + 8 <= count,
-              UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self) & highBits == 0 {
+            UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self) & highBits == 0
+        {
             index += 8
         }
         guard index < count else { break }

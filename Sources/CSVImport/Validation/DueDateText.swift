@@ -62,11 +62,13 @@ public enum DueDateText {
         /// Year, month and day when the text is one of the accepted forms.
         mutating func yearMonthDay() -> (Int, Int, Int)? {
             guard let (first, firstDigits) = number(), let separator = separator(),
-                  let (second, secondDigits) = number(), self.separator() == separator,
-                  let (third, thirdDigits) = number() else { return nil }
+                let (second, secondDigits) = number(), self.separator() == separator,
+                let (third, thirdDigits) = number()
+            else { return nil }
             let rest = position
             if firstDigits == 4, (1...2).contains(secondDigits), (1...2).contains(thirdDigits) {
-                let isoWithTime = separator == UInt8(ascii: "-") && rest < end
+                let isoWithTime =
+                    separator == UInt8(ascii: "-") && rest < end
                     && (bytes[rest] == UInt8(ascii: "T") || bytes[rest] == UInt8(ascii: " "))
                 if rest == end || isoWithTime { return (first, second, third) }
                 return nil

@@ -60,12 +60,14 @@ struct TaskRowValidator {
         var field = ImportField.status
         do {
             if let column = statusColumn {
-                row.status = try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskStatus.self) }
+                row.status =
+                    try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskStatus.self) }
                     ?? statuses.value(of: record[column], judgedBy: ImportSpellings.status)
             }
             field = .priority
             if let column = priorityColumn {
-                row.priority = try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskPriority.self) }
+                row.priority =
+                    try record.withFieldBytes(column) { ImportSpellings.exactValue($0, as: TaskPriority.self) }
                     ?? priorities.value(of: record[column], judgedBy: ImportSpellings.priority)
             }
             field = .dueDate
@@ -112,7 +114,8 @@ struct TaskRowValidator {
             throw rejection(record, field: .externalId, error)
         }
         if let firstLine = externalIDs.register(item.externalID, line: record.line) {
-            let reason = isDerived
+            let reason =
+                isDerived
                 ? "the same title, notes, due date and category as line \(firstLine), and no external id to tell them apart"
                 : "external id \"\(item.externalID)\" is also on line \(firstLine); an external id names one task"
             throw RowRejection(

@@ -87,7 +87,8 @@ public struct SHA256: Sendable {
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
             for index in 0..<16 {
-                words[index] = UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
+                words[index] =
+                    UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
                     | UInt32(block[4 * index + 2]) << 8 | UInt32(block[4 * index + 3])
             }
             for index in 16..<64 {

@@ -36,11 +36,13 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
             let applied = problem.appliedAt.map { " at \($0.formatted(.iso8601))" } ?? ""
             switch problem.state {
             case .changed:
-                return "\(problem.path): changed after it was applied\(applied) (checksum \(problem.recordedChecksum?.prefix(12) ?? "?")… is now \(problem.fileChecksum?.prefix(12) ?? "?")…); restore the applied file and put the change in a new migration"
+                return
+                    "\(problem.path): changed after it was applied\(applied) (checksum \(problem.recordedChecksum?.prefix(12) ?? "?")… is now \(problem.fileChecksum?.prefix(12) ?? "?")…); restore the applied file and put the change in a new migration"
             case .missing:
                 return "\(problem.path): applied\(applied) but the file is gone; restore it from version control"
             case .outOfOrder:
-                return "\(problem.path): not applied, yet numbered below \(newestApplied.map(String.init) ?? "?"), the newest applied migration; renumber it above"
+                return
+                    "\(problem.path): not applied, yet numbered below \(newestApplied.map(String.init) ?? "?"), the newest applied migration; renumber it above"
             case .applied, .pending:
                 return "\(problem.path): \(problem.state.rawValue)"
             }

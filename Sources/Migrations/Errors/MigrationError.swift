@@ -25,14 +25,17 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return failure.description
         case let .lockTimeout(file, attempts, lockTimeout, blocker, leftoverIndex):
             let who = blocker.map { "; blocked by \($0)" } ?? "; the blocking session could not be identified"
-            let outcome = leftoverIndex.map { "the INVALID index \($0) is left behind: drop it (DROP INDEX CONCURRENTLY \($0)) before retrying" }
+            let outcome =
+                leftoverIndex.map { "the INVALID index \($0) is left behind: drop it (DROP INDEX CONCURRENTLY \($0)) before retrying" }
                 ?? "nothing was applied — end that session or retry when the table is quieter"
             return "\(file): could not get its locks within lock_timeout \(lockTimeout.postgresSetting) in \(attempts) tries\(who); \(outcome)"
         case let .migrationLockBusy(waited, holder):
             let who = holder.map { " (held by \($0))" } ?? ""
             return "another taskmigrate held the migration lock for \(waited.postgresSetting)\(who); try again later or raise --lock-wait"
         case .lintRefused(let findings):
-            return (findings.map(\.description) + ["refusing to apply: fix these or add -- lint:allow RULE to the file (see taskmigrate lint --help)"]).joined(separator: "\n")
+            return
+                (findings.map(\.description) + ["refusing to apply: fix these or add -- lint:allow RULE to the file (see taskmigrate lint --help)"])
+                .joined(separator: "\n")
         case .notReversible(let paths):
             return "cannot roll back \(paths.joined(separator: ", ")): no -- migrate:down section; nothing was rolled back"
         case let .unknownVersion(version, known):
@@ -59,7 +62,8 @@ public struct MigrationStatementFailure: Error, Sendable, CustomStringConvertibl
 
     /// `path:line:column: server error; what happened to the database`.
     public var description: String {
-        let outcome = wasTransactional
+        let outcome =
+            wasTransactional
             ? "rolled back: the database and its history are as before"
             : "this no-transaction migration may have left partial work (e.g. an INVALID index); inspect it before running again"
         var server = error.sqlState.map { "\(error.severity ?? "ERROR") \($0): \(error.message)" } ?? error.message

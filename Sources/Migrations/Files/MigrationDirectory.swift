@@ -21,7 +21,8 @@ public struct MigrationDirectory: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw MigrationFileError(path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
+            throw MigrationFileError(
+                path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
         }
         var files: [MigrationFile] = []
         for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") {
@@ -29,7 +30,9 @@ public struct MigrationDirectory: Sendable {
         }
         files.sort { $0.version < $1.version }
         for (previous, next) in zip(files, files.dropFirst()) where previous.version == next.version {
-            throw MigrationFileError(path: filePath(next.fileName), message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
+            throw MigrationFileError(
+                path: filePath(next.fileName),
+                message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
         }
         return files
     }
@@ -59,7 +62,9 @@ public struct MigrationDirectory: Sendable {
         let snake = name.trimmingCharacters(in: .whitespaces).lowercased().map { $0 == " " || $0 == "-" ? "_" : $0 }
         let normalized = String(snake)
         guard MigrationFileName.isSnakeCase(normalized) else {
-            throw MigrationFileError(path: path, message: "\"\(name)\" cannot be a migration name: use letters, digits, spaces, dashes or underscores, starting with a letter")
+            throw MigrationFileError(
+                path: path,
+                message: "\"\(name)\" cannot be a migration name: use letters, digits, spaces, dashes or underscores, starting with a letter")
         }
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {

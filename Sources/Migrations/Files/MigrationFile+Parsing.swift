@@ -50,12 +50,14 @@ extension MigrationFile {
                 }
                 for rule in rules {
                     guard let known = LintRule(rawValue: rule) else {
-                        throw fail(token, "unknown lint rule \"\(rule)\"; the rules are: \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw fail(
+                            token, "unknown lint rule \"\(rule)\"; the rules are: \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     allowed.insert(known)
                 }
             case .unknown(let text):
-                throw fail(token, "unknown directive \"-- \(text)\"; known: -- migrate:up, -- migrate:down, -- migrate:no-transaction, -- lint:allow RULE")
+                throw fail(
+                    token, "unknown directive \"-- \(text)\"; known: -- migrate:up, -- migrate:down, -- migrate:no-transaction, -- lint:allow RULE")
             }
         }
 
@@ -71,7 +73,10 @@ extension MigrationFile {
         let up = splitter.statements(tokens[upStart..<upEnd])
         let down = downMarker.map { splitter.statements(tokens[($0 + 1)...]) }
         if runsInTransaction, let control = (up + (down ?? [])).lazy.compactMap(\.codeTokens.first).first(where: Self.controlsTransaction) {
-            throw fail(control, "\(control.text.uppercased()) inside a migration would split it from its history row; the runner wraps each file in one transaction, so remove it (or mark the file -- migrate:no-transaction)")
+            throw fail(
+                control,
+                "\(control.text.uppercased()) inside a migration would split it from its history row; the runner wraps each file in one transaction, so remove it (or mark the file -- migrate:no-transaction)"
+            )
         }
         return MigrationFile(
             version: fileNameParts.version,

@@ -18,7 +18,9 @@ public struct MigrationFileName: Sendable, Equatable {
     /// Parses `fileName`, or explains in one line why it is not a migration file name.
     public static func parse(_ fileName: String) -> Result<MigrationFileName, MigrationFileError> {
         func reject(_ why: String) -> Result<MigrationFileName, MigrationFileError> {
-            .failure(MigrationFileError(path: fileName, message: "not a migration file name: \(why); expected NNNN_snake_name.sql, e.g. 0007_add_due_dates.sql"))
+            .failure(
+                MigrationFileError(
+                    path: fileName, message: "not a migration file name: \(why); expected NNNN_snake_name.sql, e.g. 0007_add_due_dates.sql"))
         }
         guard fileName.hasSuffix(".sql") else { return reject("it does not end in .sql") }
         let stem = fileName.dropLast(4)

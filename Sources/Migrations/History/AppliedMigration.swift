@@ -20,7 +20,10 @@ public struct AppliedMigration: Sendable, Equatable, Codable {
     public var isBaseline: Bool
 
     /// A history row.
-    public init(version: Int64, name: String, checksum: String, appliedAt: Date, executionMilliseconds: Int64, appliedBy: String, toolVersion: String, isBaseline: Bool) {
+    public init(
+        version: Int64, name: String, checksum: String, appliedAt: Date, executionMilliseconds: Int64, appliedBy: String, toolVersion: String,
+        isBaseline: Bool
+    ) {
         self.version = version
         self.name = name
         self.checksum = checksum

@@ -11,28 +11,31 @@ struct MigrationHistory: Sendable {
     /// runners never race to create it.
     func create(on connection: PGConnection) async throws {
         guard try await !exists(on: connection) else { return }
-        _ = try await connection.simpleQuery(unsafeSQL: """
-            CREATE TABLE \(Self.tableName) (
-                version bigint PRIMARY KEY CHECK (version > 0),
-                name text NOT NULL,
-                checksum text NOT NULL CHECK (checksum ~ '^[0-9a-f]{64}$'),
-                applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-                execution_ms bigint NOT NULL CHECK (execution_ms >= 0),
-                applied_by text NOT NULL,
-                tool_version text NOT NULL,
-                baseline boolean NOT NULL DEFAULT false
-            );
-            COMMENT ON TABLE \(Self.tableName) IS 'Applied migrations, kept by taskmigrate; checksum is the SHA-256 of the file bytes';
-            """)
+        _ = try await connection.simpleQuery(
+            unsafeSQL: """
+                CREATE TABLE \(Self.tableName) (
+                    version bigint PRIMARY KEY CHECK (version > 0),
+                    name text NOT NULL,
+                    checksum text NOT NULL CHECK (checksum ~ '^[0-9a-f]{64}$'),
+                    applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    execution_ms bigint NOT NULL CHECK (execution_ms >= 0),
+                    applied_by text NOT NULL,
+                    tool_version text NOT NULL,
+                    baseline boolean NOT NULL DEFAULT false
+                );
+                COMMENT ON TABLE \(Self.tableName) IS 'Applied migrations, kept by taskmigrate; checksum is the SHA-256 of the file bytes';
+                """)
     }
 
     /// Every applied migration, ascending; empty when the table does not exist yet.
     func read(on connection: PGConnection) async throws -> [AppliedMigration] {
         guard try await exists(on: connection) else { return [] }
-        let rows = try await connection.query(PGQuery(unsafeSQL: """
-            SELECT version, name, checksum, applied_at, execution_ms, applied_by, tool_version, baseline
-              FROM \(Self.tableName) ORDER BY version
-            """))
+        let rows = try await connection.query(
+            PGQuery(
+                unsafeSQL: """
+                    SELECT version, name, checksum, applied_at, execution_ms, applied_by, tool_version, baseline
+                      FROM \(Self.tableName) ORDER BY version
+                    """))
         return try rows.map { row in
             AppliedMigration(
                 version: try row.decode(Int64.self, "version"),
@@ -54,7 +57,8 @@ struct MigrationHistory: Sendable {
     /// Records `file` as applied, in the caller's transaction when there is one, naming the
     /// login role (a migration may run as the owner role).
     func insert(_ file: MigrationFile, milliseconds: Int64, operatorName: String, baseline: Bool = false, on connection: PGConnection) async throws {
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(unsafeSQL: Self.tableName) (version, name, checksum, execution_ms, applied_by, tool_version, baseline)
             VALUES (\(file.version), \(file.name), \(file.checksum), \(milliseconds),
                     session_user || ' (' || \(operatorName) || ')', \(MigrationTool.version), \(baseline))

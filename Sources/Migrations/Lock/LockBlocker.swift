@@ -36,7 +36,8 @@ public struct LockBlocker: Sendable, Equatable, CustomStringConvertible {
 
     /// The first session blocking `pid`, if it waits for a lock now.
     static func find(blocking pid: Int32, on connection: PGConnection) async throws -> LockBlocker? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT b.pid,
                    coalesce(b.usename::text, '') AS usename,
                    coalesce(b.application_name, '') AS application_name,

@@ -37,7 +37,8 @@ struct MigrationLock {
 
     /// Who holds the lock now, as `pid N (user, application, since ...)`.
     private func holder() async throws -> String? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT a.pid, coalesce(a.usename::text, '?') AS usename, coalesce(a.application_name, '') AS application_name,
                    coalesce(a.client_addr::text, 'local') AS client
               FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid

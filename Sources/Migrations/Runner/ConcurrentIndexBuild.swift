@@ -17,7 +17,8 @@ struct ConcurrentIndexBuild {
     /// that names its index.
     init?(_ file: MigrationFile) {
         guard !file.runsInTransaction, file.up.count == 1,
-              let target = StatementShape(file.up[0].codeTokens).concurrentIndexTarget() else { return nil }
+            let target = StatementShape(file.up[0].codeTokens).concurrentIndexTarget()
+        else { return nil }
         index = target.index
         table = target.table.map(PGQuery.quoteIdentifier).joined(separator: ".")
     }
@@ -31,7 +32,8 @@ struct ConcurrentIndexBuild {
 
     /// The INVALID index's regclass text (quoted and qualified as needed), if there is one.
     func leftover(on connection: PGConnection) async throws -> String? {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT c.oid::regclass::text AS name
               FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
              WHERE i.indrelid = to_regclass(\(table)) AND c.relname = \(index) AND NOT i.indisvalid

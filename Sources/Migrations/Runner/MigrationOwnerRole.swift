@@ -31,7 +31,8 @@ enum MigrationOwnerRole {
     /// True when the owner role owns the history table and the session user is a member of it
     /// (a superuser always is).
     static func applies(on connection: PGConnection) async throws -> Bool {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT EXISTS (
                 SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_roles r ON r.oid = c.relowner
                  WHERE c.oid = to_regclass(\(MigrationHistory.tableName)) AND r.rolname = \(name)

@@ -38,8 +38,9 @@ extension MigrationRunner {
                         try? await build.dropLeftover(on: work)
                         leftover = try? await build.leftover(on: work)
                     }
-                    throw MigrationError.lockTimeout(file: file.path, attempts: attempt, lockTimeout: settings.lockTimeout, blocker: blocker,
-                                                     leftoverIndex: leftover)
+                    throw MigrationError.lockTimeout(
+                        file: file.path, attempts: attempt, lockTimeout: settings.lockTimeout, blocker: blocker,
+                        leftoverIndex: leftover)
                 }
                 let delay = settings.backoff(beforeRetry: attempt) * Double.random(in: 0.8...1.2)
                 onEvent(.retrying(file, attempt: attempt, of: settings.lockRetries, delay: delay, blocker: blocker))
@@ -83,15 +84,18 @@ extension MigrationRunner {
     /// Sends each statement on its own, so a failure names its statement even when the server
     /// gives no position. A statement cancelled because the task was (Ctrl-C) is a
     /// `CancellationError`, not a migration failure.
-    private func execute(_ statements: [SQLStatement], of file: MigrationFile, _ direction: MigrationDirection, on connection: PGConnection) async throws {
+    private func execute(
+        _ statements: [SQLStatement], of file: MigrationFile, _ direction: MigrationDirection, on connection: PGConnection
+    ) async throws {
         for statement in statements {
             do {
                 _ = try await connection.simpleQuery(unsafeSQL: statement.text)
             } catch let error as PGError where error.kind == .server {
                 if Task.isCancelled { throw CancellationError() }
-                throw MigrationError.statementFailed(MigrationStatementFailure(
-                    path: file.path, location: file.location(of: statement, position: error.position),
-                    direction: direction, wasTransactional: file.runsInTransaction, error: error))
+                throw MigrationError.statementFailed(
+                    MigrationStatementFailure(
+                        path: file.path, location: file.location(of: statement, position: error.position),
+                        direction: direction, wasTransactional: file.runsInTransaction, error: error))
             }
         }
     }

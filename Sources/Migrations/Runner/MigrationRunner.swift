@@ -18,8 +18,10 @@ public struct MigrationRunner: Sendable {
     let history = MigrationHistory()
 
     /// A runner for `directory` against `config`.
-    public init(directory: MigrationDirectory, config: PGConfig, settings: MigrationSettings = MigrationSettings(),
-                onEvent: @escaping @Sendable (MigrationEvent) -> Void = { _ in }) {
+    public init(
+        directory: MigrationDirectory, config: PGConfig, settings: MigrationSettings = MigrationSettings(),
+        onEvent: @escaping @Sendable (MigrationEvent) -> Void = { _ in }
+    ) {
         self.directory = directory
         var config = config
         if config["application_name"] == nil { config["application_name"] = "taskmigrate" }
@@ -58,7 +60,8 @@ public struct MigrationRunner: Sendable {
                 onEvent(.waitingForMigrationLock(holder: holder))
             }
             let value = try await withConnection { work in
-                _ = try await work.query("""
+                _ = try await work.query(
+                    """
                     SELECT set_config('lock_timeout', \(settings.lockTimeout.postgresSetting), false),
                            set_config('statement_timeout', \(settings.statementTimeout.postgresSetting), false)
                     """)

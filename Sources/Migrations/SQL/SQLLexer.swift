@@ -57,7 +57,8 @@ public struct SQLLexer: Sendable {
             }
             if isASCIIDigit(scalar) || (scalar == "." && following.map(isASCIIDigit) == true) {
                 var end = start + 1
-                while end < scalars.count, isASCIIDigit(scalars[end]) || scalars[end] == "." || scalars[end] == "_" || isIdentifierStart(scalars[end]) {
+                while end < scalars.count, isASCIIDigit(scalars[end]) || scalars[end] == "." || scalars[end] == "_" || isIdentifierStart(scalars[end])
+                {
                     end += 1
                 }
                 return token(.number, start, end)

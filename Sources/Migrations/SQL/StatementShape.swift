@@ -49,7 +49,8 @@ struct StatementShape {
         guard index > 0 else { return nil }
         index = skipIfNotExists(index)
         guard index < tokens.count, !tokens[index].isKeyword("ON"), let name = qualifiedName(at: index),
-              name.end < tokens.count, tokens[name.end].isKeyword("ON") else { return nil }
+            name.end < tokens.count, tokens[name.end].isKeyword("ON")
+        else { return nil }
         var tableStart = name.end + 1
         if tableStart < tokens.count, tokens[tableStart].isKeyword("ONLY") { tableStart += 1 }
         guard let table = qualifiedName(at: tableStart) else { return nil }
@@ -85,8 +86,9 @@ struct StatementShape {
         var index = 1
         if index < tokens.count, tokens[index].isKeyword("SESSION") || tokens[index].isKeyword("LOCAL") { index += 1 }
         guard index + 2 < tokens.count, let setting = tokens[index].identifier,
-              setting == "lock_timeout" || setting == "statement_timeout",
-              tokens[index + 1].isKeyword("TO") || tokens[index + 1].text == "=" else { return nil }
+            setting == "lock_timeout" || setting == "statement_timeout",
+            tokens[index + 1].isKeyword("TO") || tokens[index + 1].text == "="
+        else { return nil }
         let value = tokens[index + 2].text.filter { $0 != "'" }
         return Double(value.prefix { $0.isNumber || $0 == "." }) == 0 ? setting : nil
     }
@@ -137,7 +139,8 @@ struct StatementShape {
     }
 
     private func skipIfNotExists(_ index: Int) -> Int {
-        guard index + 2 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("NOT"), tokens[index + 2].isKeyword("EXISTS") else {
+        guard index + 2 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("NOT"), tokens[index + 2].isKeyword("EXISTS")
+        else {
             return index
         }
         return index + 3

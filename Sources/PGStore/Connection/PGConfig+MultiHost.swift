@@ -15,7 +15,8 @@ extension PGConfig {
         let count = max(hosts.count, addresses.count)
         // Lists of unequal lengths are libpq's to reject, with its own message.
         guard count > 1, hosts.isEmpty || hosts.count == count, addresses.isEmpty || addresses.count == count,
-              ports.count <= 1 || ports.count == count else { return nil }
+            ports.count <= 1 || ports.count == count
+        else { return nil }
         let single: [PGConfig] = (0..<count).map { index in
             var attempt = self
             attempt["host"] = hosts.isEmpty ? nil : hosts[index]

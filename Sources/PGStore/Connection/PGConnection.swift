@@ -126,8 +126,9 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     static func errorMessage(_ handle: OpaquePointer) -> String {
-        PGConfig.mask(String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-            .replacingOccurrences(of: "\n", with: "; "))
+        PGConfig.mask(
+            String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+                .replacingOccurrences(of: "\n", with: "; "))
     }
 
     /// Ends the session. Safe to call twice.
@@ -388,8 +389,9 @@ public final class PGConnection: @unchecked Sendable {
     func collectNotifications() {
         while let notify = PQnotifies(handle) {
             let event = notify.pointee
-            pendingNotifications.append(PGNotification(
-                channel: String(cString: event.relname), payload: String(cString: event.extra), senderPID: event.be_pid))
+            pendingNotifications.append(
+                PGNotification(
+                    channel: String(cString: event.relname), payload: String(cString: event.extra), senderPID: event.be_pid))
             PQfreemem(notify)
         }
     }

@@ -62,7 +62,8 @@ public struct PGCopyFormat: Sendable, Equatable {
     /// unquoted empty field is NULL) and when it is `\.` (the end-of-data marker).
     private static func appendCSVField(_ field: String, to buffer: inout [UInt8]) {
         let utf8 = field.utf8
-        let needsQuotes = utf8.isEmpty || field == "\\."
+        let needsQuotes =
+            utf8.isEmpty || field == "\\."
             || utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else {
             buffer.append(contentsOf: utf8)

@@ -80,7 +80,8 @@ extension PGConnection {
                 case .success(let rows): return .rows(rows)
                 case .failure(let error):
                     if error.code == .invalidSQLStatementName, case .executePrepared(let name) = steps[position.execute].action,
-                       let original = failedPrepares[name] {
+                        let original = failedPrepares[name]
+                    {
                         return .failed(original)
                     }
                     return .failed(error)

@@ -128,8 +128,9 @@ extension PGConnection {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
                 return .success(PGRows(result: result))
             default:
-                return .failure(Self.error(
-                    from: result, sql: step.query.sql, timedOut: cancelState.timeoutFired, timeout: timeout))
+                return .failure(
+                    Self.error(
+                        from: result, sql: step.query.sql, timedOut: cancelState.timeoutFired, timeout: timeout))
             }
         }
     }

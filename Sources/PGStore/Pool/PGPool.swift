@@ -376,8 +376,9 @@ public final class PGPool: Sendable {
                     return (expired, next)
                 }
                 for waiter in expired {
-                    waiter.continuation.resume(throwing: PGError.timeout(
-                        "no connection free within \(self.options.acquireTimeout) (pool of \(self.options.maxConnections), all in use)"))
+                    waiter.continuation.resume(
+                        throwing: PGError.timeout(
+                            "no connection free within \(self.options.acquireTimeout) (pool of \(self.options.maxConnections), all in use)"))
                 }
                 guard let next else { return }
                 do { try await Task.sleep(until: next, clock: .continuous) } catch { return }

@@ -54,9 +54,12 @@ extension Int16: PGEncodable {
 func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
     if value == 0 { buffer.append(48); return }
     var magnitude = value.magnitude
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var digits:
+        (
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+        ) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     var count = 0
     withUnsafeMutableBytes(of: &digits) { raw in
         while magnitude > 0 {
@@ -72,7 +75,9 @@ func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
 extension Double: PGEncodable {
     public static var pgTypeOID: UInt32 { 701 }
     public func pgEncode(into buffer: inout [UInt8]) {
-        if isNaN { buffer.append(contentsOf: "NaN".utf8) } else if self == .infinity {
+        if isNaN {
+            buffer.append(contentsOf: "NaN".utf8)
+        } else if self == .infinity {
             buffer.append(contentsOf: "Infinity".utf8)
         } else if self == -.infinity {
             buffer.append(contentsOf: "-Infinity".utf8)

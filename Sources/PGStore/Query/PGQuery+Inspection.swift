@@ -13,10 +13,11 @@ extension PGQuery {
                 return DateTimeText.formatTimestamp(binary: bytes.reduce(0) { $0 << 8 | Int64($1) })
             }
             if parameter.format == PGFormat.binary.rawValue {
-                return "\\x" + bytes.map { byte in
-                    let hex = String(byte, radix: 16)
-                    return byte < 16 ? "0" + hex : hex
-                }.joined()
+                return "\\x"
+                    + bytes.map { byte in
+                        let hex = String(byte, radix: 16)
+                        return byte < 16 ? "0" + hex : hex
+                    }.joined()
             }
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -50,7 +50,8 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
     /// Throws when a parameter cannot travel as given (a NUL byte in text).
     func checkSendable() throws {
         if let index = firstParameterWithNUL {
-            throw PGError.invalidParameter("parameter $\(index) contains a NUL byte (U+0000), which PostgreSQL text cannot store; remove it, or send the value as bytes (Data)")
+            throw PGError.invalidParameter(
+                "parameter $\(index) contains a NUL byte (U+0000), which PostgreSQL text cannot store; remove it, or send the value as bytes (Data)")
         }
     }
 
@@ -120,11 +121,12 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation, CustomStringC
         let base = parameterBytes.count
         parameterBytes.append(contentsOf: other.parameterBytes)
         if firstParameterWithNUL == nil, let index = other.firstParameterWithNUL { firstParameterWithNUL = index + shift }
-        parameters.append(contentsOf: other.parameters.map {
-            var parameter = $0
-            if parameter.offset >= 0 { parameter.offset += base }
-            return parameter
-        })
+        parameters.append(
+            contentsOf: other.parameters.map {
+                var parameter = $0
+                if parameter.offset >= 0 { parameter.offset += base }
+                return parameter
+            })
     }
 
     /// Shifts `$n` placeholders outside quotes by `shift`. Works on UTF-8 bytes: every byte

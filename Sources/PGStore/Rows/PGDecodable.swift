@@ -57,7 +57,8 @@ func decodeInteger<T: FixedWidthInteger>(_ field: PGField, as type: T.Type) thro
             throw field.error("\"\(String(decoding: bytes, as: UTF8.self))\" is not an integer (\(T.self))")
         }
         let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-        let (next, overflow2) = negative
+        let (next, overflow2) =
+            negative
             ? times.subtractingReportingOverflow(T(digit)) : times.addingReportingOverflow(T(digit))
         guard !overflow1, !overflow2 else {
             throw field.error("\(String(decoding: bytes, as: UTF8.self)) does not fit in \(T.self)")

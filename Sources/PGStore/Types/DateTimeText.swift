@@ -41,9 +41,10 @@ enum DateTimeText {
     /// `YYYY-MM-DD` starting at `index`.
     static func parseDate(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> (year: Int, month: Int, day: Int, end: Int)? {
         guard let year = digits(bytes, from: index, max: 9), year.end < bytes.count, bytes[year.end] == UInt8(ascii: "-"),
-              let month = digits(bytes, from: year.end + 1, max: 2), month.end < bytes.count,
-              bytes[month.end] == UInt8(ascii: "-"),
-              let day = digits(bytes, from: month.end + 1, max: 2) else { return nil }
+            let month = digits(bytes, from: year.end + 1, max: 2), month.end < bytes.count,
+            bytes[month.end] == UInt8(ascii: "-"),
+            let day = digits(bytes, from: month.end + 1, max: 2)
+        else { return nil }
         return (year.value, month.value, day.value, day.end)
     }
 
@@ -63,9 +64,10 @@ enum DateTimeText {
         }
         let view = UnsafeBufferPointer(rebasing: bytes[0..<count])
         guard let date = parseDate(view, from: 0), date.end < count, view[date.end] == 32 || view[date.end] == UInt8(ascii: "T"),
-              let hour = digits(view, from: date.end + 1, max: 2), hour.end < count, view[hour.end] == UInt8(ascii: ":"),
-              let minute = digits(view, from: hour.end + 1, max: 2), minute.end < count, view[minute.end] == UInt8(ascii: ":"),
-              let second = digits(view, from: minute.end + 1, max: 2) else { return nil }
+            let hour = digits(view, from: date.end + 1, max: 2), hour.end < count, view[hour.end] == UInt8(ascii: ":"),
+            let minute = digits(view, from: hour.end + 1, max: 2), minute.end < count, view[minute.end] == UInt8(ascii: ":"),
+            let second = digits(view, from: minute.end + 1, max: 2)
+        else { return nil }
         var index = second.end
         var micros = 0
         if index < count, view[index] == UInt8(ascii: ".") {

@@ -21,7 +21,8 @@ public struct PGDate: Sendable, Hashable, Comparable, CustomStringConvertible, C
             bytes.removeLast(3)
         }
         guard let parsed = bytes.withUnsafeBufferPointer({ DateTimeText.parseDate($0, from: 0) }),
-              parsed.end == bytes.count else { return nil }
+            parsed.end == bytes.count
+        else { return nil }
         self.init(year: bc ? 1 - parsed.year : parsed.year, month: parsed.month, day: parsed.day)
     }
 

@@ -13,7 +13,8 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
     /// The date, or nil when the three numbers do not name a real date.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...Self.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...Self.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -24,8 +25,9 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parts = trimmed.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else {
             throw TaskError.validation(field: field, reason: "\"\(text)\" is not a date in the form YYYY-MM-DD")
         }
         guard let date = CalendarDate(year: year, month: month, day: day) else {

@@ -17,8 +17,9 @@ public struct TaskKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     public init(parsing text: String, field: String = "task") throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let dash = trimmed.lastIndex(of: "-"),
-              let number = Int64(trimmed[trimmed.index(after: dash)...]), number > 0,
-              let team = try? TeamKey(String(trimmed[..<dash])) else {
+            let number = Int64(trimmed[trimmed.index(after: dash)...]), number > 0,
+            let team = try? TeamKey(String(trimmed[..<dash]))
+        else {
             throw TaskError.validation(field: field, reason: "\"\(text)\" is not a task key like CORE-42")
         }
         self.init(team: team, number: number)

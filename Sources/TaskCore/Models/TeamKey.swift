@@ -12,10 +12,12 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     public init(_ text: String, field: String = "team") throws {
         let key = text.trimmingCharacters(in: .whitespaces).uppercased()
         guard Self.lengthRange.contains(key.count) else {
-            throw TaskError.validation(field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(key.count)")
+            throw TaskError.validation(
+                field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(key.count)")
         }
         guard let first = key.unicodeScalars.first, ("A"..."Z").contains(first),
-              key.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) }) else {
+            key.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+        else {
             throw TaskError.validation(field: field, reason: "a team key is letters A-Z and digits, starting with a letter, got \"\(text)\"")
         }
         rawValue = key

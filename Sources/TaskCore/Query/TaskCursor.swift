@@ -30,8 +30,9 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
         }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0] == "t1", let sort = TaskSort(rawValue: String(parts[1])),
-              parts[2] == "a" || parts[2] == "d",
-              let primaryKey = Int64(parts[3]), let number = Int64(parts[4]) else {
+            parts[2] == "a" || parts[2] == "d",
+            let primaryKey = Int64(parts[3]), let number = Int64(parts[4])
+        else {
             throw Self.invalid(token)
         }
         self.sort = sort

@@ -52,10 +52,13 @@ public struct TaskQuery: Hashable, Sendable {
     /// Checks the limit, and that the cursor belongs to this order.
     public func validate() throws {
         guard Self.limitRange.contains(limit) else {
-            throw TaskError.validation(field: "limit", reason: "a page holds \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound) tasks, got \(limit)")
+            throw TaskError.validation(
+                field: "limit", reason: "a page holds \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound) tasks, got \(limit)")
         }
         if let after, after.sort != sort || after.descending != descending {
-            throw TaskError.validation(field: "cursor", reason: "the cursor belongs to a list sorted by \(after.sort.rawValue)\(after.descending ? " descending" : ""), not this one")
+            throw TaskError.validation(
+                field: "cursor",
+                reason: "the cursor belongs to a list sorted by \(after.sort.rawValue)\(after.descending ? " descending" : ""), not this one")
         }
     }
 
@@ -77,7 +80,10 @@ public struct TaskQuery: Hashable, Sendable {
         if let dueAfter, !(task.dueDate.map { $0 > dueAfter } ?? false) { return false }
         if overdueOnly, !task.isOverdue(today: today) { return false }
         if let text = text?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty,
-           !task.title.lowercased().contains(text), !task.notes.lowercased().contains(text) { return false }
+            !task.title.lowercased().contains(text), !task.notes.lowercased().contains(text)
+        {
+            return false
+        }
         if let after, !after.precedes(task) { return false }
         return true
     }

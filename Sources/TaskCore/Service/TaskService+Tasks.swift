@@ -35,7 +35,8 @@ extension TaskService {
 
     /// Deletes the task and its history (members).
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws {
-        try await store.deleteTask(key, expectedVersion: expectedVersion, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
+        try await store.deleteTask(
+            key, expectedVersion: expectedVersion, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
     }
 
     /// One page of the team's tasks (anyone in the team). An assignee named by email is
@@ -82,7 +83,13 @@ extension TaskService {
     }
 
     /// Merges one batch of drafts into the team by external id (members), all or nothing.
-    public func importTasks(into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, drafts: [TaskImportDraft], as actor: UserRef) async throws -> ImportSummary {
-        try await importTasks(into: team, policy: policy, dryRun: dryRun, batches: AsyncStream { $0.yield(drafts); $0.finish() }, as: actor)
+    public func importTasks(
+        into team: TeamKey, policy: ImportConflictPolicy, dryRun: Bool = false, drafts: [TaskImportDraft], as actor: UserRef
+    ) async throws -> ImportSummary {
+        try await importTasks(
+            into: team, policy: policy, dryRun: dryRun,
+            batches: AsyncStream {
+                $0.yield(drafts); $0.finish()
+            }, as: actor)
     }
 }

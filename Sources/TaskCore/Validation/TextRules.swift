@@ -19,7 +19,8 @@ public enum TextRules {
         guard let first = scalars.first, let last = scalars.last else { return text }
         if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         return String(scalars[start...end])
     }
 

@@ -11,7 +11,8 @@ public enum UserFields {
         try TextRules.rejectNUL(email, field: "email")
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
-              !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace) else {
+            !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace)
+        else {
             throw TaskError.validation(field: "email", reason: "\"\(text)\" is not an email address")
         }
         return email

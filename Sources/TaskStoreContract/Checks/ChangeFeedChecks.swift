@@ -35,7 +35,9 @@ extension TaskStoreContract {
             let stream = try await f.service.changes(in: f.team, as: f.viewer)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<10 {
-                    group.addTask { _ = try await f.service.updateTask(task.key, try TaskChanges(notes: "edit \(index)"), expectedVersion: nil, as: f.member) }
+                    group.addTask {
+                        _ = try await f.service.updateTask(task.key, try TaskChanges(notes: "edit \(index)"), expectedVersion: nil, as: f.member)
+                    }
                 }
                 try await group.waitForAll()
             }

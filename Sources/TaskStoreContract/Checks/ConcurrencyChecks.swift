@@ -8,12 +8,20 @@ extension TaskStoreContract {
             let edited = try await f.service.updateTask(created.key, try TaskChanges(title: "First edit"), expectedVersion: 1, as: f.member)
             #expect(edited.version == 2)
             let historyBefore = try await f.service.history(of: created.key, as: f.viewer)
-            #expect(await Outcome.of { _ = try await f.service.updateTask(created.key, try TaskChanges(title: "Stale edit"), expectedVersion: 1, as: f.admin) } == .conflict(currentVersion: 2))
-            #expect(await Outcome.of { _ = try await f.service.completeTask(created.key, expectedVersion: 1, as: f.admin) } == .conflict(currentVersion: 2))
+            #expect(
+                await Outcome.of {
+                    _ = try await f.service.updateTask(created.key, try TaskChanges(title: "Stale edit"), expectedVersion: 1, as: f.admin)
+                } == .conflict(currentVersion: 2))
+            #expect(
+                await Outcome.of { _ = try await f.service.completeTask(created.key, expectedVersion: 1, as: f.admin) }
+                    == .conflict(currentVersion: 2))
             #expect(await Outcome.of { try await f.service.deleteTask(created.key, expectedVersion: 1, as: f.admin) } == .conflict(currentVersion: 2))
             #expect(try await f.service.task(created.key, as: f.viewer) == edited)
             #expect(try await f.service.history(of: created.key, as: f.viewer) == historyBefore)
-            #expect(await Outcome.of { _ = try await f.service.updateTask(created.key, try TaskChanges(title: "Fresh edit"), expectedVersion: 2, as: f.admin) } == .ok)
+            #expect(
+                await Outcome.of {
+                    _ = try await f.service.updateTask(created.key, try TaskChanges(title: "Fresh edit"), expectedVersion: 2, as: f.admin)
+                } == .ok)
         },
         ContractCheck("an edit that changes nothing keeps the version and records no history") { f in
             let task = try await f.makeTask("Same", TaskDraftFields(priority: .low))
@@ -23,7 +31,9 @@ extension TaskStoreContract {
         },
         ContractCheck("concurrent creators get distinct, gapless numbers, and a refused create uses no number") { f in
             try await f.makeTask("First")
-            #expect(await Outcome.of { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "T", assignee: f.outsider), as: f.member) } == .invalid(field: "assignee"))
+            #expect(
+                await Outcome.of { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "T", assignee: f.outsider), as: f.member) }
+                    == .invalid(field: "assignee"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<20 {
                     group.addTask { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Racer \(index)"), as: f.member) }
@@ -40,7 +50,9 @@ extension TaskStoreContract {
             let outcomes = await withTaskGroup(of: Outcome.self) { group in
                 for index in 0..<10 {
                     group.addTask {
-                        await Outcome.of { _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Edit \(index)"), expectedVersion: 1, as: f.member) }
+                        await Outcome.of {
+                            _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Edit \(index)"), expectedVersion: 1, as: f.member)
+                        }
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }

@@ -17,18 +17,20 @@ extension TaskStoreContract {
             #expect(history.map(\.version) == [1, 2, 3, 4])
             #expect(history.map(\.actorID) == [owner, member, member, admin])
             #expect(history.map(\.at) == [created.createdAt, edited.updatedAt, assigned.updatedAt, done.updatedAt])
-            #expect(history[0].changes == [
-                FieldChange(field: .title, old: nil, new: "Draft"),
-                FieldChange(field: .status, old: nil, new: "open"),
-                FieldChange(field: .priority, old: nil, new: "low"),
-                FieldChange(field: .category, old: nil, new: "Ops"),
-            ])
-            #expect(history[1].changes == [
-                FieldChange(field: .title, old: "Draft", new: "Final"),
-                FieldChange(field: .priority, old: "low", new: "high"),
-                FieldChange(field: .dueDate, old: nil, new: "2026-03-10"),
-                FieldChange(field: .category, old: "Ops", new: nil),
-            ])
+            #expect(
+                history[0].changes == [
+                    FieldChange(field: .title, old: nil, new: "Draft"),
+                    FieldChange(field: .status, old: nil, new: "open"),
+                    FieldChange(field: .priority, old: nil, new: "low"),
+                    FieldChange(field: .category, old: nil, new: "Ops"),
+                ])
+            #expect(
+                history[1].changes == [
+                    FieldChange(field: .title, old: "Draft", new: "Final"),
+                    FieldChange(field: .priority, old: "low", new: "high"),
+                    FieldChange(field: .dueDate, old: nil, new: "2026-03-10"),
+                    FieldChange(field: .category, old: "Ops", new: nil),
+                ])
             #expect(history[2].changes == [FieldChange(field: .assignee, old: nil, new: admin.description)])
             #expect(history[3].changes == [FieldChange(field: .status, old: "open", new: "done")])
             #expect(done.createdBy == owner && done.updatedBy == admin && done.createdAt == created.createdAt)

@@ -39,14 +39,22 @@ extension TaskStoreContract {
             let fresh = try TaskImportDraft(try TaskDraft(title: "Fresh", externalID: "fresh"))
             let existing = try TaskImportDraft(try TaskDraft(title: "Clash", externalID: "row-0"))
             let badAssignee = try TaskImportDraft(try TaskDraft(title: "Bad", assignee: f.outsider, externalID: "bad"))
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, drafts: [fresh, existing], as: f.member) } == .alreadyExists)
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, badAssignee], as: f.member) } == .invalid(field: "assignee"))
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, fresh], as: f.member) } == .invalid(field: "externalID"))
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, drafts: [fresh, existing], as: f.member) }
+                    == .alreadyExists)
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, badAssignee], as: f.member) }
+                    == .invalid(field: "assignee"))
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, fresh], as: f.member) }
+                    == .invalid(field: "externalID"))
             let failing = AsyncThrowingStream<[TaskImportDraft], any Error> { continuation in
                 continuation.yield([fresh])
                 continuation.finish(throwing: TaskError.validation(field: "file", reason: "line 3: unterminated quote"))
             }
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: failing, as: f.member) } == .invalid(field: "file"))
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: failing, as: f.member) }
+                    == .invalid(field: "file"))
             #expect(try await f.allTasks() == before)
             #expect(try await f.makeTask("After").key.number == 2)
         },
@@ -68,25 +76,33 @@ extension TaskStoreContract {
             rows[0] = try TaskImportDraft(try TaskDraft(title: "Changed", externalID: "row-0"))
             let summary = try await f.service.importTasks(into: f.team, policy: .update, dryRun: true, drafts: rows, as: f.member)
             #expect(summary == ImportSummary(inserted: 2, updated: 1, unchanged: 1))
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, dryRun: true, drafts: rows, as: f.member) } == .alreadyExists)
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, dryRun: true, drafts: rows, as: f.member) }
+                    == .alreadyExists)
             #expect(try await f.allTasks() == before)
             try await f.makeTask("After")
             #expect(try await collect(1, from: stream).map(\.key.number) == [3])
         },
         ContractCheck("a refused import is refused before its source is read") { f in
-            let unreadable = AsyncThrowingStream<[TaskImportDraft], any Error> { $0.finish(throwing: TaskError.validation(field: "file", reason: "read")) }
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.viewer) } == .denied)
-            #expect(await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.outsider) } == .notFound)
+            let unreadable = AsyncThrowingStream<[TaskImportDraft], any Error> {
+                $0.finish(throwing: TaskError.validation(field: "file", reason: "read"))
+            }
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.viewer) } == .denied)
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, batches: unreadable, as: f.outsider) }
+                    == .notFound)
         },
     ]
 
     /// `count` import rows `row-N` titled "Row N", odd ones assigned to the member, with due dates.
     static func importRows(_ f: ContractFixture, count: Int) throws -> [TaskImportDraft] {
         try (0..<count).map { index in
-            try TaskImportDraft(try TaskDraft(
-                title: "Row \(index)", notes: "Imported row \(index)", priority: .medium,
-                dueDate: ContractFixture.today.adding(days: index), assignee: index % 2 == 1 ? f.member : nil,
-                category: index % 3 == 0 ? nil : "Imported", externalID: "row-\(index)"))
+            try TaskImportDraft(
+                try TaskDraft(
+                    title: "Row \(index)", notes: "Imported row \(index)", priority: .medium,
+                    dueDate: ContractFixture.today.adding(days: index), assignee: index % 2 == 1 ? f.member : nil,
+                    category: index % 3 == 0 ? nil : "Imported", externalID: "row-\(index)"))
         }
     }
 }

@@ -48,7 +48,8 @@ extension TaskStoreContract {
         ContractCheck("pages skip and repeat no row while rows are inserted between fetches, in every order") { f in
             let priorities = TaskPriority.allCases
             for index in 0..<20 {
-                let fields = TaskDraftFields(priority: priorities[index % priorities.count], dueDate: index % 4 == 0 ? nil : ContractFixture.today.adding(days: index % 7))
+                let fields = TaskDraftFields(
+                    priority: priorities[index % priorities.count], dueDate: index % 4 == 0 ? nil : ContractFixture.today.adding(days: index % 7))
                 try await f.makeTask("Original \(index)", fields)
             }
             let originals = Set(try await f.allTasks().map(\.key))
@@ -64,7 +65,8 @@ extension TaskStoreContract {
                         query.after = page.nextCursor
                         for _ in 0..<2 {
                             inserted += 1
-                            let fields = TaskDraftFields(priority: priorities[inserted % priorities.count], dueDate: ContractFixture.today.adding(days: inserted % 9 - 4))
+                            let fields = TaskDraftFields(
+                                priority: priorities[inserted % priorities.count], dueDate: ContractFixture.today.adding(days: inserted % 9 - 4))
                             try await f.makeTask("Inserted \(inserted)", fields)
                         }
                     } while query.after != nil
@@ -86,8 +88,10 @@ extension TaskStoreContract {
     /// Five tasks A-E whose fields exercise every filter and sort, as of 2026-03-10.
     static func makeFilterStage(_ f: ContractFixture) async throws {
         let day = { (d: Int) in CalendarDate(year: 2026, month: 3, day: d) }
-        try await f.makeTask("A: Write report", TaskDraftFields(notes: "quarterly numbers", priority: .high, dueDate: day(1), assignee: f.member, category: "Docs"))
-        try await f.makeTask("B: Fix login bug", TaskDraftFields(status: .inProgress, priority: .urgent, dueDate: day(20), assignee: f.viewer, category: "Bugs"))
+        try await f.makeTask(
+            "A: Write report", TaskDraftFields(notes: "quarterly numbers", priority: .high, dueDate: day(1), assignee: f.member, category: "Docs"))
+        try await f.makeTask(
+            "B: Fix login bug", TaskDraftFields(status: .inProgress, priority: .urgent, dueDate: day(20), assignee: f.viewer, category: "Bugs"))
         try await f.makeTask("C: Plan offsite", TaskDraftFields(status: .done, priority: .low, dueDate: day(5)))
         try await f.makeTask("D: Review Report draft", TaskDraftFields(category: "docs"))
         try await f.makeTask("E: Call vendor", TaskDraftFields(notes: "about the REPORT", priority: .medium, dueDate: day(10), assignee: f.member))

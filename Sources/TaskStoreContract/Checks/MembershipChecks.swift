@@ -42,7 +42,8 @@ extension TaskStoreContract {
             #expect(await Outcome.of { try await f.service.removeMember(f.outsider, from: f.team, as: f.owner) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.createTeam(key: f.team.rawValue, name: "Again", as: f.owner) } == .alreadyExists)
             if case .email(let email) = f.owner {
-                #expect(await Outcome.of { _ = try await f.service.createUser(email: " \(email.uppercased()) ", displayName: "Twin") } == .alreadyExists)
+                #expect(
+                    await Outcome.of { _ = try await f.service.createUser(email: " \(email.uppercased()) ", displayName: "Twin") } == .alreadyExists)
             }
         },
     ]

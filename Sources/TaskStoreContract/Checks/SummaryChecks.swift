@@ -16,7 +16,8 @@ extension TaskStoreContract {
             let today = ContractFixture.today
             let member = try await f.service.user(f.member), viewer = try await f.service.user(f.viewer)
             try await f.makeTask("Overdue", TaskDraftFields(dueDate: today.adding(days: -1), assignee: f.member, category: "Docs"))
-            try await f.makeTask("Overdue in progress", TaskDraftFields(status: .inProgress, dueDate: today.adding(days: -2), assignee: f.viewer, category: "docs"))
+            try await f.makeTask(
+                "Overdue in progress", TaskDraftFields(status: .inProgress, dueDate: today.adding(days: -2), assignee: f.viewer, category: "docs"))
             try await f.makeTask("Done late", TaskDraftFields(status: .done, dueDate: today.adding(days: -1), assignee: f.member))
             try await f.makeTask("Due today", TaskDraftFields(dueDate: today, category: "Docs"))
             try await f.makeTask("Due tomorrow", TaskDraftFields(dueDate: today.adding(days: 1)))
@@ -36,13 +37,16 @@ extension TaskStoreContract {
             let summary = try await f.service.summary(of: f.team, as: f.viewer)
             #expect(summary.total == 7 && summary.overdue == 2)
             #expect(summary.byStatus == [.open: 4, .inProgress: 1, .done: 2])
-            #expect(summary.byCategory == [
-                NamedCount(name: TaskRow.uncategorized, count: 3), NamedCount(name: "Docs", count: 2),
-                NamedCount(name: "Bugs", count: 1), NamedCount(name: "docs", count: 1),
-            ])
-            #expect(summary.openByAssignee == [
-                NamedCount(name: TaskRow.unassigned, count: 2), NamedCount(name: member.email, count: 2), NamedCount(name: viewer.email, count: 1),
-            ])
+            #expect(
+                summary.byCategory == [
+                    NamedCount(name: TaskRow.uncategorized, count: 3), NamedCount(name: "Docs", count: 2),
+                    NamedCount(name: "Bugs", count: 1), NamedCount(name: "docs", count: 1),
+                ])
+            #expect(
+                summary.openByAssignee == [
+                    NamedCount(name: TaskRow.unassigned, count: 2), NamedCount(name: member.email, count: 2),
+                    NamedCount(name: viewer.email, count: 1),
+                ])
         },
         ContractCheck("counting is refused to outsiders, unknown and disabled users and for unknown teams exactly as listing is") { f in
             try await f.makeTask()

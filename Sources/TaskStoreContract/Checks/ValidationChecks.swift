@@ -11,14 +11,56 @@ extension TaskStoreContract {
                 ("title", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "   "), as: f.member) }),
                 ("title", { _ = try await service.createTask(in: f.team, try TaskDraft(title: String(repeating: "x", count: 501)), as: f.member) }),
                 ("title", { _ = try await service.updateTask(task.key, try TaskChanges(title: "\n\t"), expectedVersion: nil, as: f.member) }),
-                ("notes", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", notes: String(repeating: "n", count: 10_001)), as: f.member) }),
+                (
+                    "notes",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", notes: String(repeating: "n", count: 10_001)), as: f.member)
+                    }
+                ),
                 ("category", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", category: "two\nlines"), as: f.member) }),
-                ("category", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", category: String(repeating: "c", count: 101)), as: f.member) }),
-                ("externalID", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", externalID: String(repeating: "e", count: 201)), as: f.member) }),
-                ("dueDate", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", dueDate: try CalendarDate(iso: "2026-02-30")), as: f.member) }),
-                ("dueDate", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", dueDate: try CalendarDate(iso: "next week")), as: f.member) }),
-                ("status", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", status: try TaskStatus(parsing: "finished")), as: f.member) }),
-                ("priority", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", priority: try TaskPriority(parsing: "p1")), as: f.member) }),
+                (
+                    "category",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", category: String(repeating: "c", count: 101)), as: f.member)
+                    }
+                ),
+                (
+                    "externalID",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", externalID: String(repeating: "e", count: 201)), as: f.member)
+                    }
+                ),
+                (
+                    "dueDate",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", dueDate: try CalendarDate(iso: "2026-02-30")), as: f.member)
+                    }
+                ),
+                (
+                    "dueDate",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", dueDate: try CalendarDate(iso: "next week")), as: f.member)
+                    }
+                ),
+                (
+                    "status",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", status: try TaskStatus(parsing: "finished")), as: f.member)
+                    }
+                ),
+                (
+                    "priority",
+                    {
+                        _ = try await service.createTask(
+                            in: f.team, try TaskDraft(title: "T", priority: try TaskPriority(parsing: "p1")), as: f.member)
+                    }
+                ),
                 ("assignee", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", assignee: f.outsider), as: f.member) }),
                 ("assignee", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", assignee: stranger), as: f.member) }),
                 ("assignee", { _ = try await service.createTask(in: f.team, try TaskDraft(title: "T", assignee: f.disabled), as: f.member) }),
@@ -27,7 +69,13 @@ extension TaskStoreContract {
                 ("limit", { _ = try await service.listTasks(in: f.team, TaskQuery(limit: 0), as: f.member) }),
                 ("limit", { _ = try await service.listTasks(in: f.team, TaskQuery(limit: 1001), as: f.member) }),
                 ("cursor", { _ = try await service.listTasks(in: f.team, TaskQuery(after: try TaskCursor(encoded: "garbage")), as: f.member) }),
-                ("cursor", { _ = try await service.listTasks(in: f.team, TaskQuery(sort: .due, after: TaskCursor(after: task, sort: .number, descending: false)), as: f.member) }),
+                (
+                    "cursor",
+                    {
+                        _ = try await service.listTasks(
+                            in: f.team, TaskQuery(sort: .due, after: TaskCursor(after: task, sort: .number, descending: false)), as: f.member)
+                    }
+                ),
                 ("task", { _ = try await service.task(try TaskKey(parsing: "CORE42"), as: f.member) }),
                 ("key", { _ = try await service.createTeam(key: "core team", name: "Core", as: f.owner) }),
                 ("name", { _ = try await service.createTeam(key: "N" + f.uniqueSuffix(), name: " ", as: f.owner) }),
@@ -45,7 +93,8 @@ extension TaskStoreContract {
         },
         ContractCheck("a title of exactly 500 characters after trimming is accepted and stored trimmed") { f in
             let title = String(repeating: "t", count: 500)
-            let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "  \(title)\n", category: "  ", externalID: " x-1 "), as: f.member)
+            let task = try await f.service.createTask(
+                in: f.team, try TaskDraft(title: "  \(title)\n", category: "  ", externalID: " x-1 "), as: f.member)
             #expect(task.title == title)
             #expect(task.category == nil)
             #expect(task.externalID == "x-1")
@@ -54,7 +103,10 @@ extension TaskStoreContract {
             try await f.makeTask("First", TaskDraftFields(externalID: "dup"))
             let second = try await f.makeTask("Second")
             #expect(await Outcome.of { try await f.makeTask("Again", TaskDraftFields(externalID: "dup")) } == .alreadyExists)
-            #expect(await Outcome.of { _ = try await f.service.updateTask(second.key, try TaskChanges(externalID: .set("dup")), expectedVersion: nil, as: f.member) } == .alreadyExists)
+            #expect(
+                await Outcome.of {
+                    _ = try await f.service.updateTask(second.key, try TaskChanges(externalID: .set("dup")), expectedVersion: nil, as: f.member)
+                } == .alreadyExists)
             #expect(await Outcome.of { try await f.makeTask("Elsewhere", in: try await f.makeTeam(), TaskDraftFields(externalID: "dup")) } == .ok)
             #expect(try await f.allTasks().map(\.title) == ["First", "Second"])
         },

@@ -38,8 +38,10 @@ enum StreamCommands {
             if invocation.values.flag("json") { throw UsageError("export takes --format json, not --json") }
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
             let export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
-            _ = try await export.write(as: invocation.values.value("format", as: ExportFormat.self) ?? .csv, to: { bytes in
-                try FileHandle.standardOutput.write(contentsOf: Data(bytes))
-            })
+            _ = try await export.write(
+                as: invocation.values.value("format", as: ExportFormat.self) ?? .csv,
+                to: { bytes in
+                    try FileHandle.standardOutput.write(contentsOf: Data(bytes))
+                })
         })
 }

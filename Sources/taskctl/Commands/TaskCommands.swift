@@ -6,7 +6,8 @@ enum TaskCommands {
     /// The `task` command group.
     static let command = Command(
         "task", abstract: "Create, list, show, edit, complete, assign and delete tasks; see their history.",
-        discussion: "Viewers read; members and above write. Edits take --if-version N to refuse (exit 5) when someone changed the task since you read version N.",
+        discussion:
+            "Viewers read; members and above write. Edits take --if-version N to refuse (exit 5) when someone changed the task since you read version N.",
         subcommands: [add, TaskListCommand.command, show, update, done, reopen, assign, delete, history])
 
     /// `task add`.

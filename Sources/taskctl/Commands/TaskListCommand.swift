@@ -41,9 +41,10 @@ enum TaskListCommand {
             try await directory.resolve(usersOf: page.tasks, using: service)
             let today = service.clock.today()
             let items = page.tasks.map { TaskListItem($0, users: directory, today: today) }
-            try invocation.write(try TaskOutput.list.render(items, as: format) {
-                TaskPageDocument(tasks: items.map(\.document), nextCursor: JSONNullable(page.nextCursor?.encoded))
-            })
+            try invocation.write(
+                try TaskOutput.list.render(items, as: format) {
+                    TaskPageDocument(tasks: items.map(\.document), nextCursor: JSONNullable(page.nextCursor?.encoded))
+                })
             if format != .json, let next = page.nextCursor {
                 try invocation.note("more tasks: repeat with --after \(next.encoded)")
             }

@@ -22,10 +22,12 @@ enum TeamCommands {
             let format = try invocation.format()
             let owner = try invocation.values.string("owner").map(UserRef.init) ?? invocation.actor()
             let service = try await invocation.openService()
-            let team = try await service.createTeam(key: invocation.values.requiredString("key"), name: invocation.values.requiredString("name"), as: owner)
-            try invocation.write(format == .json
-                ? try JSONOutput.encode(TeamDocument(team, role: .owner))
-                : "created team \(team.key) (\(TerminalText.clean(team.name))), owned by \(owner)\n")
+            let team = try await service.createTeam(
+                key: invocation.values.requiredString("key"), name: invocation.values.requiredString("name"), as: owner)
+            try invocation.write(
+                format == .json
+                    ? try JSONOutput.encode(TeamDocument(team, role: .owner))
+                    : "created team \(team.key) (\(TerminalText.clean(team.name))), owned by \(owner)\n")
         })
 
     /// `team list`.
@@ -49,9 +51,10 @@ enum TeamCommands {
             let service = try await invocation.openService()
             let membership = try await service.team(key, as: actor)
             let summary = try await service.summary(of: key, as: actor)
-            try invocation.write(format == .json
-                ? try JSONOutput.encode(SummaryDocument(summary, role: membership.role))
-                : SummaryOutput.render(summary, role: membership.role))
+            try invocation.write(
+                format == .json
+                    ? try JSONOutput.encode(SummaryDocument(summary, role: membership.role))
+                    : SummaryOutput.render(summary, role: membership.role))
         })
 
     /// `team add-member`.
@@ -85,9 +88,10 @@ enum TeamCommands {
             let (key, actor, user) = (try invocation.values.teamKey(), try invocation.actor(), invocation.values.userRef("email"))
             let service = try await invocation.openService()
             try await service.removeMember(user, from: key, as: actor)
-            try invocation.write(format == .json
-                ? try JSONOutput.encode(["team": key.rawValue, "removed": invocation.values.requiredString("email")])
-                : "removed \(user) from team \(key)\n")
+            try invocation.write(
+                format == .json
+                    ? try JSONOutput.encode(["team": key.rawValue, "removed": invocation.values.requiredString("email")])
+                    : "removed \(user) from team \(key)\n")
         })
 
     /// `team members`.
@@ -110,9 +114,10 @@ enum TeamCommands {
             let format = try invocation.format()
             let (key, actor) = (try invocation.values.teamKey(), try invocation.actor())
             let team = try await invocation.openService().renameTeam(key, to: invocation.values.requiredString("name"), as: actor)
-            try invocation.write(format == .json
-                ? try JSONOutput.encode(TeamDocument(team, role: .owner))
-                : "renamed team \(team.key) to \(TerminalText.clean(team.name))\n")
+            try invocation.write(
+                format == .json
+                    ? try JSONOutput.encode(TeamDocument(team, role: .owner))
+                    : "renamed team \(team.key) to \(TerminalText.clean(team.name))\n")
         })
 
     /// `team delete`.
@@ -151,8 +156,9 @@ enum TeamCommands {
             }
         }
         let member = try await service.setRole(role, for: .id(target.id), in: key, as: actor)
-        try invocation.write(format == .json
-            ? try JSONOutput.encode(MemberDocument(member))
-            : "\(member.user.email) is \(member.role == .admin || member.role == .owner ? "an" : "a") \(member.role.rawValue) of team \(key)\n")
+        try invocation.write(
+            format == .json
+                ? try JSONOutput.encode(MemberDocument(member))
+                : "\(member.user.email) is \(member.role == .admin || member.role == .owner ? "an" : "a") \(member.role.rawValue) of team \(key)\n")
     }
 }

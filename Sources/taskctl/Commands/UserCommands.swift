@@ -17,7 +17,8 @@ enum UserCommands {
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let service = try await invocation.openService()
-            let user = try await service.createUser(email: invocation.values.requiredString("email"), displayName: invocation.values.requiredString("name"))
+            let user = try await service.createUser(
+                email: invocation.values.requiredString("email"), displayName: invocation.values.requiredString("name"))
             try invocation.write(format == .json ? try JSONOutput.encode(UserDocument(user)) : "created " + UserOutput.line(user))
         })
 
@@ -32,7 +33,8 @@ enum UserCommands {
 
     static func setDisabled(_ name: String, _ disabled: Bool) -> Command {
         Command(
-            name, abstract: disabled ? "Disable a user: they can do nothing until enabled again; their history stays." : "Enable a disabled user again.",
+            name,
+            abstract: disabled ? "Disable a user: they can do nothing until enabled again; their history stays." : "Enable a disabled user again.",
             positionals: [SharedDeclarations.email],
             run: Invocation.action { invocation in
                 let format = try invocation.format()

@@ -28,7 +28,8 @@ enum DueDateExpression {
         guard let sign = word.first, sign == "+" || sign == "-", let unit = word.last else { return nil }
         let digits = word.dropFirst().dropLast()
         guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let count = Int(digits) else { return nil }
+            let count = Int(digits)
+        else { return nil }
         let days: Int
         switch unit {
         case "d": days = count

@@ -41,7 +41,9 @@ enum ChangeOutput {
 
     /// `2026-11-30T09:12:01Z  updated  CORE-7  v3  ann@example.com  Fix the login page`.
     static func line(_ change: ChangeDocument) -> String {
-        let fields = [Timestamp.iso(change.at), change.kind.padding(toLength: 7, withPad: " ", startingAt: 0), change.key, "v\(change.version)", change.actor]
+        let fields = [
+            Timestamp.iso(change.at), change.kind.padding(toLength: 7, withPad: " ", startingAt: 0), change.key, "v\(change.version)", change.actor,
+        ]
         return (fields + [change.title.value].compactMap(\.self)).map(TerminalText.clean).joined(separator: "  ") + "\n"
     }
 

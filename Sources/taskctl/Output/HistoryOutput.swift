@@ -35,7 +35,8 @@ struct HistoryDocument: Encodable {
 
     /// The user ids an entry names: its actor and any assignee before or after.
     static func userIDs(in entry: TaskHistoryEntry) -> [UserID] {
-        [entry.actorID] + entry.changes.filter { $0.field == .assignee }
+        [entry.actorID]
+            + entry.changes.filter { $0.field == .assignee }
             .flatMap { [$0.old, $0.new] }.compactMap { $0.flatMap(Int64.init).map(UserID.init) }
     }
 }

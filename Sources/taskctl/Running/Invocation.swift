@@ -48,7 +48,6 @@ struct Invocation: Sendable {
         ServiceConnection.localClock.today()
     }
 
-
     /// Writes `text` to standard output.
     func write(_ text: String) throws {
         try StandardStream.standardOutput.write(text)

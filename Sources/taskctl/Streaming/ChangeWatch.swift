@@ -27,7 +27,7 @@ struct ChangeWatch: Sendable {
                 let document = ChangeDocument(change, actor: directory.email(change.actorID), title: try await title(of: change))
                 try write(json ? try ChangeOutput.jsonLine(document, encoder: encoder) : ChangeOutput.line(document))
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             return
         }
         if Task.isCancelled { return }

@@ -34,7 +34,8 @@ final class RejectionOutput: @unchecked Sendable {
             return
         }
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw CommandFailure("cannot create the reject file \(path); check the folder exists and is writable")
         }
         self.handle = handle

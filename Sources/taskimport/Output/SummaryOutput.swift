@@ -57,7 +57,8 @@ struct SummaryOutput {
     /// The line for people: what happened, then the counts.
     var text: String {
         let summary = report.summary
-        let counts = "\(grouped(report.rowsRead)) \(report.rowsRead == 1 ? "row" : "rows") read: \(grouped(summary.inserted)) inserted, \(grouped(summary.updated)) updated, "
+        let counts =
+            "\(grouped(report.rowsRead)) \(report.rowsRead == 1 ? "row" : "rows") read: \(grouped(summary.inserted)) inserted, \(grouped(summary.updated)) updated, "
             + "\(grouped(summary.unchanged)) unchanged, \(grouped(summary.skipped)) skipped, \(grouped(report.rejected)) rejected"
         let timing = String(format: "%.2f s, %@ rows/s", report.seconds, grouped(Int(report.rowsPerSecond.rounded())))
         var rejected = ""

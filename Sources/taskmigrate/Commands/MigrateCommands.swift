@@ -21,8 +21,9 @@ enum MigrateCommands {
                 table.append([String(entry.version), entry.name, entry.state.rawValue, applied])
             }
             let drift = plan.entries.filter(\.state.isDrift).count
-            try write(table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
-                + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n")
+            try write(
+                table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
+                    + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n")
         }
     }
 
@@ -33,7 +34,9 @@ enum MigrateCommands {
             if values.flag("dry-run") {
                 let files = try await runner.pending(upTo: target)
                 for file in files {
-                    try write("would apply \(file.fileName) (\(file.runsInTransaction ? "in a transaction" : "no transaction"), \(file.up.count) statement\(file.up.count == 1 ? "" : "s"))\n")
+                    try write(
+                        "would apply \(file.fileName) (\(file.runsInTransaction ? "in a transaction" : "no transaction"), \(file.up.count) statement\(file.up.count == 1 ? "" : "s"))\n"
+                    )
                 }
                 if files.isEmpty { try write("up to date: nothing to apply\n") }
                 return
@@ -66,7 +69,8 @@ enum MigrateCommands {
             let runner = try runner(values)
             let files = try await runner.pending(upTo: values.int("to").map(Int64.init))
             if files.isEmpty { try write("-- nothing pending\n") }
-            let timeouts = "lock_timeout \(DurationText.format(runner.settings.lockTimeout)), statement_timeout \(DurationText.format(runner.settings.statementTimeout))"
+            let timeouts =
+                "lock_timeout \(DurationText.format(runner.settings.lockTimeout)), statement_timeout \(DurationText.format(runner.settings.statementTimeout))"
             for file in files {
                 try write("-- \(file.fileName): \(file.runsInTransaction ? "one transaction with its history row" : "no transaction"); \(timeouts)\n")
                 try write(file.up.map { $0.text + "\n" }.joined() + "\n")
@@ -87,7 +91,8 @@ enum MigrateCommands {
             let findings = files.flatMap { MigrationLinter().lint($0) }
             for finding in findings { try write(finding.description + "\n") }
             let refused = findings.filter { !$0.isAllowed }.count
-            let summary = "\(files.count) file\(files.count == 1 ? "" : "s"), \(refused) hazard\(refused == 1 ? "" : "s") not allowed, \(findings.count - refused) allowed"
+            let summary =
+                "\(files.count) file\(files.count == 1 ? "" : "s"), \(refused) hazard\(refused == 1 ? "" : "s") not allowed, \(findings.count - refused) allowed"
             guard refused == 0 else { throw CommandFailure("lint: " + summary, exitCode: .inputRejected) }
             try StandardStream.standardError.write("taskmigrate: lint: \(summary)\n")
         }
@@ -126,7 +131,8 @@ enum MigrateCommands {
         case .waitingForMigrationLock(let holder):
             line = "waiting for the migration lock\(holder.map { ", held by \($0)" } ?? "") ..."
         case let .retrying(file, attempt, total, delay, blocker):
-            line = "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
+            line =
+                "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
         case .migrationLockAcquired, .finished:

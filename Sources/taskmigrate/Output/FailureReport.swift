@@ -27,7 +27,8 @@ struct FailureReport {
             summary = error.description
             exitCode = MigrateExitCodes.exitCode(for: error)
         case let error as PGError:
-            summary = error.kind == .connection || error.kind == .configuration
+            summary =
+                error.kind == .connection || error.kind == .configuration
                 ? "cannot connect to the database: \(error.description); check DATABASE_URL (or the PG* variables, .env)"
                 : error.description
             exitCode = MigrateExitCodes.exitCode(for: error)

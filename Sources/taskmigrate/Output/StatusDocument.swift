@@ -22,7 +22,8 @@ struct StatusDocument: Encodable {
         var reversible: Bool?
 
         private enum CodingKeys: String, CodingKey {
-            case version, name, file, state, checksum, appliedChecksum, appliedAt, executionMs, appliedBy, toolVersion, baseline, transactional, reversible
+            case version, name, file, state, checksum, appliedChecksum, appliedAt, executionMs, appliedBy, toolVersion, baseline, transactional,
+                reversible
         }
 
         /// Every key is present; what does not apply is `null`, so consumers need no guessing.

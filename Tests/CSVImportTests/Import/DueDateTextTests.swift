@@ -9,10 +9,12 @@ struct DueDateTextTests {
         return try text.withUTF8 { try DueDateText.parse($0) }
     }
 
-    @Test("the documented forms all read as the same day", arguments: [
-        "2026-03-10", " 2026-03-10 ", "2026/03/10", "2026.3.10", "10.03.2026", "10.3.2026",
-        "2026-03-10T09:30:00Z", "2026-03-10 00:00:00",
-    ])
+    @Test(
+        "the documented forms all read as the same day",
+        arguments: [
+            "2026-03-10", " 2026-03-10 ", "2026/03/10", "2026.3.10", "10.03.2026", "10.3.2026",
+            "2026-03-10T09:30:00Z", "2026-03-10 00:00:00",
+        ])
     func acceptedForms(text: String) throws {
         #expect(try parse(text) == CalendarDate(year: 2026, month: 3, day: 10))
     }
@@ -25,13 +27,16 @@ struct DueDateTextTests {
 
     @Test("day and month order that differs between countries is refused, not guessed", arguments: ["03/10/2026", "10-03-2026", "3/4/2026"])
     func ambiguous(text: String) {
-        #expect(throws: TaskError.validation(
-            field: "dueDate", reason: "\"\(text)\" is ambiguous: the day or the month may come first; write it as YYYY-MM-DD")) {
+        #expect(
+            throws: TaskError.validation(
+                field: "dueDate", reason: "\"\(text)\" is ambiguous: the day or the month may come first; write it as YYYY-MM-DD")
+        ) {
             try parse(text)
         }
     }
 
-    @Test("a date that does not exist is TaskCore's refusal, in whichever form it was written", arguments: ["2026-02-30", "30.02.2026", "2026/02/30"])
+    @Test(
+        "a date that does not exist is TaskCore's refusal, in whichever form it was written", arguments: ["2026-02-30", "30.02.2026", "2026/02/30"])
     func notARealDate(text: String) {
         #expect(throws: TaskError.validation(field: "dueDate", reason: "2026-02-30 is not a real date")) { try parse(text) }
     }

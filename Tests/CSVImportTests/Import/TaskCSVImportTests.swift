@@ -87,10 +87,11 @@ struct TaskCSVImportTests {
         let csv = "ID,Title\nA,First\nB,Second\nA,Again\n,Same\n,Same\n"
         let (report, rejections) = try await team.run(csv)
         #expect(report.summary.inserted == 3)
-        #expect(rejections.map(\.description) == [
-            "line 4, column 1 (ID): external id \"A\" is also on line 2; an external id names one task",
-            "line 6, column 1 (ID): the same title, notes, due date and category as line 5, and no external id to tell them apart",
-        ])
+        #expect(
+            rejections.map(\.description) == [
+                "line 4, column 1 (ID): external id \"A\" is also on line 2; an external id names one task",
+                "line 6, column 1 (ID): the same title, notes, due date and category as line 5, and no external id to tell them apart",
+            ])
     }
 
     @Test("a row without an external id gets a stable one from its content, so re-importing it creates nothing")

@@ -7,18 +7,21 @@ struct HeaderMappingTests {
     func canonicalHeaders() throws {
         let header = ["Title", "Notes", "Status", "Priority", "Due Date", "Assignee", "Category", "External ID"]
         let mapping = try HeaderMapping(header: header)
-        #expect(mapping.columns == [
-            .title: 0, .notes: 1, .status: 2, .priority: 3, .dueDate: 4, .assignee: 5, .category: 6, .externalId: 7,
-        ])
+        #expect(
+            mapping.columns == [
+                .title: 0, .notes: 1, .status: 2, .priority: 3, .dueDate: 4, .assignee: 5, .category: 6, .externalId: 7,
+            ])
         #expect(mapping.unmappedColumns.isEmpty)
         #expect(mapping.unmappedColumnsWarning == nil)
     }
 
-    @Test("case, spaces, hyphens and underscores do not matter", arguments: [
-        ("due_date", ImportField.dueDate), ("DUE-DATE", .dueDate), (" Due  Date ", .dueDate), ("dueDate", .dueDate),
-        ("external_id", .externalId), ("ExternalId", .externalId), ("external-ID", .externalId),
-        ("ASSIGNEE_EMAIL", .assignee), ("assigned to", .assignee), ("Task-Name", .title),
-    ])
+    @Test(
+        "case, spaces, hyphens and underscores do not matter",
+        arguments: [
+            ("due_date", ImportField.dueDate), ("DUE-DATE", .dueDate), (" Due  Date ", .dueDate), ("dueDate", .dueDate),
+            ("external_id", .externalId), ("ExternalId", .externalId), ("external-ID", .externalId),
+            ("ASSIGNEE_EMAIL", .assignee), ("assigned to", .assignee), ("Task-Name", .title),
+        ])
     func looseMatching(name: String, field: ImportField) throws {
         let mapping = try HeaderMapping(header: field == .title ? [name] : ["Title", name])
         #expect(mapping.column(for: field) != nil)
@@ -46,8 +49,9 @@ struct HeaderMappingTests {
         let mapping = try HeaderMapping(header: ["Name", "Color", "", "Estimate"])
         #expect(mapping.unmappedColumns == [1, 2, 3])
         #expect(mapping.unmappedColumnNames == ["Color", "column 3", "Estimate"])
-        #expect(mapping.unmappedColumnsWarning
-            == "ignoring columns that match no task field: \"Color\", \"column 3\", \"Estimate\"; import one with --map FIELD=HEADER")
+        #expect(
+            mapping.unmappedColumnsWarning
+                == "ignoring columns that match no task field: \"Color\", \"column 3\", \"Estimate\"; import one with --map FIELD=HEADER")
     }
 
     @Test("a missing title column is an error before any row is read")

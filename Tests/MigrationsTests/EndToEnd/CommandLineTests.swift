@@ -4,7 +4,8 @@ import Testing
 extension EndToEnd {
     @Suite("taskmigrate's command line (no database needed)")
     struct CommandLineTests {
-        @Test("--help works on every command and says how to use it", arguments: ["status", "up", "down", "verify", "plan", "new", "lint", "baseline"])
+        @Test(
+            "--help works on every command and says how to use it", arguments: ["status", "up", "down", "verify", "plan", "new", "lint", "baseline"])
         func help(command: String) async throws {
             let folder = try MigrationFolder()
             defer { folder.delete() }
@@ -13,7 +14,12 @@ extension EndToEnd {
             #expect(outcome.stdout.contains("Usage: taskmigrate \(command)"))
         }
 
-        @Test("usage errors exit 2 with one line pointing at --help", arguments: [["up", "--frobnicate"], ["sideways"], ["up", "--to", "x"], ["new"], ["status", "--lock-timeout", "soon"], ["up", "--lock-wait", "5 parsecs"]])
+        @Test(
+            "usage errors exit 2 with one line pointing at --help",
+            arguments: [
+                ["up", "--frobnicate"], ["sideways"], ["up", "--to", "x"], ["new"], ["status", "--lock-timeout", "soon"],
+                ["up", "--lock-wait", "5 parsecs"],
+            ])
         func usage(arguments: [String]) async throws {
             let folder = try MigrationFolder()
             defer { folder.delete() }
@@ -26,7 +32,8 @@ extension EndToEnd {
         func cannotConnect() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n"])
             defer { folder.delete() }
-            let outcome = try await TaskMigrateProcess.run(["status"], databaseURL: "postgresql://someone:hunter2@127.0.0.1:1/none?connect_timeout=2", folder: folder)
+            let outcome = try await TaskMigrateProcess.run(
+                ["status"], databaseURL: "postgresql://someone:hunter2@127.0.0.1:1/none?connect_timeout=2", folder: folder)
             #expect(outcome.status == 3)
             #expect(outcome.stderr.contains("cannot connect"))
             #expect(!outcome.stderr.contains("hunter2"))
@@ -50,7 +57,8 @@ extension EndToEnd {
             let flagged = try await TaskMigrateProcess.run(["lint"], databaseURL: "", folder: folder)
             #expect(flagged.status == 6)
             #expect(flagged.stdout.contains("0001_drop.sql:1: drop-column: "))
-            let project = try await TaskMigrateProcess.run(["lint", "--dir", MigrationFolder.packageRoot + "/migrations"], databaseURL: "", folder: folder)
+            let project = try await TaskMigrateProcess.run(
+                ["lint", "--dir", MigrationFolder.packageRoot + "/migrations"], databaseURL: "", folder: folder)
             #expect(project.status == 0, "\(project.stdout)")
         }
     }

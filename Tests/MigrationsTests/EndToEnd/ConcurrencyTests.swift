@@ -6,7 +6,8 @@ import Testing
 extension EndToEnd {
     @Suite("Concurrent runners")
     struct ConcurrencyTests {
-        @Test("runners started together (separate processes) apply each migration once; all exit 0; the others find it up to date", arguments: [2, 5])
+        @Test(
+            "runners started together (separate processes) apply each migration once; all exit 0; the others find it up to date", arguments: [2, 5])
         func simultaneousRunners(count: Int) async throws {
             let folder = try MigrationFolder.project()
             try folder.write("0006_slow.sql", "SELECT pg_sleep(0.5);\nCREATE TABLE slow_marker (id int);\n")

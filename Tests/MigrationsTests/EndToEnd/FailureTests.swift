@@ -12,7 +12,9 @@ extension EndToEnd {
             defer { folder.delete() }
             try await FreshDatabase.with { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
-                try folder.write("0002_three_steps.sql", """
+                try folder.write(
+                    "0002_three_steps.sql",
+                    """
                     -- migrate:up
                     CREATE TABLE step_one (id int);
                     INSERT INTO base VALUES (1);
@@ -23,13 +25,16 @@ extension EndToEnd {
                 let before = try await database.catalogDump()
                 let failed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(failed.status == 1)
-                #expect(failed.stderr.contains("0002_three_steps.sql:5:8: ERROR 42P01: relation \"no_such_table\" does not exist"), "\(failed.stderr)")
+                #expect(
+                    failed.stderr.contains("0002_three_steps.sql:5:8: ERROR 42P01: relation \"no_such_table\" does not exist"), "\(failed.stderr)")
                 #expect(failed.stderr.contains("rolled back"))
                 #expect(try await database.appliedVersions() == [1])
                 #expect(try await database.catalogDump() == before)
                 #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")
 
-                try folder.write("0002_three_steps.sql", """
+                try folder.write(
+                    "0002_three_steps.sql",
+                    """
                     -- migrate:up
                     CREATE TABLE step_one (id int);
                     INSERT INTO base VALUES (1);
@@ -106,8 +111,9 @@ extension EndToEnd {
 extension EndToEnd {
     @Suite("Killed and interrupted runs")
     struct KilledRunTests {
-        @Test("a migration killed with SIGKILL, or stopped with Ctrl-C, mid-way leaves database and history as before; the next up applies it",
-              arguments: [SIGKILL, SIGINT])
+        @Test(
+            "a migration killed with SIGKILL, or stopped with Ctrl-C, mid-way leaves database and history as before; the next up applies it",
+            arguments: [SIGKILL, SIGINT])
         func stopped(signal: Int32) async throws {
             let folder = try MigrationFolder([
                 "0001_base.sql": "CREATE TABLE base (id int);\n",
@@ -123,20 +129,27 @@ extension EndToEnd {
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 let exited = AsyncStream<Int32> { continuation in
-                    process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+                    process.terminationHandler = {
+                        continuation.yield($0.terminationStatus); continuation.finish()
+                    }
                 }
                 try process.run()
                 // Stop it once its migration is visibly running on the server.
-                #expect(try await eventually {
-                    try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
-                })
+                #expect(
+                    try await eventually {
+                        try await database.scalar(
+                            "SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
+                    })
                 kill(process.processIdentifier, signal)
                 let status = await exited.first { _ in true }
                 #expect(status == (signal == SIGINT ? 130 : SIGKILL))
                 // After SIGKILL the server rolls the orphaned transaction back once its statement ends.
-                #expect(try await eventually {
-                    try await database.scalar("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()") == "0"
-                })
+                #expect(
+                    try await eventually {
+                        try await database.scalar(
+                            "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()")
+                            == "0"
+                    })
                 #expect(try await database.appliedVersions() == [1])
                 #expect(try await database.scalar("SELECT to_regclass('half_done')::text") == nil)
                 #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")

@@ -35,7 +35,9 @@ extension EndToEnd {
                     await #expect {
                         try await runner.up()
                     } throws: { error in
-                        guard case let .lockTimeout(file, attempts, _, blocker, leftover) = error as? MigrationError, leftover == nil else { return false }
+                        guard case let .lockTimeout(file, attempts, _, blocker, leftover) = error as? MigrationError, leftover == nil else {
+                            return false
+                        }
                         return file.hasSuffix("0002_change.sql") && attempts == 3 && blocker?.pid == holder.backendPID
                             && blocker?.heldModes.contains("AccessExclusiveLock") == true && blocker?.object == "busy"
                     }
@@ -58,9 +60,11 @@ extension EndToEnd {
                 try await database.withConnection { holder in
                     try await holder.execute("BEGIN")
                     try await holder.execute("LOCK TABLE busy IN ACCESS EXCLUSIVE MODE")
-                    let outcome = try await TaskMigrateProcess.run(["up", "--lock-timeout", "200ms", "--lock-retries", "1"], databaseURL: database.url, folder: folder)
+                    let outcome = try await TaskMigrateProcess.run(
+                        ["up", "--lock-timeout", "200ms", "--lock-retries", "1"], databaseURL: database.url, folder: folder)
                     #expect(outcome.status == 5)
-                    #expect(outcome.stderr.contains("0002_change.sql: could not get its locks within lock_timeout 200ms in 2 tries"), "\(outcome.stderr)")
+                    #expect(
+                        outcome.stderr.contains("0002_change.sql: could not get its locks within lock_timeout 200ms in 2 tries"), "\(outcome.stderr)")
                     #expect(outcome.stderr.contains("blocked by pid \(holder.backendPID)"))
                     #expect(outcome.stderr.contains("AccessExclusiveLock on busy"))
                     try await holder.execute("ROLLBACK")
@@ -107,7 +111,9 @@ final class RetryCounter: Sendable {
 extension EndToEnd {
     @Suite("Concurrent index builds that time out")
     struct ConcurrentIndexTimingTests {
-        @Test("a CREATE INDEX CONCURRENTLY stuck behind an open writer fails naming its INVALID leftover; the next up drops it and builds a valid index")
+        @Test(
+            "a CREATE INDEX CONCURRENTLY stuck behind an open writer fails naming its INVALID leftover; the next up drops it and builds a valid index"
+        )
         func leftoverIndex() async throws {
             let folder = try MigrationFolder([
                 "0001_table.sql": "CREATE TABLE busy (id int);\n",

@@ -7,11 +7,15 @@ import Testing
 extension EndToEnd {
     @Suite("The owner role taskbase_owner")
     struct OwnerRoleTests {
-        @Test("after up every table, sequence, index and function belongs to taskbase_owner, also what a later migration of the same run makes; down past 0005 hands them back")
+        @Test(
+            "after up every table, sequence, index and function belongs to taskbase_owner, also what a later migration of the same run makes; down past 0005 hands them back"
+        )
         func ownsTheSchema() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try folder.write("0006_later_notes.sql", """
+            try folder.write(
+                "0006_later_notes.sql",
+                """
                 -- migrate:up
                 CREATE TABLE later_notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body text NOT NULL);
                 -- migrate:down
@@ -21,9 +25,11 @@ extension EndToEnd {
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
                 #expect(try await runner.up().map(\.version) == [1, 2, 3, 4, 5, 6])
                 let owners = try await Self.owners(database)
-                for object in ["table users", "table teams", "table memberships", "table task_counters", "table tasks", "table task_history",
-                               "table schema_migrations", "table later_notes", "sequence tasks_id_seq", "sequence later_notes_id_seq",
-                               "index tasks_team_category_idx", "function taskbase_current_user_id()", "function taskbase_visible_team_ids()"] {
+                for object in [
+                    "table users", "table teams", "table memberships", "table task_counters", "table tasks", "table task_history",
+                    "table schema_migrations", "table later_notes", "sequence tasks_id_seq", "sequence later_notes_id_seq",
+                    "index tasks_team_category_idx", "function taskbase_current_user_id()", "function taskbase_visible_team_ids()",
+                ] {
                     #expect(owners[object] == "taskbase_owner", "\(object)")
                 }
                 #expect(owners.values.allSatisfy { $0 == "taskbase_owner" }, "\(owners)")
@@ -60,25 +66,34 @@ extension EndToEnd {
                     #expect(owners["table deploy_notes"] == "taskbase_owner")
                     #expect(owners["table deploy_audit"] == "taskbase_owner")
                     #expect(owners.values.allSatisfy { $0 == "taskbase_owner" }, "\(owners)")
-                    #expect(try await database.scalar("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'tasks'::regclass AND attname = 'estimate_minutes'") == "integer")
-                    let recorders = try await database.scalar("SELECT string_agg(DISTINCT split_part(applied_by, ' ', 1), ',') FROM schema_migrations WHERE version >= 6")
+                    #expect(
+                        try await database.scalar(
+                            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'tasks'::regclass AND attname = 'estimate_minutes'"
+                        ) == "integer")
+                    let recorders = try await database.scalar(
+                        "SELECT string_agg(DISTINCT split_part(applied_by, ' ', 1), ',') FROM schema_migrations WHERE version >= 6")
                     #expect(recorders == deploy.name)
                 }
             }
         }
 
-        @Test("in PostgreSQL 15 a CREATEROLE login that owns the database, no superuser, applies every migration and becomes a member of taskbase_owner")
+        @Test(
+            "in PostgreSQL 15 a CREATEROLE login that owns the database, no superuser, applies every migration and becomes a member of taskbase_owner"
+        )
         func createRoleLoginBootstraps() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
             let creator = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB CREATEROLE", memberOf: nil)
             try await creator.dropAfter {
                 try await FreshDatabase.with { database in
-                    try await database.withConnection { try await $0.execute(PGQuery(unsafeSQL: "ALTER DATABASE \(database.name) OWNER TO \(creator.name)")) }
+                    try await database.withConnection {
+                        try await $0.execute(PGQuery(unsafeSQL: "ALTER DATABASE \(database.name) OWNER TO \(creator.name)"))
+                    }
                     let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: creator.url(for: database), folder: folder)
                     #expect(outcome.status == 0, "\(outcome.stderr)")
                     #expect(try await Self.owners(database).values.allSatisfy { $0 == "taskbase_owner" })
-                    let member = try await database.scalar("""
+                    let member = try await database.scalar(
+                        """
                         SELECT EXISTS (SELECT FROM pg_auth_members WHERE roleid = 'taskbase_owner'::regrole
                                           AND member = (SELECT oid FROM pg_roles WHERE rolname = \(creator.name)))::text
                         """)
@@ -90,7 +105,8 @@ extension EndToEnd {
         /// `kind name` → owner for every table, sequence, index and function of the schema.
         private static func owners(_ database: FreshDatabase) async throws -> [String: String] {
             try await database.withConnection { connection in
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT CASE c.relkind WHEN 'S' THEN 'sequence' WHEN 'i' THEN 'index' ELSE 'table' END || ' ' || c.relname AS object,
                            c.relowner::regrole::text AS owner
                       FROM pg_catalog.pg_class c

@@ -14,44 +14,54 @@ extension EndToEnd {
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
                 try await runner.up(to: 2)
                 try await database.withConnection { connection in
-                    _ = try await connection.simpleQuery(unsafeSQL: """
-                        INSERT INTO users (email, display_name) VALUES ('owner@example.com', 'Owner');
-                        INSERT INTO teams (key, name, created_by) VALUES ('CORE', 'Core', 1);
-                        SET session_replication_role = replica; -- skip per-row foreign key checks while filling
-                        INSERT INTO tasks (team_id, number, title, created_by, updated_by)
-                             SELECT 1, n, 'task ' || n, 1, 1 FROM generate_series(1, 100000) AS n;
-                        RESET session_replication_role;
-                        """)
+                    _ = try await connection.simpleQuery(
+                        unsafeSQL: """
+                            INSERT INTO users (email, display_name) VALUES ('owner@example.com', 'Owner');
+                            INSERT INTO teams (key, name, created_by) VALUES ('CORE', 'Core', 1);
+                            SET session_replication_role = replica; -- skip per-row foreign key checks while filling
+                            INSERT INTO tasks (team_id, number, title, created_by, updated_by)
+                                 SELECT 1, n, 'task ' || n, 1, 1 FROM generate_series(1, 100000) AS n;
+                            RESET session_replication_role;
+                            """)
                 }
                 let before = try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass")
                 #expect(try await runner.up().map(\.version) == [3, 4, 5])
                 #expect(try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass") == before)
                 #expect(try await database.scalar("SELECT count(*)::text FROM tasks WHERE category IS NULL") == "100000")
-                #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'tasks_team_category_idx'::regclass") == "true")
+                #expect(
+                    try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'tasks_team_category_idx'::regclass")
+                        == "true")
             }
         }
 
-        @Test("as the runtime role, with another user's id set, every tenant table reads empty for a foreign team and writes there are refused; it can neither create, alter, drop nor take over a table")
+        @Test(
+            "as the runtime role, with another user's id set, every tenant table reads empty for a foreign team and writes there are refused; it can neither create, alter, drop nor take over a table"
+        )
         func rowLevelSecurity() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
             try await FreshDatabase.with { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 try await database.withConnection { connection in
-                    _ = try await connection.simpleQuery(unsafeSQL: """
-                        INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice'), (2, 'bob@example.com', 'Bob');
-                        INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1), (2, 'OPS', 'Ops', 2);
-                        INSERT INTO memberships VALUES (1, 1, 'owner'), (2, 2, 'owner');
-                        INSERT INTO task_counters VALUES (1, 1), (2, 1);
-                        INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 1, 'secret', 1, 1), (2, 1, 'ops work', 2, 2);
-                        INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (1, 1, 1, 1, 'created'), (2, 2, 1, 2, 'created');
-                        """)
-                    let tenantTables = ["teams": "id", "memberships": "team_id", "task_counters": "team_id", "tasks": "team_id", "task_history": "team_id"]
+                    _ = try await connection.simpleQuery(
+                        unsafeSQL: """
+                            INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice'), (2, 'bob@example.com', 'Bob');
+                            INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1), (2, 'OPS', 'Ops', 2);
+                            INSERT INTO memberships VALUES (1, 1, 'owner'), (2, 2, 'owner');
+                            INSERT INTO task_counters VALUES (1, 1), (2, 1);
+                            INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 1, 'secret', 1, 1), (2, 1, 'ops work', 2, 2);
+                            INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (1, 1, 1, 1, 'created'), (2, 2, 1, 2, 'created');
+                            """)
+                    let tenantTables = [
+                        "teams": "id", "memberships": "team_id", "task_counters": "team_id", "tasks": "team_id", "task_history": "team_id",
+                    ]
                     for (table, column) in tenantTables {
                         let counts = try await connection.withTransaction(settings: ["taskbase.user_id": "2"]) { connection in
                             try await connection.execute("SET LOCAL ROLE taskbase_app")
-                            let foreign = try await connection.query(PGQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table) WHERE \(column) = 1")).first!.decode(Int64.self, "n")
-                            let all = try await connection.query(PGQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)")).first!.decode(Int64.self, "n")
+                            let foreign = try await connection.query(PGQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table) WHERE \(column) = 1"))
+                                .first!.decode(Int64.self, "n")
+                            let all = try await connection.query(PGQuery(unsafeSQL: "SELECT count(*) AS n FROM \(table)")).first!.decode(
+                                Int64.self, "n")
                             return (foreign, all)
                         }
                         #expect(counts.0 == 0, "\(table) shows a foreign team's rows")
@@ -65,12 +75,15 @@ extension EndToEnd {
                     await #expect {
                         try await connection.withTransaction(settings: ["taskbase.user_id": "2"]) { connection in
                             try await connection.execute("SET LOCAL ROLE taskbase_app")
-                            try await connection.execute("INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 2, 'planted', 2, 2)")
+                            try await connection.execute(
+                                "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 2, 'planted', 2, 2)")
                         }
                     } throws: { ($0 as? PGError)?.code == .insufficientPrivilege }
                     // No DDL: the tables belong to taskbase_owner (0005), and the schema grants taskbase_app no CREATE.
-                    for statement in ["CREATE TABLE sneaky (id int)", "ALTER TABLE tasks ADD COLUMN sneaky int", "DROP TABLE tasks",
-                                      "ALTER TABLE tasks OWNER TO taskbase_app"] {
+                    for statement in [
+                        "CREATE TABLE sneaky (id int)", "ALTER TABLE tasks ADD COLUMN sneaky int", "DROP TABLE tasks",
+                        "ALTER TABLE tasks OWNER TO taskbase_app",
+                    ] {
                         await #expect("\(statement)") {
                             try await connection.withTransaction(settings: ["taskbase.user_id": "2"]) { connection in
                                 try await connection.execute("SET LOCAL ROLE taskbase_app")

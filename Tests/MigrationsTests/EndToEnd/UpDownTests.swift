@@ -21,7 +21,10 @@ extension EndToEnd {
                 let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
                 let migrations = document?["migrations"] as? [[String: Any]] ?? []
                 #expect(migrations.count == 5)
-                #expect(migrations.allSatisfy { $0["state"] as? String == "applied" && ($0["checksum"] as? String)?.count == 64 && $0["applied_at"] is String })
+                #expect(
+                    migrations.allSatisfy {
+                        $0["state"] as? String == "applied" && ($0["checksum"] as? String)?.count == 64 && $0["applied_at"] is String
+                    })
 
                 let schema = try await database.catalogDump()
                 #expect(schema.contains("column tasks.category text notnull=f "))
@@ -70,7 +73,9 @@ extension EndToEnd {
                 #expect(refused.stderr.contains("0002_index.sql:2: create-index-not-concurrently"))
                 #expect(try await database.appliedVersions().isEmpty)
 
-                try folder.write("0002_index.sql", "-- lint:allow create-index-not-concurrently (tiny table)\n-- migrate:up\nCREATE INDEX items_label ON items (label);\n")
+                try folder.write(
+                    "0002_index.sql",
+                    "-- lint:allow create-index-not-concurrently (tiny table)\n-- migrate:up\nCREATE INDEX items_label ON items (label);\n")
                 let allowed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(allowed.status == 0, "\(allowed.stderr)")
                 #expect(try await database.appliedVersions() == [1, 2])

@@ -58,7 +58,8 @@ struct FreshDatabase: Sendable {
     /// Versions recorded in the history, ascending.
     func appliedVersions() async throws -> [Int64] {
         try await withConnection { connection in
-            let present = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").first?.decode(Bool.self, "present")
+            let present = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").first?.decode(
+                Bool.self, "present")
             guard present == true else { return [] }
             return try await connection.query("SELECT version FROM schema_migrations ORDER BY version").map { try $0.decode(Int64.self, "version") }
         }
@@ -67,7 +68,8 @@ struct FreshDatabase: Sendable {
     /// A text dump of the public schema's catalog: columns, indexes, constraints, policies,
     /// row security, functions and grants, sorted, to compare schemas.
     func catalogDump() async throws -> String {
-        try await scalar("""
+        try await scalar(
+            """
             SELECT string_agg(line, E'\\n' ORDER BY line) FROM (
               SELECT format('column %s.%s %s notnull=%s default=%s identity=%s', c.relname, a.attname,
                             format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid), a.attidentity) AS line

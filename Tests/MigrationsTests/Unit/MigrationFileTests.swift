@@ -3,26 +3,30 @@ import Testing
 
 @Suite("Migration files")
 struct MigrationFileTests {
-    @Test("NNNN_snake_name.sql names parse into version and name", arguments: [
-        ("0001_create_users.sql", 1, "create_users"),
-        ("0042_add_category2.sql", 42, "add_category2"),
-        ("20261130120000_big_version.sql", 20_261_130_120_000, "big_version"),
-    ])
+    @Test(
+        "NNNN_snake_name.sql names parse into version and name",
+        arguments: [
+            ("0001_create_users.sql", 1, "create_users"),
+            ("0042_add_category2.sql", 42, "add_category2"),
+            ("20261130120000_big_version.sql", 20_261_130_120_000, "big_version"),
+        ])
     func goodNames(fileName: String, version: Int64, name: String) throws {
         let parsed = try MigrationFileName.parse(fileName).get()
         #expect(parsed == MigrationFileName(version: version, name: name))
     }
 
-    @Test("other names are rejected with the reason", arguments: [
-        ("1_init.sql", "fewer than 4 digits"),
-        ("0001-init.sql", "no underscore"),
-        ("00a1_init.sql", "is not a number"),
-        ("0001_Init.sql", "not snake_case"),
-        ("0001_add__double.sql", "not snake_case"),
-        ("0001_trailing_.sql", "not snake_case"),
-        ("0000_zero.sql", "between 1 and"),
-        ("0001_init.SQL", "does not end in .sql"),
-    ])
+    @Test(
+        "other names are rejected with the reason",
+        arguments: [
+            ("1_init.sql", "fewer than 4 digits"),
+            ("0001-init.sql", "no underscore"),
+            ("00a1_init.sql", "is not a number"),
+            ("0001_Init.sql", "not snake_case"),
+            ("0001_add__double.sql", "not snake_case"),
+            ("0001_trailing_.sql", "not snake_case"),
+            ("0000_zero.sql", "between 1 and"),
+            ("0001_init.SQL", "does not end in .sql"),
+        ])
     func badNames(fileName: String, reason: String) {
         guard case .failure(let error) = MigrationFileName.parse(fileName) else {
             Issue.record("\(fileName) was accepted")
@@ -43,7 +47,8 @@ struct MigrationFileTests {
 
     @Test("up and down sections split the file; lines stay the file's lines")
     func sections() throws {
-        let file = try migration("""
+        let file = try migration(
+            """
             -- a comment before the sections
             -- migrate:up
             CREATE TABLE a (id int);
@@ -59,7 +64,8 @@ struct MigrationFileTests {
 
     @Test("the no-transaction and lint:allow directives are read")
     func directives() throws {
-        let file = try migration("""
+        let file = try migration(
+            """
             -- migrate:no-transaction
             -- lint:allow drop-column,set-not-null because the column is unused since v2
             -- lint:allow drop-table
@@ -72,7 +78,8 @@ struct MigrationFileTests {
 
     @Test("a marker inside a string or dollar quote is not a directive")
     func markersInQuotes() throws {
-        let file = try migration("""
+        let file = try migration(
+            """
             -- migrate:up
             SELECT '-- migrate:down';
             DO $$ BEGIN RAISE NOTICE '%', '
@@ -83,16 +90,18 @@ struct MigrationFileTests {
         #expect(file.up.count == 2)
     }
 
-    @Test("broken directives and structure are errors naming the line", arguments: [
-        ("-- migrate:up\nSELECT 1;\n-- migrate:sideways\n", 3, "unknown directive"),
-        ("-- lint:allow no-such-rule\nSELECT 1;\n", 1, "unknown lint rule \"no-such-rule\""),
-        ("-- lint:allow\nSELECT 1;\n", 1, "names no rule"),
-        ("SELECT 1;\n-- migrate:up\nSELECT 2;\n", 1, "SQL before the -- migrate:up marker"),
-        ("-- migrate:down\nSELECT 1;\n-- migrate:up\nSELECT 2;\n", 3, "must come before"),
-        ("-- migrate:up\n-- migrate:up\n", 2, "a second -- migrate:up"),
-        ("-- migrate:up\nSELECT 'open;\n", 2, "never closed"),
-        ("-- migrate:up\n/* open\n", 2, "never closed"),
-    ])
+    @Test(
+        "broken directives and structure are errors naming the line",
+        arguments: [
+            ("-- migrate:up\nSELECT 1;\n-- migrate:sideways\n", 3, "unknown directive"),
+            ("-- lint:allow no-such-rule\nSELECT 1;\n", 1, "unknown lint rule \"no-such-rule\""),
+            ("-- lint:allow\nSELECT 1;\n", 1, "names no rule"),
+            ("SELECT 1;\n-- migrate:up\nSELECT 2;\n", 1, "SQL before the -- migrate:up marker"),
+            ("-- migrate:down\nSELECT 1;\n-- migrate:up\nSELECT 2;\n", 3, "must come before"),
+            ("-- migrate:up\n-- migrate:up\n", 2, "a second -- migrate:up"),
+            ("-- migrate:up\nSELECT 'open;\n", 2, "never closed"),
+            ("-- migrate:up\n/* open\n", 2, "never closed"),
+        ])
     func brokenFiles(text: String, line: Int, message: String) {
         #expect {
             try migration(text)
@@ -112,7 +121,9 @@ struct MigrationFileTests {
 
 @Suite("Migration files: transaction control")
 struct TransactionControlTests {
-    @Test("COMMIT, BEGIN or ROLLBACK in a transactional file is rejected, naming the line", arguments: ["COMMIT;", "BEGIN;", "ROLLBACK;", "START TRANSACTION;", "END;"])
+    @Test(
+        "COMMIT, BEGIN or ROLLBACK in a transactional file is rejected, naming the line",
+        arguments: ["COMMIT;", "BEGIN;", "ROLLBACK;", "START TRANSACTION;", "END;"])
     func rejected(statement: String) {
         #expect {
             try migration("CREATE TABLE a (id int);\n\(statement)\n")
@@ -123,7 +134,8 @@ struct TransactionControlTests {
 
     @Test("BEGIN inside a function body or a DO block is not transaction control")
     func functionBodies() throws {
-        _ = try migration("""
+        _ = try migration(
+            """
             DO $$ BEGIN PERFORM 1; END $$;
             CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;
             """)

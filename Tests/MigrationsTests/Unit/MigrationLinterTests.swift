@@ -7,66 +7,77 @@ struct MigrationLinterTests {
         MigrationLinter().lint(try migration(text)).map(\.rule)
     }
 
-    @Test("each rule trips on its hazard", arguments: [
-        (LintRule.createIndexNotConcurrently, "CREATE INDEX tasks_due ON tasks (team_id, due_date);"),
-        (.createIndexNotConcurrently, "CREATE UNIQUE INDEX IF NOT EXISTS tasks_x ON ONLY public.tasks (x);"),
-        (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE (team_id, title);"),
-        (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text NOT NULL;"),
-        (.volatileDefault, "ALTER TABLE tasks ADD COLUMN token uuid DEFAULT gen_random_uuid();"),
-        (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seq bigserial;"),
-        (.volatileDefault, "ALTER TABLE tasks ADD COLUMN n bigint GENERATED ALWAYS AS IDENTITY;"),
-        (.alterColumnType, "ALTER TABLE tasks ALTER COLUMN title TYPE varchar(200);"),
-        (.alterColumnType, "ALTER TABLE tasks ALTER title SET DATA TYPE text;"),
-        (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CONSTRAINT fk FOREIGN KEY (owner) REFERENCES users (id);"),
-        (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CHECK (priority <> '');"),
-        (.constraintWithoutNotValid, "ALTER TABLE tasks ADD COLUMN owner bigint REFERENCES users (id);"),
-        (.setNotNull, "ALTER TABLE tasks ALTER COLUMN title SET NOT NULL;"),
-        (.dropColumn, "ALTER TABLE tasks DROP COLUMN notes;"),
-        (.dropColumn, "ALTER TABLE tasks DROP IF EXISTS notes;"),
-        (.dropTable, "DROP TABLE tasks;"),
-        (.noTransactionMultipleStatements, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY a ON t (a);\nCREATE INDEX CONCURRENTLY b ON t (b);"),
-        (.concurrentlyInTransaction, "CREATE INDEX CONCURRENTLY tasks_due ON tasks (due_date);"),
-        (.timeoutDisabled, "SET lock_timeout = 0;"),
-        (.timeoutDisabled, "SET LOCAL statement_timeout TO '0';"),
-    ])
+    @Test(
+        "each rule trips on its hazard",
+        arguments: [
+            (LintRule.createIndexNotConcurrently, "CREATE INDEX tasks_due ON tasks (team_id, due_date);"),
+            (.createIndexNotConcurrently, "CREATE UNIQUE INDEX IF NOT EXISTS tasks_x ON ONLY public.tasks (x);"),
+            (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE (team_id, title);"),
+            (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text NOT NULL;"),
+            (.volatileDefault, "ALTER TABLE tasks ADD COLUMN token uuid DEFAULT gen_random_uuid();"),
+            (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seq bigserial;"),
+            (.volatileDefault, "ALTER TABLE tasks ADD COLUMN n bigint GENERATED ALWAYS AS IDENTITY;"),
+            (.alterColumnType, "ALTER TABLE tasks ALTER COLUMN title TYPE varchar(200);"),
+            (.alterColumnType, "ALTER TABLE tasks ALTER title SET DATA TYPE text;"),
+            (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CONSTRAINT fk FOREIGN KEY (owner) REFERENCES users (id);"),
+            (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CHECK (priority <> '');"),
+            (.constraintWithoutNotValid, "ALTER TABLE tasks ADD COLUMN owner bigint REFERENCES users (id);"),
+            (.setNotNull, "ALTER TABLE tasks ALTER COLUMN title SET NOT NULL;"),
+            (.dropColumn, "ALTER TABLE tasks DROP COLUMN notes;"),
+            (.dropColumn, "ALTER TABLE tasks DROP IF EXISTS notes;"),
+            (.dropTable, "DROP TABLE tasks;"),
+            (
+                .noTransactionMultipleStatements,
+                "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY a ON t (a);\nCREATE INDEX CONCURRENTLY b ON t (b);"
+            ),
+            (.concurrentlyInTransaction, "CREATE INDEX CONCURRENTLY tasks_due ON tasks (due_date);"),
+            (.timeoutDisabled, "SET lock_timeout = 0;"),
+            (.timeoutDisabled, "SET LOCAL statement_timeout TO '0';"),
+        ])
     func trips(rule: LintRule, text: String) throws {
         #expect(try rules(text).contains(rule))
     }
 
-    @Test("each rule passes the safe form", arguments: [
-        (LintRule.createIndexNotConcurrently, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY tasks_due ON tasks (team_id, due_date);"),
-        (.createIndexNotConcurrently, "CREATE TABLE fresh (id int);\nCREATE INDEX fresh_id ON fresh (id);"),
-        (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE USING INDEX tasks_title_idx;"),
-        (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN archived boolean NOT NULL DEFAULT false;"),
-        (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text CHECK (category IS NOT NULL OR true);"),
-        (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seen_at timestamptz DEFAULT now();"),
-        (.volatileDefault, "ALTER TABLE tasks ALTER COLUMN token SET DEFAULT gen_random_uuid();"),
-        (.alterColumnType, "ALTER TABLE tasks ADD COLUMN type text;"),
-        (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CONSTRAINT fk FOREIGN KEY (owner) REFERENCES users (id) NOT VALID;"),
-        (.constraintWithoutNotValid, "ALTER TABLE tasks VALIDATE CONSTRAINT fk;"),
-        (.setNotNull, "ALTER TABLE tasks ALTER COLUMN title DROP NOT NULL;"),
-        (.dropColumn, "ALTER TABLE tasks DROP CONSTRAINT fk;"),
-        (.dropTable, "DROP INDEX CONCURRENTLY IF EXISTS tasks_due;"),
-        (.noTransactionMultipleStatements, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY a ON t (a);"),
-        (.concurrentlyInTransaction, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY tasks_due ON tasks (due_date);"),
-        (.timeoutDisabled, "SET lock_timeout = '2s';"),
-    ])
+    @Test(
+        "each rule passes the safe form",
+        arguments: [
+            (LintRule.createIndexNotConcurrently, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY tasks_due ON tasks (team_id, due_date);"),
+            (.createIndexNotConcurrently, "CREATE TABLE fresh (id int);\nCREATE INDEX fresh_id ON fresh (id);"),
+            (.createIndexNotConcurrently, "ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE USING INDEX tasks_title_idx;"),
+            (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN archived boolean NOT NULL DEFAULT false;"),
+            (.addColumnNotNullWithoutDefault, "ALTER TABLE tasks ADD COLUMN category text CHECK (category IS NOT NULL OR true);"),
+            (.volatileDefault, "ALTER TABLE tasks ADD COLUMN seen_at timestamptz DEFAULT now();"),
+            (.volatileDefault, "ALTER TABLE tasks ALTER COLUMN token SET DEFAULT gen_random_uuid();"),
+            (.alterColumnType, "ALTER TABLE tasks ADD COLUMN type text;"),
+            (.constraintWithoutNotValid, "ALTER TABLE tasks ADD CONSTRAINT fk FOREIGN KEY (owner) REFERENCES users (id) NOT VALID;"),
+            (.constraintWithoutNotValid, "ALTER TABLE tasks VALIDATE CONSTRAINT fk;"),
+            (.setNotNull, "ALTER TABLE tasks ALTER COLUMN title DROP NOT NULL;"),
+            (.dropColumn, "ALTER TABLE tasks DROP CONSTRAINT fk;"),
+            (.dropTable, "DROP INDEX CONCURRENTLY IF EXISTS tasks_due;"),
+            (.noTransactionMultipleStatements, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY a ON t (a);"),
+            (.concurrentlyInTransaction, "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY tasks_due ON tasks (due_date);"),
+            (.timeoutDisabled, "SET lock_timeout = '2s';"),
+        ])
     func passes(rule: LintRule, text: String) throws {
         #expect(try !rules(text).contains(rule))
     }
 
     @Test("statements on a table created in the same file are not flagged")
     func newTables() throws {
-        #expect(try rules("""
-            CREATE TABLE t (id int);
-            ALTER TABLE t ADD COLUMN a int NOT NULL, ADD CONSTRAINT c CHECK (a > 0), ALTER COLUMN id TYPE bigint;
-            CREATE INDEX t_a ON t (a);
-            """).isEmpty)
+        #expect(
+            try rules(
+                """
+                CREATE TABLE t (id int);
+                ALTER TABLE t ADD COLUMN a int NOT NULL, ADD CONSTRAINT c CHECK (a > 0), ALTER COLUMN id TYPE bigint;
+                CREATE INDEX t_a ON t (a);
+                """
+            ).isEmpty)
     }
 
     @Test("a finding names file, line and rule in one line, and -- lint:allow marks it allowed")
     func findingFormat() throws {
-        let file = try migration("""
+        let file = try migration(
+            """
             -- lint:allow drop-column
             -- migrate:up
             ALTER TABLE tasks

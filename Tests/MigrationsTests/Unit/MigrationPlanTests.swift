@@ -11,8 +11,9 @@ struct MigrationPlanTests {
     ]
 
     private func record(_ file: MigrationFile, checksum: String? = nil) -> AppliedMigration {
-        AppliedMigration(version: file.version, name: file.name, checksum: checksum ?? file.checksum, appliedAt: Date(timeIntervalSince1970: 0),
-                         executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
+        AppliedMigration(
+            version: file.version, name: file.name, checksum: checksum ?? file.checksum, appliedAt: Date(timeIntervalSince1970: 0),
+            executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
     }
 
     @Test("an empty history makes every file pending")
@@ -34,8 +35,9 @@ struct MigrationPlanTests {
 
     @Test("a changed, a missing and an out-of-order file are each drift naming the file")
     func drift() {
-        let gone = AppliedMigration(version: 4, name: "d", checksum: "00", appliedAt: Date(timeIntervalSince1970: 0),
-                                    executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
+        let gone = AppliedMigration(
+            version: 4, name: "d", checksum: "00", appliedAt: Date(timeIntervalSince1970: 0),
+            executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
         let plan = MigrationPlan(files: files, history: [record(files[0], checksum: "ff"), record(files[2]), gone])
         #expect(plan.entries.map(\.state) == [.changed, .outOfOrder, .applied, .missing])
         #expect(plan.pending.isEmpty)

@@ -20,11 +20,12 @@ struct SQLStatementSplitterTests {
             CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $body$ BEGIN RETURN 1; END; $body$;
             /* block; /* nested; */ still; */ SELECT $$x;y$$, $tag$ $$ ; $tag$;
             """
-        #expect(split(text) == [
-            #"SELECT 'a;b', E'it\'s;', "odd;name" FROM t;"#,
-            "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $body$ BEGIN RETURN 1; END; $body$;",
-            "SELECT $$x;y$$, $tag$ $$ ; $tag$;",
-        ])
+        #expect(
+            split(text) == [
+                #"SELECT 'a;b', E'it\'s;', "odd;name" FROM t;"#,
+                "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $body$ BEGIN RETURN 1; END; $body$;",
+                "SELECT $$x;y$$, $tag$ $$ ; $tag$;",
+            ])
     }
 
     @Test("a SQL-standard function body (BEGIN ATOMIC ... END) stays one statement, as in psql")
@@ -55,7 +56,8 @@ struct SQLStatementSplitterTests {
 
     @Test("a server error position maps to the file's line and column, counted in characters")
     func positionMapping() throws {
-        let file = try migration("""
+        let file = try migration(
+            """
             -- migrate:up
             CREATE TABLE ok (id int);
             -- héllo wörld, multi-byte text before the error

@@ -84,7 +84,8 @@ final class ChildProcess: Sendable {
         let errors = (try? String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: folder)
         let signal = status & 0x7F
-        return Outcome(status: signal == 0 ? (status >> 8) & 0xFF : signal, killedBySignal: signal != 0, standardOutput: output, standardError: errors)
+        return Outcome(
+            status: signal == 0 ? (status >> 8) & 0xFF : signal, killedBySignal: signal != 0, standardOutput: output, standardError: errors)
     }
 
     /// Runs a command to its end.

@@ -16,7 +16,8 @@ struct ScratchDatabase: Sendable {
     /// Creates a fresh database (migrated to the newest schema if asked), runs `body` with it,
     /// and drops it (with its connections) whatever `body` did.
     static func with<T>(migrated: Bool, _ body: (ScratchDatabase) async throws -> T) async throws -> T {
-        let config = migrated
+        let config =
+            migrated
             ? try await TestDatabases.createMigrated(purpose: "reliability")
             : try await TestDatabases.create(purpose: "reliability")
         let drop = PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(PGQuery.quoteIdentifier(config["dbname"] ?? "")) WITH (FORCE)")

@@ -16,16 +16,18 @@ struct ProgramContractTests {
         #expect(version.exitCode == 0 && version.standardOutput == Taskctl.version + "\n")
     }
 
-    @Test("usage errors exit 2 with the message and the command's usage on stderr", arguments: [
-        (["task", "show"], "missing required argument KEY-N", "Usage: taskctl task show [<options>] KEY-N"),
-        (["task", "shwo"], "unknown subcommand 'shwo'", nil),
-        (["task", "show", "CORE"], "invalid task key 'CORE': expected a key like CORE-42", "Usage: taskctl task show"),
-        (["task", "add", "-t", "CORE", "T", "--due", "soonish"], "invalid value 'soonish' for '--due'", "Usage: taskctl task add"),
-        (["task", "update", "CORE-1"], "nothing to change", "Usage: taskctl task update"),
-        (["task", "list", "-t", "CORE", "--priority", "high"], "unknown option '--priority'", nil),
-        (["task", "list", "-t", "CORE", "--json", "--csv"], "--json and --csv cannot be combined", nil),
-        (["task"], "missing subcommand", "Create, list, show, edit"),
-    ] as [([String], String, String?)])
+    @Test(
+        "usage errors exit 2 with the message and the command's usage on stderr",
+        arguments: [
+            (["task", "show"], "missing required argument KEY-N", "Usage: taskctl task show [<options>] KEY-N"),
+            (["task", "shwo"], "unknown subcommand 'shwo'", nil),
+            (["task", "show", "CORE"], "invalid task key 'CORE': expected a key like CORE-42", "Usage: taskctl task show"),
+            (["task", "add", "-t", "CORE", "T", "--due", "soonish"], "invalid value 'soonish' for '--due'", "Usage: taskctl task add"),
+            (["task", "update", "CORE-1"], "nothing to change", "Usage: taskctl task update"),
+            (["task", "list", "-t", "CORE", "--priority", "high"], "unknown option '--priority'", nil),
+            (["task", "list", "-t", "CORE", "--json", "--csv"], "--json and --csv cannot be combined", nil),
+            (["task"], "missing subcommand", "Create, list, show, edit"),
+        ] as [([String], String, String?)])
     func usage(arguments: [String], message: String, usage: String?) async throws {
         let result = try await TaskctlProcess.run(arguments, as: "someone@example.com")
         #expect(result.exitCode == 2, "\(result)")
@@ -66,8 +68,9 @@ struct ProgramContractTests {
     func exitCodes() async throws {
         let fixture = try await Fixture.make()
         let key = try await fixture.addTask("Task")
-        #expect(try await fixture.expectFailure(1, ["task", "show", "\(fixture.team)-99"], as: fixture.member).standardError
-            == "taskctl: error: task \(fixture.team)-99 not found\n")
+        #expect(
+            try await fixture.expectFailure(1, ["task", "show", "\(fixture.team)-99"], as: fixture.member).standardError
+                == "taskctl: error: task \(fixture.team)-99 not found\n")
         try await fixture.expectFailure(1, ["task", "show", key], as: fixture.outsider)
         try await fixture.expectFailure(1, ["task", "show", key], as: fixture.email("ghost"))
         try await fixture.expectFailure(2, ["task", "show"], as: fixture.member)

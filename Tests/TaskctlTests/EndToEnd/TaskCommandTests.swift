@@ -8,10 +8,12 @@ struct TaskCommandTests {
     @Test("task add with every field, then show as JSON and as text")
     func addAndShow() async throws {
         let fixture = try await Fixture.make()
-        let key = try await fixture.addTask("  Fix the login page ", [
-            "--notes", "first line\nsecond", "--due", "2030-01-15", "--priority", "high", "--status", "in_progress",
-            "--category", "Backend", "--assignee", fixture.member, "--external-id", "JIRA-7",
-        ])
+        let key = try await fixture.addTask(
+            "  Fix the login page ",
+            [
+                "--notes", "first line\nsecond", "--due", "2030-01-15", "--priority", "high", "--status", "in_progress",
+                "--category", "Backend", "--assignee", fixture.member, "--external-id", "JIRA-7",
+            ])
         #expect(key == "\(fixture.team)-1")
         let task = try await fixture.show(key)
         #expect(task["key"] as? String == key)
@@ -38,7 +40,8 @@ struct TaskCommandTests {
         let json = try await fixture.show(bare)
         #expect(json["category"] is NSNull && json["due_date"] is NSNull && json["assignee"] is NSNull)
 
-        let relative = try await fixture.expectSuccess(["--json", "task", "add", "-t", fixture.team, "Soon", "--due", "+3d"], as: fixture.member).object()
+        let relative = try await fixture.expectSuccess(["--json", "task", "add", "-t", fixture.team, "Soon", "--due", "+3d"], as: fixture.member)
+            .object()
         #expect(relative["due_date"] as? String == ServiceConnection.localClock.today().adding(days: 3).description)
     }
 
@@ -47,15 +50,19 @@ struct TaskCommandTests {
         let fixture = try await Fixture.make()
         let key = try await fixture.addTask("Draft", ["--due", "tomorrow", "--category", "Docs"])
         let updated = try await fixture.expectSuccess(
-            ["task", "update", key, "--title", "Final", "--priority", "urgent", "--due", "none", "--category", "", "--if-version", "1"], as: fixture.member)
+            ["task", "update", key, "--title", "Final", "--priority", "urgent", "--due", "none", "--category", "", "--if-version", "1"],
+            as: fixture.member)
         #expect(updated.standardOutput == "\(key) updated (version 2)\n")
         var task = try await fixture.show(key)
         #expect(task["title"] as? String == "Final")
         #expect(task["due_date"] is NSNull && task["category"] is NSNull)
 
-        #expect(try await fixture.expectSuccess(["task", "assign", key, fixture.admin], as: fixture.member).standardOutput
-            == "\(key) assigned to \(fixture.admin) (version 3)\n")
-        #expect(try await fixture.expectSuccess(["task", "done", key, "--if-version", "3"], as: fixture.member).standardOutput == "\(key) done (version 4)\n")
+        #expect(
+            try await fixture.expectSuccess(["task", "assign", key, fixture.admin], as: fixture.member).standardOutput
+                == "\(key) assigned to \(fixture.admin) (version 3)\n")
+        #expect(
+            try await fixture.expectSuccess(["task", "done", key, "--if-version", "3"], as: fixture.member).standardOutput
+                == "\(key) done (version 4)\n")
         let reopened = try await fixture.expectSuccess(["--json", "task", "reopen", key], as: fixture.admin).object()
         #expect(reopened["status"] as? String == "open" && reopened["version"] as? Int == 5)
         try await fixture.expectSuccess(["task", "assign", key, "none"], as: fixture.member)
@@ -108,7 +115,9 @@ struct TaskCommandTests {
         let first = try await fixture.expectSuccess(["--json", "task", "list", "-t", fixture.team, "--limit", "2"], as: fixture.viewer).object()
         #expect(try #require(first["tasks"] as? [[String: Any]]).count == 2)
         let cursor = try #require(first["next_cursor"] as? String)
-        let second = try await fixture.expectSuccess(["--json", "task", "list", "-t", fixture.team, "--limit", "2", "--after", cursor], as: fixture.viewer).object()
+        let second = try await fixture.expectSuccess(
+            ["--json", "task", "list", "-t", fixture.team, "--limit", "2", "--after", cursor], as: fixture.viewer
+        ).object()
         #expect(try #require(second["tasks"] as? [[String: Any]]).compactMap { $0["key"] as? String } == [c])
         #expect(second["next_cursor"] is NSNull)
 

@@ -85,9 +85,10 @@ struct UserAndTeamCommandTests {
         try await fixture.expectFailure(6, ["team", "set-role", fixture.team, fixture.owner, "admin"], as: fixture.owner)
 
         let members = try await fixture.expectSuccess(["--json", "team", "members", fixture.team], as: fixture.viewer).objects()
-        #expect(Dictionary(uniqueKeysWithValues: members.map { ($0["email"] as? String ?? "", $0["role"] as? String ?? "") }) == [
-            fixture.owner: "owner", fixture.admin: "admin", fixture.member: "member", fixture.viewer: "viewer", newcomer: "viewer",
-        ])
+        #expect(
+            Dictionary(uniqueKeysWithValues: members.map { ($0["email"] as? String ?? "", $0["role"] as? String ?? "") }) == [
+                fixture.owner: "owner", fixture.admin: "admin", fixture.member: "member", fixture.viewer: "viewer", newcomer: "viewer",
+            ])
         let table = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.viewer)
         #expect(table.standardOutput.hasPrefix("EMAIL "))
 
@@ -105,8 +106,9 @@ struct UserAndTeamCommandTests {
         #expect(renamed["name"] as? String == "Renamed" && renamed["key"] as? String == fixture.team)
         try await fixture.expectFailure(2, ["team", "delete", fixture.team], as: fixture.owner)
         try await fixture.expectFailure(4, ["team", "delete", fixture.team, "--yes"], as: fixture.admin)
-        #expect(try await fixture.expectSuccess(["team", "delete", fixture.team, "--yes"], as: fixture.owner).standardOutput
-            == "deleted team \(fixture.team)\n")
+        #expect(
+            try await fixture.expectSuccess(["team", "delete", fixture.team, "--yes"], as: fixture.owner).standardOutput
+                == "deleted team \(fixture.team)\n")
         try await fixture.expectFailure(1, ["team", "show", fixture.team], as: fixture.owner)
     }
 }

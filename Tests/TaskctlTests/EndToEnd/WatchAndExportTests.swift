@@ -45,16 +45,18 @@ struct WatchAndExportTests {
     @Test("export writes the importer's CSV, or a JSON array, for any member")
     func export() async throws {
         let fixture = try await Fixture.make()
-        let first = try await fixture.addTask("Ship, \"now\"", ["--notes", "two\nlines", "--due", "2030-02-01", "--assignee", fixture.member, "--category", "Ops"])
+        let first = try await fixture.addTask(
+            "Ship, \"now\"", ["--notes", "two\nlines", "--due", "2030-02-01", "--assignee", fixture.member, "--category", "Ops"])
         _ = try await fixture.addTask("Imported", ["--external-id", "JIRA-9", "--priority", "low"])
         let csv = try await fixture.expectSuccess(["export", "--team", fixture.team], as: fixture.viewer).standardOutput
-        #expect(csv == """
-            External ID,Title,Notes,Status,Priority,Due Date,Assignee,Category\r
-            \(first),"Ship, ""now""\",\"two
-            lines",open,none,2030-02-01,\(fixture.member),Ops\r
-            JIRA-9,Imported,,open,low,,,\r
+        #expect(
+            csv == """
+                External ID,Title,Notes,Status,Priority,Due Date,Assignee,Category\r
+                \(first),"Ship, ""now""\",\"two
+                lines",open,none,2030-02-01,\(fixture.member),Ops\r
+                JIRA-9,Imported,,open,low,,,\r
 
-            """)
+                """)
         let json = try await fixture.expectSuccess(["export", "-t", fixture.team, "--format", "json"], as: fixture.viewer).objects()
         #expect(json.compactMap { $0["key"] as? String } == [first, "\(fixture.team)-2"])
         #expect(json.last?["external_id"] as? String == "JIRA-9")

@@ -44,7 +44,9 @@ struct Fixture {
 
     /// Runs `taskctl arguments` as `actor`, expecting exit 0 and nothing on stderr.
     @discardableResult
-    func expectSuccess(_ arguments: [String], as actor: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> TaskctlResult {
+    func expectSuccess(
+        _ arguments: [String], as actor: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TaskctlResult {
         let result = try await run(arguments, as: actor)
         #expect(result.exitCode == 0, "\(arguments): \(result)", sourceLocation: sourceLocation)
         #expect(result.standardError.isEmpty, "\(arguments): \(result)", sourceLocation: sourceLocation)
@@ -53,7 +55,9 @@ struct Fixture {
 
     /// Runs `taskctl arguments` as `actor`, expecting `code`, one line on stderr and nothing on stdout.
     @discardableResult
-    func expectFailure(_ code: Int32, _ arguments: [String], as actor: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> TaskctlResult {
+    func expectFailure(
+        _ code: Int32, _ arguments: [String], as actor: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TaskctlResult {
         let result = try await run(arguments, as: actor)
         #expect(result.exitCode == code, "\(arguments): \(result)", sourceLocation: sourceLocation)
         #expect(result.standardOutput.isEmpty, "\(arguments): \(result)", sourceLocation: sourceLocation)

@@ -12,7 +12,8 @@ enum TestDatabase {
     static func listeners(of team: String) async throws -> Int {
         let connection = try await PGConnection.connect(try PGConfig(connectionString: try await url.value))
         let statement = "LISTEN \"taskbase.team.\(team)\""
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT count(*)::int AS listeners FROM pg_stat_activity
             WHERE datname = current_database() AND query = \(statement) AND pid <> pg_backend_pid()
             """)

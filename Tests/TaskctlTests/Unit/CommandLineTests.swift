@@ -18,12 +18,15 @@ struct CommandLineTests {
         #expect(Taskctl.root.declarationProblems() == [])
     }
 
-    @Test("every command of the issue exists", arguments: [
-        "user add", "user list", "user disable", "user enable",
-        "team create", "team list", "team show", "team add-member", "team set-role", "team remove-member", "team members", "team rename", "team delete",
-        "task add", "task list", "task show", "task update", "task done", "task reopen", "task assign", "task delete", "task history",
-        "watch", "export",
-    ])
+    @Test(
+        "every command of the issue exists",
+        arguments: [
+            "user add", "user list", "user disable", "user enable",
+            "team create", "team list", "team show", "team add-member", "team set-role", "team remove-member", "team members", "team rename",
+            "team delete",
+            "task add", "task list", "task show", "task update", "task done", "task reopen", "task assign", "task delete", "task history",
+            "watch", "export",
+        ])
     func commandExists(path: String) {
         let chain = Taskctl.root.resolve(path.split(separator: " ").map(String.init))
         #expect(chain?.last?.action != nil)
@@ -38,10 +41,12 @@ struct CommandLineTests {
             "--sort", "due", "--desc", "--limit", "10",
         ])
         let query = try TaskListCommand.query(from: values, today: today)
-        #expect(query == TaskQuery(
-            statuses: [.open, .inProgress], assignee: .user(.email("bob@example.com")), category: .uncategorized,
-            dueBefore: CalendarDate(year: 2026, month: 12, day: 7), dueAfter: CalendarDate(year: 2026, month: 11, day: 29),
-            overdueOnly: true, text: "login", sort: .due, descending: true, limit: 10))
+        #expect(
+            query
+                == TaskQuery(
+                    statuses: [.open, .inProgress], assignee: .user(.email("bob@example.com")), category: .uncategorized,
+                    dueBefore: CalendarDate(year: 2026, month: 12, day: 7), dueAfter: CalendarDate(year: 2026, month: 11, day: 29),
+                    overdueOnly: true, text: "login", sort: .due, descending: true, limit: 10))
     }
 
     @Test("contradictory filters are usage errors")

@@ -6,11 +6,13 @@ import Testing
 struct DueDateExpressionTests {
     let today = CalendarDate(year: 2026, month: 11, day: 30)!
 
-    @Test("words and offsets count from today, across month and year ends", arguments: [
-        ("today", "2026-11-30"), ("tomorrow", "2026-12-01"), ("yesterday", "2026-11-29"),
-        ("+3d", "2026-12-03"), ("-1d", "2026-11-29"), ("+0d", "2026-11-30"), ("+2w", "2026-12-14"),
-        ("+32d", "2027-01-01"), ("-30d", "2026-10-31"), ("  Tomorrow ", "2026-12-01"), ("+3D", "2026-12-03"),
-    ])
+    @Test(
+        "words and offsets count from today, across month and year ends",
+        arguments: [
+            ("today", "2026-11-30"), ("tomorrow", "2026-12-01"), ("yesterday", "2026-11-29"),
+            ("+3d", "2026-12-03"), ("-1d", "2026-11-29"), ("+0d", "2026-11-30"), ("+2w", "2026-12-14"),
+            ("+32d", "2027-01-01"), ("-30d", "2026-10-31"), ("  Tomorrow ", "2026-12-01"), ("+3D", "2026-12-03"),
+        ])
     func relative(text: String, expected: String) throws {
         #expect(DueDateExpression.resolve(text, today: today)?.description == expected)
     }
@@ -21,9 +23,11 @@ struct DueDateExpressionTests {
         #expect(DueDateExpression.resolve("2028-02-29", today: today)?.description == "2028-02-29")
     }
 
-    @Test("anything else is refused", arguments: [
-        "", "soon", "3d", "+d", "+3", "+3m", "++3d", "+-3d", "+ 3d", "+999999d", "+40000d", "2026-02-30", "2026-2-3", "30.11.2026", "+٣d",
-    ])
+    @Test(
+        "anything else is refused",
+        arguments: [
+            "", "soon", "3d", "+d", "+3", "+3m", "++3d", "+-3d", "+ 3d", "+999999d", "+40000d", "2026-02-30", "2026-2-3", "30.11.2026", "+٣d",
+        ])
     func refused(text: String) {
         #expect(DueDateExpression.resolve(text, today: today) == nil)
     }

@@ -6,13 +6,15 @@ import Testing
 
 @Suite("Errors become one line and an exit code")
 struct ExitCodeMappingTests {
-    @Test("each refusal of the service has its code and keeps its message", arguments: [
-        (TaskError.notFound(what: "task CORE-9"), ExitCode.failure),
-        (TaskError.permissionDenied(what: "change tasks", why: "a viewer"), .permissionDenied),
-        (TaskError.conflict(what: "task CORE-1", currentVersion: 4), .conflict),
-        (TaskError.alreadyExists(what: "team CORE"), .conflict),
-        (TaskError.validation(field: "title", reason: "empty"), .inputRejected),
-    ])
+    @Test(
+        "each refusal of the service has its code and keeps its message",
+        arguments: [
+            (TaskError.notFound(what: "task CORE-9"), ExitCode.failure),
+            (TaskError.permissionDenied(what: "change tasks", why: "a viewer"), .permissionDenied),
+            (TaskError.conflict(what: "task CORE-1", currentVersion: 4), .conflict),
+            (TaskError.alreadyExists(what: "team CORE"), .conflict),
+            (TaskError.validation(field: "title", reason: "empty"), .inputRejected),
+        ])
     func taskErrors(error: TaskError, code: ExitCode) {
         let failure = ServiceExitCodes.failure(for: error) as? CommandFailure
         #expect(failure == CommandFailure(error.description, exitCode: code))

@@ -18,10 +18,11 @@ struct OutputFormattingTests {
     @Test("a task document has every documented field, absent values as null")
     func taskDocument() throws {
         let text = try JSONOutput.encode(TaskDocument(Samples.task(7), users: directory, today: Samples.today))
-        #expect(try Self.keys(ofJSON: text) == [
-            "id", "key", "team", "number", "title", "notes", "status", "priority", "due_date", "overdue", "assignee",
-            "category", "external_id", "version", "created_at", "created_by", "updated_at", "updated_by",
-        ])
+        #expect(
+            try Self.keys(ofJSON: text) == [
+                "id", "key", "team", "number", "title", "notes", "status", "priority", "due_date", "overdue", "assignee",
+                "category", "external_id", "version", "created_at", "created_by", "updated_at", "updated_by",
+            ])
         #expect(text.contains(#""category" : null"#))
         #expect(text.contains(#""created_by" : "ann@example.com""#))
         #expect(text.contains(#""created_at" : "2026-11-30T"#))
@@ -34,33 +35,38 @@ struct OutputFormattingTests {
             Samples.task(2, title: "Write docs", category: "Docs"),
         ]
         let items = tasks.map { TaskListItem($0, users: directory, today: Samples.today) }
-        #expect(TaskOutput.list.renderTable(items) == """
-            KEY     STATUS  PRIORITY  DUE                   ASSIGNEE         CATEGORY       TITLE
-            CORE-1  open    high      2026-11-01 (overdue)  bob@example.com  Uncategorized  Fix login
-            CORE-2  open    high                            Unassigned       Docs           Write docs
+        #expect(
+            TaskOutput.list.renderTable(items) == """
+                KEY     STATUS  PRIORITY  DUE                   ASSIGNEE         CATEGORY       TITLE
+                CORE-1  open    high      2026-11-01 (overdue)  bob@example.com  Uncategorized  Fix login
+                CORE-2  open    high                            Unassigned       Docs           Write docs
 
-            """)
+                """)
     }
 
     @Test("list CSV headers are the JSON field names and empty values stay empty")
     func taskCSV() {
         let item = TaskListItem(Samples.task(3, title: "Quote \"this\", please"), users: directory, today: Samples.today)
-        #expect(TaskOutput.list.renderCSV([item]) == """
-            key,title,status,priority,due_date,overdue,assignee,category,external_id,version\r
-            CORE-3,"Quote ""this"", please",open,high,,false,,,,2\r
+        #expect(
+            TaskOutput.list.renderCSV([item]) == """
+                key,title,status,priority,due_date,overdue,assignee,category,external_id,version\r
+                CORE-3,"Quote ""this"", please",open,high,,false,,,,2\r
 
-            """)
+                """)
     }
 
     @Test("user and member lists")
     func userLists() {
-        #expect(UserOutput.list.renderTable([Samples.ann, Samples.bob]) == """
-            EMAIL            NAME     STATUS    ID
-            ann@example.com  Ann Lee  enabled    1
-            bob@example.com  Bob      disabled   2
+        #expect(
+            UserOutput.list.renderTable([Samples.ann, Samples.bob]) == """
+                EMAIL            NAME     STATUS    ID
+                ann@example.com  Ann Lee  enabled    1
+                bob@example.com  Bob      disabled   2
 
-            """)
-        #expect(TeamOutput.members.renderCSV(Samples.members).hasPrefix("user_id,email,display_name,role,disabled\r\n1,ann@example.com,Ann Lee,owner,false\r\n"))
+                """)
+        #expect(
+            TeamOutput.members.renderCSV(Samples.members).hasPrefix(
+                "user_id,email,display_name,role,disabled\r\n1,ann@example.com,Ann Lee,owner,false\r\n"))
     }
 
     @Test("a detail block aligns labels and indents the lines of notes")
@@ -105,7 +111,8 @@ struct OutputFormattingTests {
 
     @Test("a watched change prints as one line, or one compact JSON line")
     func change() throws {
-        let change = TaskChange(kind: .updated, key: try TaskKey(parsing: "CORE-7"), taskID: TaskID(9), version: 3, actorID: Samples.ann.id, at: Samples.created)
+        let change = TaskChange(
+            kind: .updated, key: try TaskKey(parsing: "CORE-7"), taskID: TaskID(9), version: 3, actorID: Samples.ann.id, at: Samples.created)
         let document = ChangeDocument(change, actor: "ann@example.com", title: "Fix\nlogin")
         #expect(ChangeOutput.line(document) == "\(Timestamp.iso(Samples.created))  updated  CORE-7  v3  ann@example.com  Fix login\n")
         let line = try ChangeOutput.jsonLine(document, encoder: ChangeOutput.makeLineEncoder())

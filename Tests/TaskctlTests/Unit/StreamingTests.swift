@@ -39,11 +39,13 @@ struct StreamingTests {
         var drafts: [TaskImportDraft] = []
         while let record = try reader.next() {
             func field(_ field: ImportField) -> String? { mapping.value(of: field, in: record).flatMap { $0.isEmpty ? nil : $0 } }
-            drafts.append(try TaskImportDraft(TaskDraft(
-                title: field(.title) ?? "", notes: field(.notes) ?? "",
-                status: try TaskStatus(parsing: field(.status) ?? "open"), priority: try TaskPriority(parsing: field(.priority) ?? "none"),
-                dueDate: try field(.dueDate).map { try CalendarDate(iso: $0) }, assignee: field(.assignee).map(UserRef.init),
-                category: field(.category), externalID: field(.externalId))))
+            drafts.append(
+                try TaskImportDraft(
+                    TaskDraft(
+                        title: field(.title) ?? "", notes: field(.notes) ?? "",
+                        status: try TaskStatus(parsing: field(.status) ?? "open"), priority: try TaskPriority(parsing: field(.priority) ?? "none"),
+                        dueDate: try field(.dueDate).map { try CalendarDate(iso: $0) }, assignee: field(.assignee).map(UserRef.init),
+                        category: field(.category), externalID: field(.externalId))))
         }
         return try await service.importTasks(into: try TeamKey(team), policy: .update, drafts: drafts, as: owner)
     }
@@ -51,9 +53,11 @@ struct StreamingTests {
     @Test("export reads every page and writes the importer's CSV")
     func exportsEveryPage() async throws {
         for number in 1...5 {
-            _ = try await service.createTask(in: try TeamKey("CORE"), try TaskDraft(
-                title: "Task \(number)", notes: number == 2 ? "two\nlines, \"quoted\"" : "", dueDate: number == 3 ? Samples.today : nil,
-                assignee: number == 4 ? bob : nil, category: number == 5 ? "Ops" : nil, externalID: number == 1 ? "JIRA-1" : nil), as: owner)
+            _ = try await service.createTask(
+                in: try TeamKey("CORE"),
+                try TaskDraft(
+                    title: "Task \(number)", notes: number == 2 ? "two\nlines, \"quoted\"" : "", dueDate: number == 3 ? Samples.today : nil,
+                    assignee: number == 4 ? bob : nil, category: number == 5 ? "Ops" : nil, externalID: number == 1 ? "JIRA-1" : nil), as: owner)
         }
         let csv = try await export("CORE", as: .csv)
         let lines = csv.components(separatedBy: "\r\n")
@@ -76,9 +80,11 @@ struct StreamingTests {
 
     @Test("export, then import into another team, round-trips; importing again changes nothing")
     func roundTrip() async throws {
-        _ = try await service.createTask(in: try TeamKey("CORE"), try TaskDraft(
-            title: "Ship it", notes: "a, b\n\"c\"", status: .inProgress, priority: .urgent, dueDate: Samples.today,
-            assignee: bob, category: "Release"), as: owner)
+        _ = try await service.createTask(
+            in: try TeamKey("CORE"),
+            try TaskDraft(
+                title: "Ship it", notes: "a, b\n\"c\"", status: .inProgress, priority: .urgent, dueDate: Samples.today,
+                assignee: bob, category: "Release"), as: owner)
         _ = try await service.createTask(in: try TeamKey("CORE"), try TaskDraft(title: "Plain", externalID: "EXT-9"), as: owner)
         let exported = try await export("CORE", as: .csv)
         #expect(try await importCSV(exported, into: "OPS") == ImportSummary(inserted: 2))
