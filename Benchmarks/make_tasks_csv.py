@@ -1,5 +1,6 @@
 """Writes N rows of realistic task CSV in taskimport's (and taskctl export's) format.
-Usage: make_tasks_csv.py N PATH"""
+Usage: make_tasks_csv.py [--retitle] N PATH
+--retitle: the same rows with every title changed (W4's update of every row)."""
 import csv
 import random
 import sys
@@ -9,7 +10,11 @@ WORDS = ("review deploy fix write plan update check migrate design test refactor
 
 
 def main():
-    count, path = int(sys.argv[1]), sys.argv[2]
+    arguments = sys.argv[1:]
+    retitle = arguments[0] == "--retitle"
+    if retitle:
+        arguments = arguments[1:]
+    count, path = int(arguments[0]), arguments[1]
     rng = random.Random(42)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
@@ -18,6 +23,8 @@ def main():
             title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))).capitalize()
             if n % 50 == 0:
                 title += ', "quoted"'
+            if retitle:
+                title = "Renamed: " + title
             notes = "" if n % 3 == 0 else f"Details for task {n}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 20)))
             if n % 97 == 0:
                 notes += "\nSecond line of notes"

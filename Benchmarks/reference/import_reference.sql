@@ -1,0 +1,46 @@
+-- W4's reference: what a skilled operator would write by hand to load the benchmark's CSV file
+-- into an empty team with the result taskimport gives (the same tasks, numbers, stored values
+-- and history), in one psql session and one transaction. bench.py runs it as
+--
+--   psql -X -q -v team=KEY -v actor=EMAIL -f import_reference.sql < tasks.csv
+--
+-- and then checks that the team holds what taskimport's team holds (count, a checksum over the
+-- stored task fields, the history). It does no validation and cannot report a bad row: the
+-- file's statuses, priorities and dates are already in the stored spelling, and it has no
+-- assignees (the reference maps none). Empty CSV fields arrive as NULL: the notes become '',
+-- an empty category or due date stays NULL, as taskimport stores them.
+\set ON_ERROR_STOP on
+BEGIN;
+SELECT t.id AS team_id, u.id AS actor_id FROM teams t, users u WHERE t.key = :'team' AND u.email = :'actor' \gset
+-- The team's counter, locked: numbers follow on from it without gaps.
+SELECT last_number FROM task_counters WHERE team_id = :team_id FOR UPDATE \gset
+CREATE TEMP TABLE staging (
+    external_id text, title text, notes text, status text, priority text, due_date date, assignee text, category text
+) ON COMMIT DROP;
+\copy staging FROM pstdin WITH (FORMAT csv, HEADER true)
+-- The rows in file order, each with its task id (drawn up front, so the history is written
+-- from the same rows) and the team's next number; then the tasks, and one history entry per
+-- task listing the fields that have a value, as taskimport writes a created task's.
+WITH numbered AS (
+    SELECT s.*, nextval('tasks_id_seq') AS id, :last_number + row_number() OVER () AS number FROM staging s
+), created AS (
+    INSERT INTO tasks (id, team_id, number, title, notes, status, priority, due_date, category, external_id,
+                       created_by, created_at, updated_by, updated_at)
+    SELECT id, :team_id, number, title, coalesce(notes, ''), status, priority, due_date, category, external_id,
+           :actor_id, now(), :actor_id, now()
+      FROM numbered
+)
+INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+SELECT :team_id, new.id, 1, :actor_id, now(), 'imported',
+       ('[' || concat_ws(', ',
+           CASE WHEN new.title <> '' THEN '{"field": "title", "old": null, "new": ' || to_json(new.title) || '}' END,
+           CASE WHEN new.notes <> '' THEN '{"field": "notes", "old": null, "new": ' || to_json(new.notes) || '}' END,
+           '{"field": "status", "old": null, "new": ' || to_json(new.status) || '}',
+           '{"field": "priority", "old": null, "new": ' || to_json(new.priority) || '}',
+           CASE WHEN new.due_date IS NOT NULL THEN '{"field": "due_date", "old": null, "new": ' || to_json(new.due_date::text) || '}' END,
+           CASE WHEN new.category <> '' THEN '{"field": "category", "old": null, "new": ' || to_json(new.category) || '}' END,
+           '{"field": "external_id", "old": null, "new": ' || to_json(new.external_id) || '}'
+       ) || ']')::jsonb
+  FROM numbered new;
+UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging) WHERE team_id = :team_id;
+COMMIT;
