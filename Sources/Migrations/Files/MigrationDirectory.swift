@@ -13,9 +13,9 @@ public struct MigrationDirectory: Sendable {
         self.path = path
     }
 
-    /// Every `.sql` file in the folder, parsed, in version order. Other files and hidden files
-    /// are ignored; a `.sql` file with a bad name, a duplicate version or a broken directive
-    /// is an error naming it.
+    /// Every `.sql` file in the folder, parsed, in version order, with the earlier checksums its
+    /// `superseded-checksums` file accepts. Other files and hidden files are ignored; a `.sql`
+    /// file with a bad name, a duplicate version or a broken directive is an error naming it.
     public func load() throws(MigrationFileError) -> [MigrationFile] {
         let names: [String]
         do {
@@ -34,7 +34,12 @@ public struct MigrationDirectory: Sendable {
                 path: filePath(next.fileName),
                 message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
         }
-        return files
+        let supersededPath = filePath(SupersededChecksums.fileName)
+        guard let data = FileManager.default.contents(atPath: supersededPath) else { return files }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw MigrationFileError(path: supersededPath, message: "the file is not valid UTF-8; save it as UTF-8")
+        }
+        return try SupersededChecksums.parse(text, path: supersededPath).apply(to: files, path: supersededPath)
     }
 
     /// One file of the folder, parsed.

@@ -135,6 +135,9 @@ enum MigrateCommands {
                 "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
+        case let .checksumRecorded(file, previous):
+            line =
+                "\(file.fileName): recorded checksum \(file.checksum.prefix(12))… in place of \(previous.prefix(12))… (a reviewed comment-only edit)"
         case .migrationLockAcquired, .finished:
             line = nil
         }
