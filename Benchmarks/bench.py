@@ -198,7 +198,7 @@ class Bench:
                        t.due_date, t.assignee_id, t.category, t.external_id, t.version, t.created_by, t.updated_by), 0)::numeric), 0)
                   FROM tasks t JOIN teams tm ON tm.id = t.team_id WHERE tm.key = '{key}'""")
             history = self.psql_value(f"""
-                SELECT count(*), coalesce(sum(hashtextextended(concat_ws('|', t.number, h.version, h.actor_id, h.kind, h.changes),
+                SELECT count(*), coalesce(sum(hashtextextended(concat_ws('|', t.number, h.version, h.actor_id, h.kind, h.changes, h.created_values),
                        0)::numeric), 0)
                   FROM task_history h JOIN teams tm ON tm.id = h.team_id JOIN tasks t ON t.team_id = h.team_id AND t.id = h.task_id
                  WHERE tm.key = '{key}'""")

@@ -20,7 +20,9 @@ CREATE TEMP TABLE staging (
 \copy staging FROM pstdin WITH (FORMAT csv, HEADER true)
 -- The rows in file order, each with its task id (drawn up front, so the history is written
 -- from the same rows) and the team's next number; then the tasks, and one history entry per
--- task listing the fields that have a value, as taskimport writes a created task's.
+-- task with the values it was created with (`created_values`, in the order title, notes,
+-- status, priority, due_date, assignee, category, external_id; '' for none), as taskimport
+-- writes a created task's.
 WITH numbered AS (
     SELECT s.*, nextval('tasks_id_seq') AS id, :last_number + row_number() OVER () AS number FROM staging s
 ), created AS (
@@ -30,17 +32,10 @@ WITH numbered AS (
            :actor_id, now(), :actor_id, now()
       FROM numbered
 )
-INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
 SELECT :team_id, new.id, 1, :actor_id, now(), 'imported',
-       ('[' || concat_ws(', ',
-           CASE WHEN new.title <> '' THEN '{"field": "title", "old": null, "new": ' || to_json(new.title) || '}' END,
-           CASE WHEN new.notes <> '' THEN '{"field": "notes", "old": null, "new": ' || to_json(new.notes) || '}' END,
-           '{"field": "status", "old": null, "new": ' || to_json(new.status) || '}',
-           '{"field": "priority", "old": null, "new": ' || to_json(new.priority) || '}',
-           CASE WHEN new.due_date IS NOT NULL THEN '{"field": "due_date", "old": null, "new": ' || to_json(new.due_date::text) || '}' END,
-           CASE WHEN new.category <> '' THEN '{"field": "category", "old": null, "new": ' || to_json(new.category) || '}' END,
-           '{"field": "external_id", "old": null, "new": ' || to_json(new.external_id) || '}'
-       ) || ']')::jsonb
+       ARRAY[new.title, coalesce(new.notes, ''), new.status, new.priority, coalesce(new.due_date::text, ''), '',
+             coalesce(new.category, ''), new.external_id]
   FROM numbered new;
 UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging) WHERE team_id = :team_id;
 COMMIT;

@@ -81,7 +81,7 @@ extension PostgresTaskStore: TaskRepository {
                   FROM counter
                 RETURNING *
             ), history AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
+                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
                 SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
                        \(unsafeSQL: historyOfCreation)
                   FROM t AS new
@@ -225,7 +225,7 @@ extension PostgresTaskStore: TaskRepository {
     public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
         let query: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
-                   h.actor_id, h.changed_at, h.kind, h.changes
+                   h.actor_id, h.changed_at, h.kind, h.changes, h.created_values
               FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
               LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
@@ -237,13 +237,7 @@ extension PostgresTaskStore: TaskRepository {
         guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
         return try rows.compactMap { row -> TaskHistoryEntry? in
             guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
-            let stored = try row.decode(PGJSON.self, "changes").decode(as: [StoredChange].self)
-            let changes = try stored.map { change in
-                guard let field = TaskField(rawValue: change.field) else {
-                    throw UnexpectedStoredValue(column: "changes", value: change.field, expected: "task field")
-                }
-                return FieldChange(field: field, old: change.old, new: change.new)
-            }
+            let changes = try Self.storedChanges(in: row)
             return TaskHistoryEntry(
                 taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
                 actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),

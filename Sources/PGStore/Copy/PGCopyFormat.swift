@@ -46,15 +46,27 @@ public struct PGCopyFormat: Sendable, Equatable {
         buffer.append(0x0A)
     }
 
+    /// Copies the runs between escapes whole: appending byte by byte was 18% of taskimport's
+    /// CPU (`perf record`, 200,000 rows), each append checking capacity and uniqueness.
     private static func appendTextField(_ field: String, to buffer: inout [UInt8]) {
-        for byte in field.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            default: buffer.append(byte)
+        var field = field
+        field.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let escaped: UInt8
+                switch bytes[index] {
+                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+                case 0x09: escaped = UInt8(ascii: "t")
+                case 0x0A: escaped = UInt8(ascii: "n")
+                case 0x0D: escaped = UInt8(ascii: "r")
+                default: continue
+                }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                buffer.append(UInt8(ascii: "\\"))
+                buffer.append(escaped)
+                start = index + 1
             }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
     }
 

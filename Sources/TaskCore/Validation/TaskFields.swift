@@ -17,7 +17,7 @@ public enum TaskFields {
         let title = TextRules.trimmed(text)
         try TextRules.rejectNUL(title, field: "title")
         guard !title.isEmpty else { throw TaskError.validation(field: "title", reason: "a title cannot be empty") }
-        guard titleLength.contains(title.count) else {
+        guard TextRules.hasAtMost(titleLength.upperBound, characters: title) else {
             throw TaskError.validation(field: "title", reason: "a title has at most \(titleLength.upperBound) characters, got \(title.count)")
         }
         return title
@@ -28,7 +28,7 @@ public enum TaskFields {
         try TextRules.rejectNUL(text, field: "notes")
         var notes = text
         while let last = notes.last, last.isWhitespace { notes.removeLast() }
-        guard notes.count <= notesMaxLength else {
+        guard TextRules.hasAtMost(notesMaxLength, characters: notes) else {
             throw TaskError.validation(field: "notes", reason: "notes have at most \(notesMaxLength) characters, got \(notes.count)")
         }
         return notes
@@ -47,10 +47,10 @@ public enum TaskFields {
     private static func singleLine(_ text: String?, field: String, maxLength: Int) throws -> String? {
         guard let value = text.map(TextRules.trimmed), !value.isEmpty else { return nil }
         try TextRules.rejectNUL(value, field: field)
-        guard !value.contains(where: \.isNewline) else {
+        guard !TextRules.hasLineBreak(value) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line")
         }
-        guard value.count <= maxLength else {
+        guard TextRules.hasAtMost(maxLength, characters: value) else {
             throw TaskError.validation(field: field, reason: "a \(field) has at most \(maxLength) characters, got \(value.count)")
         }
         return value

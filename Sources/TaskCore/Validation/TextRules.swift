@@ -31,9 +31,34 @@ public enum TextRules {
     }
 
     /// Refuses a NUL character as a validation error on `field`: stored text could not keep it.
+    /// (On the string's bytes in place: `utf8.contains` through the iterator was ~6% of
+    /// taskimport's CPU.)
     public static func rejectNUL(_ text: String, field: String) throws {
-        if text.utf8.contains(0) {
+        let hasNUL = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
+        if hasNUL {
             throw TaskError.validation(field: field, reason: "contains a NUL character (U+0000), which cannot be stored")
         }
+    }
+
+    /// Whether `text` has at most `limit` characters, counted only when its UTF-8 is longer
+    /// (a character is at least one byte; counting characters walks grapheme breaks, which for
+    /// every title and note was ~7% of taskimport's CPU).
+    public static func hasAtMost(_ limit: Int, characters text: String) -> Bool {
+        text.utf8.count <= limit || text.count <= limit
+    }
+
+    /// Whether `text` holds a line break (`Character.isNewline`), decided on bytes when they are
+    /// all ASCII (the only ASCII line breaks are LF, VT, FF and CR).
+    public static func hasLineBreak(_ text: String) -> Bool {
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            var lineBreak = false
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if (0x0A...0x0D).contains(byte) { lineBreak = true }
+            }
+            return lineBreak
+        }
+        if let ascii, let lineBreak = ascii { return lineBreak }
+        return text.contains(where: \.isNewline)
     }
 }

@@ -11,7 +11,7 @@ extension EndToEnd {
             "after up every table, sequence, index and function belongs to taskbase_owner, also what a later migration of the same run makes; down past 0005 hands them back"
         )
         func ownsTheSchema() async throws {
-            let folder = try MigrationFolder.project()
+            let folder = try MigrationFolder.project(through: 5)
             defer { folder.delete() }
             try folder.write(
                 "0006_later_notes.sql",
@@ -47,7 +47,7 @@ extension EndToEnd {
 
         @Test("a login role that is only a member of taskbase_owner applies later migrations; what they make belongs to taskbase_owner")
         func memberLoginMigrates() async throws {
-            let folder = try MigrationFolder.project()
+            let folder = try MigrationFolder.project(through: 5)
             defer { folder.delete() }
             try await FreshDatabase.with { database in
                 // Migrating first makes taskbase_owner exist (on a fresh cluster it does not yet).
@@ -81,7 +81,7 @@ extension EndToEnd {
             "in PostgreSQL 15 a CREATEROLE login that owns the database, no superuser, applies every migration and becomes a member of taskbase_owner"
         )
         func createRoleLoginBootstraps() async throws {
-            let folder = try MigrationFolder.project()
+            let folder = try MigrationFolder.project(through: 5)
             defer { folder.delete() }
             let creator = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB CREATEROLE", memberOf: nil)
             try await creator.dropAfter {

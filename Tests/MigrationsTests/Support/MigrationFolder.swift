@@ -21,14 +21,25 @@ struct MigrationFolder: Sendable {
         for (name, text) in files { try write(name, text) }
     }
 
-    /// A copy of the project's own `migrations/`: its files and its reviewed comment edits.
-    static func project() throws -> MigrationFolder {
+    /// A copy of the project's own `migrations/`: its files (those up to version `last`, when
+    /// given) and its reviewed comment edits. A test that writes later migrations of its own
+    /// (0006, ...) copies through 0005, so the project's next migrations do not change it.
+    static func project(through last: Int? = nil) throws -> MigrationFolder {
         let folder = try MigrationFolder()
         let source = packageRoot + "/migrations"
         for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") || name == SupersededChecksums.fileName {
+            if let last, let version = Int(name.prefix(4)), version > last { continue }
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
         }
         return folder
+    }
+
+    /// The versions of the project's own migrations, in order.
+    static var projectVersions: [Int64] {
+        get throws {
+            try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")
+                .filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
+        }
     }
 
     /// Writes (or overwrites) a file.
