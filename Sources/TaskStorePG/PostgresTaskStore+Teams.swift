@@ -100,11 +100,14 @@ extension PostgresTaskStore: TeamRepository {
 
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
-            try await tx.execute("DELETE FROM teams WHERE id = \(team.rawValue)")
-            // History keeps no foreign key to teams (0013): it leaves with the team here, after
-            // the team, whose cascade waited for every writer holding one of its tasks, so this
-            // statement's snapshot sees the history those writers committed.
+            // History keeps no foreign key to teams (0013): it leaves with the team here, before
+            // the team (whose rows row-level security would no longer show), once every writer
+            // of history is shut out: creations and imports lock the counter, edits and
+            // deletions a task.
+            try await tx.execute("SELECT FROM task_counters WHERE team_id = \(team.rawValue) FOR UPDATE")
+            try await tx.execute("SELECT FROM tasks WHERE team_id = \(team.rawValue) FOR UPDATE")
             try await tx.execute("DELETE FROM task_history WHERE team_id = \(team.rawValue)")
+            try await tx.execute("DELETE FROM teams WHERE id = \(team.rawValue)")
         }
     }
 }

@@ -57,7 +57,8 @@ extension EndToEnd {
                 #expect(try await runner.down().map(\.version) == [2])
                 #expect(try await database.appliedVersions() == [1])
                 let plan = try await runner.plan()
-                #expect(plan.entries.map(\.state) == [.applied, .pending, .pending, .pending, .pending])
+                let pending = Array(repeating: MigrationState.pending, count: try MigrationFolder.projectVersions.count - 1)
+                #expect(plan.entries.map(\.state) == [.applied] + pending)
             }
         }
 
