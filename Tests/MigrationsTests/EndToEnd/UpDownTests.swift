@@ -70,7 +70,7 @@ extension EndToEnd {
             try await FreshDatabase.with { database in
                 let refused = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(refused.status == 6)
-                #expect(refused.stderr.contains("0002_index.sql:2: create-index-not-concurrently"))
+                #expect(refused.stderr.contains("0002_index.sql:2:1: create-index-not-concurrently"))
                 #expect(try await database.appliedVersions().isEmpty)
 
                 try folder.write(
