@@ -74,6 +74,14 @@ extension LintPass {
                 )
             }
         }
+        if let kind = Self.droppedObjectKind(words) {
+            var index = kind.split(separator: " ").count + 1
+            let names = words.nameList(from: &index, skippingIfExists: true)
+            context.report(
+                .dropObject, first,
+                "DROP \(kind) \(names.joined(separator: ", ")) breaks every deployed program (and policy or view) that still uses it, for good; stop using it first, drop it in a later release"
+            )
+        }
         if words.matches(["DROP", "DATABASE"]) {
             context.report(.dropDatabase, first, "DROP DATABASE loses a whole database for good; that is an operator's act, not a migration")
         }
@@ -83,6 +91,27 @@ extension LintPass {
                 "DROP SCHEMA loses the schema (with CASCADE, every table and row in it) for good; drop the objects you mean one by one, after code stopped using them"
             )
         }
+    }
+
+    private static let droppableKinds = [
+        "MATERIALIZED VIEW", "VIEW", "FUNCTION", "PROCEDURE", "ROUTINE", "TYPE", "DOMAIN", "SEQUENCE", "EXTENSION",
+    ]
+
+    /// `VIEW`, `FUNCTION`, ... for a `DROP` of an object deployed code may use.
+    private static func droppedObjectKind(_ words: StatementShape) -> String? {
+        guard words.matches(["DROP"]) else { return nil }
+        return droppableKinds.first { words.matches(["DROP"] + $0.split(separator: " ").map(String.init)) }
+    }
+
+    /// `ALTER DOMAIN d ADD CONSTRAINT ... CHECK` without NOT VALID checks every column of the domain.
+    func lintDomain(_ words: StatementShape, first: SQLToken, in context: inout FileContext) {
+        guard words.matches(["ALTER", "DOMAIN"]), words.containsSequence(["ADD"]), !words.containsSequence(["NOT", "VALID"]) else { return }
+        var index = 2
+        let domain = words.nameList(from: &index).first ?? "the domain"
+        context.report(
+            .constraintWithoutNotValid, first,
+            "ALTER DOMAIN \(domain) ADD CONSTRAINT checks every row of every table with a column of the domain while holding their locks; add it NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a later migration"
+        )
     }
 
     func lintSession(_ words: StatementShape, first: SQLToken, in context: inout FileContext) {

@@ -144,6 +144,12 @@ extension LintPass {
                 "ADD COLUMN with \(volatile) fills every existing row, rewriting \(table) under ACCESS EXCLUSIVE; add the column without it, then backfill in batches"
             )
         }
+        if action.containsSequence(["UNIQUE"]) || action.containsSequence(["PRIMARY", "KEY"]) {
+            context.report(
+                .createIndexNotConcurrently, head,
+                "ADD COLUMN ... UNIQUE or PRIMARY KEY builds its index on \(table) while holding ACCESS EXCLUSIVE; add the column, CREATE UNIQUE INDEX CONCURRENTLY, then ADD CONSTRAINT ... USING INDEX"
+            )
+        }
         if action.containsSequence(["REFERENCES"]) {
             context.report(
                 .constraintWithoutNotValid, head,

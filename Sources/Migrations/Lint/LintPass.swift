@@ -57,6 +57,7 @@ struct LintPass {
             lintBlocking(words, first: first, in: &context)
             lintBreaking(words, first: first, in: &context)
             lintSession(words, first: first, in: &context)
+            lintDomain(words, first: first, in: &context)
         }
         if !file.runsInTransaction, file.up.count > 1, let second = file.up[1].codeTokens.first {
             context.report(

@@ -23,7 +23,7 @@ extension LintRule {
         switch self {
         case .createIndexNotConcurrently:
             return (
-                "CREATE INDEX (or ADD UNIQUE / PRIMARY KEY) on an existing table without CONCURRENTLY",
+                "CREATE INDEX (or ADD UNIQUE / PRIMARY KEY, also on a new column) on an existing table without CONCURRENTLY",
                 "the build holds a SHARE lock (ACCESS EXCLUSIVE for ADD CONSTRAINT): every INSERT, UPDATE and DELETE on the table waits.",
                 "the whole build, which grows with the table: minutes on a large one.",
                 "CREATE INDEX CONCURRENTLY name ON table (...); alone in a -- migrate:no-transaction file; for a constraint, then ALTER TABLE table ADD CONSTRAINT c UNIQUE USING INDEX name."
@@ -93,8 +93,8 @@ extension LintRule {
             )
         case .constraintWithoutNotValid:
             return (
-                "ADD FOREIGN KEY or CHECK without NOT VALID",
-                "checks every existing row while holding SHARE ROW EXCLUSIVE (foreign key, on both tables) or ACCESS EXCLUSIVE (CHECK).",
+                "ADD FOREIGN KEY or CHECK (or ALTER DOMAIN ADD CONSTRAINT) without NOT VALID, or VALIDATE in the same transaction",
+                "checks every existing row while holding SHARE ROW EXCLUSIVE (foreign key, on both tables) or ACCESS EXCLUSIVE (CHECK); VALIDATE right after ADD ... NOT VALID in one transaction still scans under the ADD's ACCESS EXCLUSIVE.",
                 "the whole scan.",
                 "ADD CONSTRAINT ... NOT VALID (new rows are checked at once), then ALTER TABLE ... VALIDATE CONSTRAINT c in a later file: it scans under SHARE UPDATE EXCLUSIVE, which lets writes go on."
             )
@@ -146,6 +146,13 @@ extension LintRule {
                 "deletes every row under ACCESS EXCLUSIVE; with CASCADE, also every row of every table that references it.",
                 "for good: only a backup brings the rows back.",
                 "DELETE the rows you mean, in batches, with a WHERE clause; data clean-ups belong in a reviewed script, not a schema migration."
+            )
+        case .dropObject:
+            return (
+                "DROP VIEW / MATERIALIZED VIEW / FUNCTION / PROCEDURE / TYPE / DOMAIN / SEQUENCE / EXTENSION",
+                "every deployed program, view or policy that still uses the object fails (with CASCADE, the dependants are dropped too).",
+                "from the migration until every user of it is gone or redeployed.",
+                "stop using the object in a release first, then drop it in a later migration (with -- lint:allow drop-object)."
             )
         case .dropDatabase:
             return (

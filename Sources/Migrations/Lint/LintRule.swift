@@ -42,6 +42,8 @@ public enum LintRule: String, Sendable, CaseIterable, Comparable {
     case dropNotNull = "drop-not-null"
     /// TRUNCATE: deletes every row (with CASCADE, of every referencing table too) under ACCESS EXCLUSIVE.
     case truncate = "truncate"
+    /// DROP VIEW, FUNCTION, TYPE, DOMAIN, SEQUENCE, EXTENSION ...: breaks code (and policies, views) still using it.
+    case dropObject = "drop-object"
     /// DROP DATABASE: loses a whole database.
     case dropDatabase = "drop-database"
     /// DROP SCHEMA: loses the schema and, with CASCADE, everything in it.

@@ -62,7 +62,7 @@ struct FolderLintTests {
         let fix = "ALTER FUNCTION visible_ids() SET search_path = pg_catalog, public, pg_temp;"
         #expect(refused(try files(unsafeDefiner, fix)).isEmpty)
         #expect(refused(try files(unsafeDefiner, "ALTER FUNCTION visible_ids() SET search_path = pg_temp, public;")).count == 1)
-        #expect(refused(try files(unsafeDefiner, "DROP FUNCTION visible_ids();")).isEmpty)
+        #expect(refused(try files(unsafeDefiner, "DROP FUNCTION visible_ids();")).map(\.rule) == [.dropObject])
         #expect(refused(try files(unsafeDefiner, "ALTER FUNCTION visible_ids() SECURITY INVOKER;")).isEmpty)
     }
 
