@@ -40,8 +40,6 @@ enum StreamCommands {
             let export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
             _ = try await export.write(
                 as: invocation.values.value("format", as: ExportFormat.self) ?? .csv,
-                to: { bytes in
-                    try FileHandle.standardOutput.write(contentsOf: Data(bytes))
-                })
+                to: { bytes in try invocation.write(bytes: Array(bytes)) })
         })
 }
