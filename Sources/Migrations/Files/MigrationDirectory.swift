@@ -8,14 +8,19 @@ public struct MigrationDirectory: Sendable {
     /// The environment variable that names the folder when `--dir` is not given.
     public static let environmentVariable = "TASKBASE_MIGRATIONS_DIR"
 
+    /// The generated dump of the schema after every migration (`scripts/schema`), which sits
+    /// beside the migrations for reviewers and is never run.
+    public static let schemaFileName = "schema.sql"
+
     /// The folder at `path`.
     public init(path: String) {
         self.path = path
     }
 
-    /// Every `.sql` file in the folder, parsed, in version order. Other files and hidden files
-    /// are ignored; a `.sql` file with a bad name, a duplicate version or a broken directive
-    /// is an error naming it.
+    /// Every `.sql` file in the folder, parsed, in version order, with the earlier checksums its
+    /// `superseded-checksums` file accepts. Other files, hidden files and `schema.sql` are
+    /// ignored; a `.sql` file with a bad name, a duplicate version or a broken directive is an
+    /// error naming it.
     public func load() throws(MigrationFileError) -> [MigrationFile] {
         let (files, errors) = try loadEach()
         if let first = errors.first { throw first }
@@ -35,7 +40,7 @@ public struct MigrationDirectory: Sendable {
         }
         var files: [MigrationFile] = []
         var errors: [MigrationFileError] = []
-        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") {
+        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") && name != Self.schemaFileName {
             do {
                 files.append(try load(fileName: name))
             } catch {
@@ -54,7 +59,16 @@ public struct MigrationDirectory: Sendable {
                 unique.append(file)
             }
         }
-        return (unique, errors)
+        let supersededPath = filePath(SupersededChecksums.fileName)
+        guard let data = FileManager.default.contents(atPath: supersededPath) else { return (unique, errors) }
+        do throws(MigrationFileError) {
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw MigrationFileError(path: supersededPath, message: "the file is not valid UTF-8; save it as UTF-8")
+            }
+            return (try SupersededChecksums.parse(text, path: supersededPath).apply(to: unique, path: supersededPath), errors)
+        } catch {
+            return (unique, errors + [error])
+        }
     }
 
     /// One file of the folder, parsed.

@@ -153,7 +153,9 @@ enum MigrateCommands {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries
         }
-        return MigrationRunner(directory: directory(values), config: try PGConfig.fromEnvironment(), settings: settings, onEvent: report)
+        return MigrationRunner(
+            directory: directory(values), config: try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note), settings: settings,
+            onEvent: report)
     }
 
     /// Progress on stderr: waits and retries always (they explain a pause), each migration's
@@ -170,6 +172,9 @@ enum MigrateCommands {
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
         case .lintWarning(let finding):
             line = "warning: \(finding) (see taskmigrate lint --explain \(finding.rule.rawValue))"
+        case let .checksumRecorded(file, previous):
+            line =
+                "\(file.fileName): recorded checksum \(file.checksum.prefix(12))… in place of \(previous.prefix(12))… (a reviewed comment-only edit)"
         case .migrationLockAcquired, .finished:
             line = nil
         }
