@@ -127,7 +127,7 @@ struct CSVReaderFuzzTests {
             let lineBreaks = input.count(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
             for case .error(let error) in reference {
                 run.errors += 1
-                guard error.line >= 1, error.line <= lineBreaks + 1, error.column >= 1, (0...input.count).contains(error.byteOffset) else {
+                guard error.line >= 1, error.line <= lineBreaks + 1, error.character >= 1, (0...input.count).contains(error.byteOffset) else {
                     run.failure = "input \(input): error without a sound place: \(error) (offset \(error.byteOffset))"
                     return run
                 }
