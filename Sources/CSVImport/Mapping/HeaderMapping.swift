@@ -68,9 +68,9 @@ public struct HeaderMapping: Sendable, Equatable {
     /// The warning to print about unmapped columns, or `nil` when every column is used.
     public var unmappedColumnsWarning: String? {
         guard !unmappedColumns.isEmpty else { return nil }
-        let names = unmappedColumnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        let names = HeaderNameQuoting.list(unmappedColumnNames)
         return "ignoring columns that match no task field: \(names); "
-            + "import one with --map FIELD=HEADER"
+            + "import one with --map FIELD=HEADER" + HeaderNameQuoting.hint(for: unmappedColumnNames)
     }
 
     /// The columns the overrides name: an exact header match first, else the one header that
