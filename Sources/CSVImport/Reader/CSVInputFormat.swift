@@ -20,4 +20,12 @@ public struct CSVInputFormat: Sendable, Equatable {
     public var delimiter: CSVDelimiter
     /// Where the separator came from.
     public var delimiterOrigin: DelimiterOrigin
+
+    /// A format, as the reader settles it or a test expects it.
+    public init(encoding: TextEncoding, byteOrderMark: Bool, delimiter: CSVDelimiter, delimiterOrigin: DelimiterOrigin) {
+        self.encoding = encoding
+        self.byteOrderMark = byteOrderMark
+        self.delimiter = delimiter
+        self.delimiterOrigin = delimiterOrigin
+    }
 }
