@@ -182,8 +182,9 @@ struct CSVScanner {
         checkText(from: 0)
     }
 
-    /// Reads the next bytes of UTF-8 text: what was read ahead first, then the source, through
-    /// the transcoder when there is one.
+    /// Reads the next bytes of UTF-8 text: what was read ahead first (topped up from the source,
+    /// so chunks still end at multiples of the chunk size), then the source, through the
+    /// transcoder when there is one.
     mutating func read(into room: UnsafeMutableRawBufferPointer) throws(CSVError) -> Int {
         if pendingStart < pending.count {
             let count = min(room.count, pending.count - pendingStart)
@@ -191,12 +192,17 @@ struct CSVScanner {
                 room.baseAddress!.copyMemory(from: bytes.baseAddress! + pendingStart, byteCount: count)
             }
             pendingStart += count
-            if pendingStart == pending.count {
-                pending = []
-                pendingStart = 0
-            }
-            return count
+            guard pendingStart == pending.count else { return count }
+            pending = []
+            pendingStart = 0
+            guard count < room.count else { return count }
+            return try count + readSource(into: UnsafeMutableRawBufferPointer(rebasing: room[count...]))
         }
+        return try readSource(into: room)
+    }
+
+    /// Reads the source, through the transcoder when there is one.
+    private mutating func readSource(into room: UnsafeMutableRawBufferPointer) throws(CSVError) -> Int {
         do {
             if let transcoder { return try transcoder.read(into: room, from: &source) }
             return try source.read(into: room)
