@@ -33,6 +33,8 @@ struct CSVScanner {
     var pending: [UInt8] = []
     /// How much of `pending` has been handed over.
     var pendingStart = 0
+    /// A source failure met while topping up `pending`, thrown by the next read.
+    var deferredReadFailure: CSVError?
     /// How the input is read; set before the first record.
     var format: CSVInputFormat?
     /// Blank lines and records of empty fields skipped so far.
@@ -196,7 +198,20 @@ struct CSVScanner {
             pending = []
             pendingStart = 0
             guard count < room.count else { return count }
-            return try count + readSource(into: UnsafeMutableRawBufferPointer(rebasing: room[count...]))
+            do {
+                return try count + readSource(into: UnsafeMutableRawBufferPointer(rebasing: room[count...]))
+            } catch {
+                // The bytes read ahead are parsed first; the failure waits for the next read.
+                deferredReadFailure = error
+                return count
+            }
+        }
+        if var failure = deferredReadFailure {
+            deferredReadFailure = nil
+            failure.line = line
+            failure.character = column(at: position)
+            failure.byteOffset = offset(position)
+            throw failure
         }
         return try readSource(into: room)
     }
