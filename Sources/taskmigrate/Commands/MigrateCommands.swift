@@ -120,7 +120,9 @@ enum MigrateCommands {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries
         }
-        return MigrationRunner(directory: directory(values), config: try PGConfig.fromEnvironment(), settings: settings, onEvent: report)
+        return MigrationRunner(
+            directory: directory(values), config: try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note), settings: settings,
+            onEvent: report)
     }
 
     /// Progress on stderr: waits and retries always (they explain a pause), each migration's
