@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "TaskbaseWire", targets: ["TaskbaseWire"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
         .executable(name: "taskimport", targets: ["taskimport"]),
@@ -39,17 +40,22 @@ let package = Package(
         .testTarget(
             name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
 
+        // The JSON documents taskctl prints and the HTTP API and its client exchange.
+        .target(name: "TaskbaseWire", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskbaseWireTests", dependencies: ["TaskbaseWire", "TaskCore"]),
+
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(
-            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore"]),
+            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore"]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [
-                "taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "TaskbaseCommandLine", "PGStore",
+                "taskctl", "CommandLineToolkit", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
+                "TaskbaseCommandLine", "PGStore",
             ]),
 
         // Import.
