@@ -15,6 +15,9 @@ struct MemoryState {
     var history: [TaskID: [TaskHistoryEntry]] = [:]
     var subscribers: [TeamID: [Int: TaskChangeStream.Continuation]] = [:]
     var lastListenerID = 0
+    var tokens: [TokenID: APIToken] = [:]
+    var tokenIDsByHash: [[UInt8]: TokenID] = [:]
+    var tokenListeners: [Int: AsyncThrowingStream<Void, any Error>.Continuation] = [:]
     var lastID: Int64 = 0
 
     /// A fresh id for any entity; ids are never reused.

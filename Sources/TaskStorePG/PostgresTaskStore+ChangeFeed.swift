@@ -49,21 +49,29 @@ extension PostgresTaskStore: TaskChangeFeed {
     /// stops iterating or its task is cancelled.
     public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
+        return try await listen(on: Self.channel(for: team)) { notification in
+            try JSONDecoder().decode(ChangePayload.self, from: Data(notification.payload.utf8)).change()
+        }
+    }
+
+    /// LISTENs on `channel` on a connection of its own (a listening session cannot serve
+    /// queries), to `listenConfig` when set, relaying each notification as `transform` makes it.
+    /// The connection closes when the consumer stops iterating or its task is cancelled.
+    func listen<Element: Sendable>(
+        on channel: String, _ transform: @escaping @Sendable (PGNotification) throws -> Element
+    ) async throws -> AsyncThrowingStream<Element, any Error> {
         let connection: PGConnection
         let notifications: PGNotificationStream
         do {
             connection = try await PGConnection.connect(listenConfig ?? source.config)
-            notifications = try await connection.notifications(on: Self.channel(for: team))
+            notifications = try await connection.notifications(on: channel)
         } catch let error as PGError {
             throw Self.translate(error)
         }
-        return TaskChangeStream { continuation in
+        return AsyncThrowingStream { continuation in
             let listener = Task {
                 do {
-                    for try await notification in notifications {
-                        let payload = try JSONDecoder().decode(ChangePayload.self, from: Data(notification.payload.utf8))
-                        continuation.yield(try payload.change())
-                    }
+                    for try await notification in notifications { continuation.yield(try transform(notification)) }
                     continuation.finish()
                 } catch is CancellationError {
                     continuation.finish()

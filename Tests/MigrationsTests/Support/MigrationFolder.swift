@@ -14,6 +14,15 @@ struct MigrationFolder: Sendable {
         return url.path
     }()
 
+    /// The versions of the project's own migrations, in order, so tests do not break when one is added.
+    static let projectVersions: [Int64] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")) ?? []
+        return names.filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
+    }()
+
+    /// The newest project migration's version.
+    static var latestVersion: Int64 { projectVersions.last ?? 0 }
+
     /// An empty folder, or one holding `files` (name → text).
     init(_ files: [String: String] = [:]) throws {
         path = NSTemporaryDirectory() + "taskbase-migrations-" + UUID().uuidString
