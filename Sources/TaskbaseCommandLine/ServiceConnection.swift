@@ -17,7 +17,7 @@ public enum ServiceConnection {
         let config: PGConfig
         var listenConfig: PGConfig?
         do {
-            config = try PGConfig.fromEnvironment()
+            config = try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note)
             if let url = ProcessInfo.processInfo.environment["TASKBASE_LISTEN_URL"], !url.isEmpty {
                 var direct = try PGConfig(connectionString: url)
                 direct.connectTimeout = config.connectTimeout

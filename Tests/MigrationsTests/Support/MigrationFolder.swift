@@ -30,11 +30,11 @@ struct MigrationFolder: Sendable {
         for (name, text) in files { try write(name, text) }
     }
 
-    /// A copy of the project's own `migrations/`.
+    /// A copy of the project's own `migrations/`: its files and its reviewed comment edits.
     static func project() throws -> MigrationFolder {
         let folder = try MigrationFolder()
         let source = packageRoot + "/migrations"
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") || name == SupersededChecksums.fileName {
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
         }
         return folder
