@@ -30,6 +30,7 @@ extension MemoryTaskStore: UserRepository {
             user.isDisabled = disabled
             state.users[id] = user
             for listener in state.tokenListeners.values { listener.yield() }
+            for (team, roles) in state.roles where roles[id] != nil { state.ring(team) }
             return user
         }
     }

@@ -83,6 +83,18 @@ extension PostgresTaskStore: TokenRepository {
 
     /// LISTENs on `taskbase_tokens`, closed when the consumer stops iterating.
     public func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error> {
-        try await listen(on: Self.tokenChannel) { _ in () }
+        let (rings, stop) = try await doorbell(on: Self.tokenChannel)
+        return AsyncThrowingStream { continuation in
+            let forward = Task {
+                do {
+                    for try await _ in rings { continuation.yield() }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+                await stop()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
     }
 }

@@ -1,14 +1,9 @@
 import APITokens
 import CommandLineToolkit
-import Dispatch
 import Foundation
 import TaskCore
 import TaskbaseCommandLine
 import TaskbaseServer
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The taskserve program: Taskbase's HTTP/JSON API over PostgreSQL, acting for whoever's API
 /// token a request carries.
@@ -27,7 +22,7 @@ enum TaskServe {
         discussion: """
             Every request acts as the user of its API token (Authorization: Bearer <token>; make one \
             with taskctl token create EMAIL). One JSON access-log line per request goes to stderr. \
-            SIGTERM or Ctrl-C stops gracefully: no new connections, event streams ended, requests \
+            SIGTERM, SIGHUP or Ctrl-C stops gracefully: no new connections, event streams ended, requests \
             in flight answered, exit 0.
 
             Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
@@ -68,7 +63,6 @@ enum TaskServe {
             maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
             idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")))
         let secrets = TokenSecrets.fromEnvironment()
-        let signals = SignalWaiter()
         let service: TaskService
         do {
             service = try await ServiceConnection.open(
@@ -90,9 +84,12 @@ enum TaskServe {
             try? log.write(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
         }
         try? log.write(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
-        await signals.next()
+        // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         try? log.write(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
-        await server.shutdown(grace: .seconds(try positive(values, "shutdown-grace")))
+        let grace = Duration.seconds(try positive(values, "shutdown-grace"))
+        // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
+        await Task { await server.shutdown(grace: grace) }.value
         try? log.write(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
     }
 
@@ -108,29 +105,5 @@ enum TaskServe {
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {
         guard let value = values.int(name), value > 0 else { throw UsageError("--\(name) wants a positive number") }
         return value
-    }
-}
-
-/// SIGTERM and SIGINT, delivered as an await instead of killing the process.
-final class SignalWaiter: @unchecked Sendable {
-    private let stream: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        var continuation: AsyncStream<Int32>.Continuation!
-        stream = AsyncStream { continuation = $0 }
-        let yield = continuation!
-        sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { yield.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    /// Waits for the first signal.
-    func next() async {
-        for await _ in stream { return }
     }
 }
