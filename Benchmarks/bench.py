@@ -202,12 +202,17 @@ class Bench:
                        0)::numeric), 0)
                   FROM task_history h JOIN teams tm ON tm.id = h.team_id JOIN tasks t ON t.team_id = h.team_id AND t.id = h.task_id
                  WHERE tm.key = '{key}'""")
-            return {"tasks": int(tasks[0]), "task checksum": tasks[1], "history": int(history[0]), "history checksum": history[1]}
+            changes = self.psql_value(f"""
+                SELECT count(*), coalesce(string_agg(c.kind || ':' || coalesce(c.number::text, ''), ',' ORDER BY c.sequence), '')
+                  FROM task_changes c JOIN teams tm ON tm.id = c.team_id WHERE tm.key = '{key}'""")
+            return {"tasks": int(tasks[0]), "task checksum": tasks[1], "history": int(history[0]), "history checksum": history[1],
+                    "change log": changes}
 
         ours, theirs = fingerprint(team), fingerprint(reference_team)
         if ours != theirs or ours["tasks"] != self.args.import_rows:
             raise RuntimeError(f"W4: taskimport and the reference left different rows: taskimport {ours}, reference {theirs}")
-        self.notes["w4_same_result"] = f"yes ({ours['tasks']:,} tasks, {ours['history']:,} history entries, checksums equal)"
+        self.notes["w4_same_result"] = (f"yes ({ours['tasks']:,} tasks, {ours['history']:,} history entries, checksums equal, "
+                                        f"change log {ours['change log'][1] or 'empty'})")
 
     def w4_indexed_copy(self, team, csv_path, rows):
         """psql \\copy of the same file into a copy of `tasks` (its indexes, CHECKs, identity and both

@@ -37,5 +37,12 @@ SELECT :team_id, new.id, 1, :actor_id, now(), 'imported',
        ARRAY[new.title, coalesce(new.notes, ''), new.status, new.priority, coalesce(new.due_date::text, ''), '',
              coalesce(new.category, ''), new.external_id]
   FROM numbered new;
-UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging) WHERE team_id = :team_id;
+-- The change feed: an import of more than 10,000 tasks (TaskChange.bulkImportThreshold) is one
+-- 'bulk' entry in the team's change log, under the counter's next sequence, and a doorbell
+-- on the team's channel.
+INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+SELECT :team_id, last_change + 1, 'bulk', NULL, NULL, NULL, :actor_id, now() FROM task_counters WHERE team_id = :team_id;
+UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging), last_change = last_change + 1
+ WHERE team_id = :team_id;
+SELECT pg_notify('taskbase.team.' || :'team', '') \g /dev/null
 COMMIT;

@@ -6,10 +6,6 @@ import TaskCore
 /// whole, and merged into `tasks` by one statement (INSERT of the new external ids, UPDATE of
 /// the known ones), all in one transaction — a failure anywhere leaves the database as it was.
 extension PostgresTaskStore: TaskImportPort {
-    /// Above this many changed tasks an import sends no per-task notifications (a watcher
-    /// would drown, and NOTIFY's queue is finite); it still commits normally.
-    public static let importNotificationLimit = 10_000
-
     static let stagingColumns = [
         "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category",
     ]
@@ -45,10 +41,11 @@ extension PostgresTaskStore: TaskImportPort {
                 // whether the team has any task yet, which that lock keeps true until commit.
                 let counter = try await tx.query(
                     """
-                    SELECT last_number, NOT EXISTS (SELECT FROM tasks WHERE team_id = \(teamID.rawValue)) AS empty
+                    SELECT last_number, last_change, NOT EXISTS (SELECT FROM tasks WHERE team_id = \(teamID.rawValue)) AS empty
                       FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE
                     """)
                 let lastNumber = try counter[0].decode(Int64.self, "last_number")
+                let lastChange = try counter[0].decode(Int64.self, "last_change")
                 let teamIsEmpty = try counter[0].decode(Bool.self, "empty")
                 // The merge's hash joins (the team's tasks by external id and number) and its
                 // sort by line stay in memory up to this, where 4 MB spilled them to disk.
@@ -56,8 +53,8 @@ extension PostgresTaskStore: TaskImportPort {
                 let staged = try await Self.stage(batches, on: tx)
                 let merge = { (tx: PGConnection) in
                     try await Self.merge(
-                        team: team, teamID: teamID, staged: staged, lastNumber: lastNumber, teamIsEmpty: teamIsEmpty, policy: policy,
-                        actor: actor.id, at: time, on: tx)
+                        team: team, teamID: teamID, staged: staged, lastNumber: lastNumber, lastChange: lastChange,
+                        teamIsEmpty: teamIsEmpty, policy: policy, actor: actor.id, at: time, on: tx)
                 }
                 let summary: ImportSummary
                 if teamIsEmpty {
@@ -173,7 +170,8 @@ extension PostgresTaskStore: TaskImportPort {
         }
     }
 
-    /// The one merge statement, history, the counter, and the change notifications.
+    /// The one merge statement, history, the counter, and the change log: each changed task
+    /// under its own sequence, or one `bulk` entry above `TaskChange.bulkImportThreshold`.
     ///
     /// The team's counter row is locked (FOR UPDATE) for the whole import, which serializes
     /// every task creation in the team; so a staged row whose external id the team does not
@@ -193,8 +191,8 @@ extension PostgresTaskStore: TaskImportPort {
     /// join, and a change's history is written from what the UPDATE returns, without reading
     /// the tasks a third time.
     static func merge(
-        team: TeamKey, teamID: TeamID, staged count: Int, lastNumber: Int64, teamIsEmpty: Bool, policy: ImportConflictPolicy,
-        actor: UserID, at time: Date, on tx: PGConnection
+        team: TeamKey, teamID: TeamID, staged count: Int, lastNumber: Int64, lastChange: Int64, teamIsEmpty: Bool,
+        policy: ImportConflictPolicy, actor: UserID, at time: Date, on tx: PGConnection
     ) async throws -> ImportSummary {
         let oldColumns = mergedColumns.map(\.name)
         let rowsAndNumbers: PGQuery =
@@ -256,23 +254,39 @@ extension PostgresTaskStore: TaskImportPort {
                                        new.external_id) old
             ), counts AS (
                 SELECT (SELECT count(*) FROM fresh) AS inserted, (SELECT count(*) FROM updated) AS updated
+            ), changes AS (
+                SELECT 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version FROM fresh
+                 WHERE (SELECT inserted + updated FROM counts) <= \(Int64(TaskChange.bulkImportThreshold))
+                UNION ALL
+                SELECT 'updated', number, id, version FROM updated
+                 WHERE (SELECT inserted + updated FROM counts) <= \(Int64(TaskChange.bulkImportThreshold))
+            ), logged AS (
+                INSERT INTO task_changes (\(unsafeSQL: changeLogColumns))
+                SELECT \(teamID.rawValue), \(lastChange) + row_number() OVER (ORDER BY kind, number), kind, id, number, version,
+                       \(actor.rawValue), \(time)
+                  FROM changes
+                UNION ALL
+                SELECT \(teamID.rawValue), \(lastChange) + 1, 'bulk', NULL, NULL, NULL, \(actor.rawValue), \(time)
+                 WHERE (SELECT inserted + updated FROM counts) > \(Int64(TaskChange.bulkImportThreshold))
+                RETURNING 1
             ), notified AS (
-                SELECT \(notifySQL(
-                           kind: "new.kind", team: team, number: "new.number", taskID: "new.id", version: "new.version",
-                           actorID: "\(actor.rawValue)", at: "\(time)"))
-                  FROM (SELECT 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version FROM fresh
-                        UNION ALL
-                        SELECT 'updated', number, id, version FROM updated) new
-                 WHERE (SELECT inserted + updated FROM counts) <= \(importNotificationLimit)
+                SELECT \(doorbellSQL(team)) WHERE (SELECT inserted + updated FROM counts) > 0
             )
-            SELECT inserted, updated, \(count) - inserted AS existing, (SELECT count(*) FROM notified) AS notified FROM counts
+            SELECT inserted, updated, \(count) - inserted AS existing, (SELECT count(*) FROM logged) AS logged,
+                   (SELECT count(*) FROM notified) AS notified
+              FROM counts
             """)
         let counts = rows[0]
         let inserted = try counts.decode(Int.self, "inserted")
         let updated = try counts.decode(Int.self, "updated")
         let existing = try counts.decode(Int.self, "existing")
-        if inserted > 0 {
-            try await tx.execute("UPDATE task_counters SET last_number = last_number + \(inserted) WHERE team_id = \(teamID.rawValue)")
+        let logged = try counts.decode(Int.self, "logged")
+        if inserted > 0 || logged > 0 {
+            try await tx.execute(
+                """
+                UPDATE task_counters SET last_number = last_number + \(inserted), last_change = last_change + \(logged)
+                 WHERE team_id = \(teamID.rawValue)
+                """)
         }
         switch policy {
         case .update: return ImportSummary(inserted: inserted, updated: updated, unchanged: existing - updated)

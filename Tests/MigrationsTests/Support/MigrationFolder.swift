@@ -21,26 +21,31 @@ struct MigrationFolder: Sendable {
         for (name, text) in files { try write(name, text) }
     }
 
-    /// A copy of the project's own `migrations/`: its files (those up to version `last`, when
-    /// given) and its reviewed comment edits. A test that writes later migrations of its own
-    /// (0006, ...) copies through 0005, so the project's next migrations do not change it.
-    static func project(through last: Int? = nil) throws -> MigrationFolder {
+    /// A copy of the project's own `migrations/`.
+    static func project() throws -> MigrationFolder {
         let folder = try MigrationFolder()
         let source = packageRoot + "/migrations"
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") || name == SupersededChecksums.fileName {
-            if let last, let version = Int(name.prefix(4)), version > last { continue }
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") {
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
         }
         return folder
     }
 
-    /// The versions of the project's own migrations, in order.
-    static var projectVersions: [Int64] {
-        get throws {
-            try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")
-                .filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
-        }
+    /// The versions of the project's own migrations, in order: tests count on these rather
+    /// than on a number that every new migration would change.
+    static let projectVersions: [Int64] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")) ?? []
+        return names.filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
+    }()
+
+    /// The file name of the migration `offset` versions after the project's newest one
+    /// (1: the next), as a test adds it to a copy of the project.
+    static func laterName(_ offset: Int64, _ name: String) -> String {
+        String(format: "%04lld_%@.sql", (projectVersions.last ?? 0) + offset, name)
     }
+
+    /// The version `offset` after the project's newest.
+    static func laterVersion(_ offset: Int64) -> Int64 { (projectVersions.last ?? 0) + offset }
 
     /// Writes (or overwrites) a file.
     func write(_ name: String, _ text: String) throws {
