@@ -14,17 +14,17 @@ ALTER FUNCTION public.taskbase_current_user_id() OWNER TO taskbase_owner;
 
 CREATE FUNCTION public.taskbase_visible_team_ids() RETURNS bigint[]
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO '$user', 'public'
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     BEGIN
         RETURN ARRAY(
             SELECT m.team_id
-              FROM memberships m JOIN users u ON u.id = m.user_id
-             WHERE m.user_id = taskbase_current_user_id() AND NOT u.disabled
+              FROM public.memberships m JOIN public.users u ON u.id = m.user_id
+             WHERE m.user_id = public.taskbase_current_user_id() AND NOT u.disabled
             UNION
             SELECT t.id
-              FROM teams t JOIN users u ON u.id = t.created_by
-             WHERE t.created_by = taskbase_current_user_id() AND NOT u.disabled);
+              FROM public.teams t JOIN public.users u ON u.id = t.created_by
+             WHERE t.created_by = public.taskbase_current_user_id() AND NOT u.disabled);
     END
     $$;
 
@@ -64,11 +64,30 @@ ALTER TABLE public.schema_migrations OWNER TO taskbase_owner;
 
 COMMENT ON TABLE public.schema_migrations IS 'Applied migrations, kept by taskmigrate; checksum is the SHA-256 of the file bytes';
 
+-- Name: task_changes; Type: TABLE; Schema: public; Owner: taskbase_owner
+
+CREATE TABLE public.task_changes (
+    team_id bigint NOT NULL,
+    sequence bigint NOT NULL,
+    kind text NOT NULL,
+    task_id bigint,
+    number bigint,
+    version bigint,
+    actor_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    CONSTRAINT task_changes_kind_check CHECK ((kind = ANY (ARRAY['created'::text, 'updated'::text, 'deleted'::text, 'bulk'::text]))),
+    CONSTRAINT task_changes_sequence_check CHECK ((sequence > 0)),
+    CONSTRAINT task_changes_task_shape CHECK (((kind = 'bulk'::text) = ((task_id IS NULL) AND (number IS NULL) AND (version IS NULL))))
+);
+
+ALTER TABLE public.task_changes OWNER TO taskbase_owner;
+
 -- Name: task_counters; Type: TABLE; Schema: public; Owner: taskbase_owner
 
 CREATE TABLE public.task_counters (
     team_id bigint NOT NULL,
     last_number bigint DEFAULT 0 NOT NULL,
+    last_change bigint DEFAULT 0 NOT NULL,
     CONSTRAINT task_counters_last_number_check CHECK ((last_number >= 0))
 );
 
@@ -203,6 +222,11 @@ ALTER TABLE ONLY public.memberships
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
+-- Name: task_changes task_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: taskbase_owner
+
+ALTER TABLE ONLY public.task_changes
+    ADD CONSTRAINT task_changes_pkey PRIMARY KEY (team_id, sequence);
+
 -- Name: task_counters task_counters_pkey; Type: CONSTRAINT; Schema: public; Owner: taskbase_owner
 
 ALTER TABLE ONLY public.task_counters
@@ -275,6 +299,11 @@ ALTER TABLE ONLY public.memberships
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
 
+-- Name: task_changes task_changes_team_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: taskbase_owner
+
+ALTER TABLE ONLY public.task_changes
+    ADD CONSTRAINT task_changes_team_id_fkey FOREIGN KEY (team_id) REFERENCES public.teams(id) ON DELETE CASCADE;
+
 -- Name: task_counters task_counters_team_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: taskbase_owner
 
 ALTER TABLE ONLY public.task_counters
@@ -307,6 +336,18 @@ ALTER TABLE public.memberships ENABLE ROW LEVEL SECURITY;
 -- Name: memberships memberships_team_isolation; Type: POLICY; Schema: public; Owner: taskbase_owner
 
 CREATE POLICY memberships_team_isolation ON public.memberships TO taskbase_app USING ((team_id = ANY (( SELECT public.taskbase_visible_team_ids() AS taskbase_visible_team_ids)::bigint[]))) WITH CHECK ((team_id = ANY (( SELECT public.taskbase_visible_team_ids() AS taskbase_visible_team_ids)::bigint[])));
+
+-- Name: task_changes; Type: ROW SECURITY; Schema: public; Owner: taskbase_owner
+
+ALTER TABLE public.task_changes ENABLE ROW LEVEL SECURITY;
+
+-- Name: task_changes task_changes_append; Type: POLICY; Schema: public; Owner: taskbase_owner
+
+CREATE POLICY task_changes_append ON public.task_changes FOR INSERT TO taskbase_app WITH CHECK ((team_id = ANY (( SELECT public.taskbase_visible_team_ids() AS taskbase_visible_team_ids)::bigint[])));
+
+-- Name: task_changes task_changes_read; Type: POLICY; Schema: public; Owner: taskbase_owner
+
+CREATE POLICY task_changes_read ON public.task_changes FOR SELECT TO taskbase_app USING ((team_id = ANY (( SELECT public.taskbase_visible_team_ids() AS taskbase_visible_team_ids)::bigint[])));
 
 -- Name: task_counters; Type: ROW SECURITY; Schema: public; Owner: taskbase_owner
 
@@ -369,6 +410,10 @@ GRANT ALL ON FUNCTION public.taskbase_visible_team_ids() TO taskbase_app;
 -- Name: TABLE memberships; Type: ACL; Schema: public; Owner: taskbase_owner
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.memberships TO taskbase_app;
+
+-- Name: TABLE task_changes; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT SELECT,INSERT ON TABLE public.task_changes TO taskbase_app;
 
 -- Name: TABLE task_counters; Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -4,6 +4,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("hostile input through TaskService on the Postgres store", .timeLimit(.minutes(3)))
@@ -78,7 +79,7 @@ struct HostileInputTests {
 
     @Test("SQL, shell, control characters, odd Unicode and 100 KB strings are stored verbatim or refused as invalid, never executed")
     func hostileText() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 4))
             var stored = 0, refused = 0
             for field in Self.fields {
@@ -106,14 +107,14 @@ struct HostileInputTests {
                 )
                 .map { try $0.decode(String.self, "relname") }
             }
-            #expect(tables == ["memberships", "schema_migrations", "task_counters", "task_history", "tasks", "teams", "users"])
+            #expect(tables == ["memberships", "schema_migrations", "task_changes", "task_counters", "task_history", "tasks", "teams", "users"])
             #expect(!FileManager.default.fileExists(atPath: "/tmp/x"))
         }
     }
 
     @Test("LIKE wildcards in a text filter match themselves, not any character")
     func wildcardsAreLiteral() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for title in ["100% done", "1000 things", "a_b", "axb", "back\\slash"] { try await fixture.makeTask(title) }
             for (text, expected) in [("100%", ["100% done"]), ("a_b", ["a_b"]), ("k\\s", ["back\\slash"])] {
@@ -147,7 +148,7 @@ struct HostileInputTests {
 
     @Test("a CSV file carrying SQL, shell and control characters imports verbatim")
     func hostileCSVImportsVerbatim() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let samples = HostileText.samples.filter {
                 $0.text.count < 100 && $0.text == Self.trimmed($0.text) && !$0.text.contains(where: \.isNewline)
@@ -184,7 +185,7 @@ struct HostileInputTests {
 
     @Test("a NUL in any text field is refused cleanly, never stored altered")
     func nulIsRefused() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for field in Self.fields where field.name != "list text filter" {
                 let text = field.name == "email" ? "nul\u{0}x@example.com" : HostileText.nul

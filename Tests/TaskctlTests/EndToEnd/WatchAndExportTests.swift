@@ -13,10 +13,10 @@ struct WatchAndExportTests {
         try await watcher.waitFor("created  \(key)  v1  \(fixture.member)  Seen live\n")
         try await fixture.expectSuccess(["task", "done", key], as: fixture.admin)
         try await watcher.waitFor("updated  \(key)  v2  \(fixture.admin)  Seen live\n")
-        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 1) == 1)
+        try await ChangeFeedListeners.wait(for: 1, of: fixture.team)
         #expect(await watcher.interrupt() == 0)
         #expect(watcher.standardError == "watching team \(fixture.team); Ctrl-C to stop\n")
-        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 0) == 0)
+        try await ChangeFeedListeners.wait(for: 0, of: fixture.team)
     }
 
     @Test("watch --json prints one JSON object per change")
@@ -34,6 +34,36 @@ struct WatchAndExportTests {
         #expect(lines.first??["kind"] as? String == "created" && lines.first??["key"] as? String == key)
         #expect(lines.first??["actor"] as? String == fixture.member)
         #expect(lines.last??["title"] is NSNull)
+    }
+
+    @Test("a viewer removed from the team while watching is refused at the next read: watch exits 4")
+    func removedWatcherIsRefused() async throws {
+        let fixture = try await Fixture.make()
+        let watcher = try await BackgroundTaskctl(["watch", "--team", fixture.team], as: fixture.viewer)
+        defer { watcher.terminate() }
+        try await watcher.waitFor("watching team \(fixture.team)", onStandardError: true)
+        try await fixture.expectSuccess(["team", "remove-member", fixture.team, fixture.viewer], as: fixture.admin)
+        _ = try await fixture.addTask("Not for the removed", as: fixture.member)
+        #expect(await watcher.waitForExit() == 4)
+        #expect(!watcher.standardOutput.contains("Not for the removed"))
+    }
+
+    @Test("watch --after SEQ prints every change logged after it, then live ones, without gaps")
+    func watchResumes() async throws {
+        let fixture = try await Fixture.make()
+        let first = try await fixture.addTask("First")
+        let second = try await fixture.addTask("Second")
+        let watcher = try await BackgroundTaskctl(["--json", "watch", "-t", fixture.team, "--after", "1"], as: fixture.viewer)
+        defer { watcher.terminate() }
+        try await watcher.waitFor(#""sequence":2"#)
+        let third = try await fixture.addTask("Third")
+        try await watcher.waitFor(#""sequence":3"#)
+        #expect(await watcher.interrupt() == 0)
+        let keys = watcher.standardOutput.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["key"] as? String
+        }
+        #expect(keys == [second, third])
+        #expect(!keys.contains(first))
     }
 
     @Test("watch by an outsider is refused before it starts")
