@@ -1,16 +1,17 @@
 import Foundation
 import TaskCore
 
-/// A user in JSON: `id`, `email`, `display_name`, `disabled`, `created_at`.
+/// A user in JSON: `id`, `email`, `display_name`, `disabled`, `operator`, `created_at`.
 struct UserDocument: Encodable {
     var id: Int64
     var email: String
     var displayName: String
     var disabled: Bool
+    var isOperator: Bool
     var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case id, email, displayName = "display_name", disabled, createdAt = "created_at"
+        case id, email, displayName = "display_name", disabled, isOperator = "operator", createdAt = "created_at"
     }
 
     /// The document of `user`.
@@ -19,6 +20,7 @@ struct UserDocument: Encodable {
         email = user.email
         displayName = user.displayName
         disabled = user.isDisabled
+        isOperator = user.isOperator
         createdAt = user.createdAt
     }
 }
@@ -38,6 +40,7 @@ enum UserOutput {
             .init("email") { $0.email },
             .init("display_name") { $0.displayName },
             .init("disabled") { String($0.isDisabled) },
+            .init("operator") { String($0.isOperator) },
             .init("created_at") { Timestamp.iso($0.createdAt) },
         ])
 
@@ -47,6 +50,6 @@ enum UserOutput {
     }
 
     private static func status(_ user: User) -> String {
-        user.isDisabled ? "disabled" : "enabled"
+        (user.isDisabled ? "disabled" : "enabled") + (user.isOperator ? ", operator" : "")
     }
 }
