@@ -40,6 +40,7 @@ extension MemoryTaskStore: UserRepository {
                     }
                 }
             }
+            for listener in state.tokenListeners.values { listener.yield() }
             for (team, roles) in state.roles where roles[id] != nil { state.ring(team) }
             return user
         }

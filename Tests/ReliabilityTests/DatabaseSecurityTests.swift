@@ -54,7 +54,7 @@ struct DatabaseSecurityTests {
             // Shadowing only users can only lift the disabled flag: the attacker is then the
             // disabled owner; otherwise an outsider who claims every team.
             let attacker = try await f.service.user(shadowed == ["users"] ? f.disabled : f.outsider).id
-            try await ScratchDatabase.withConnection(to: runtime) { connection in
+            try await PGConnection.with(runtime) { connection in
                 let tables = [
                     "memberships": "CREATE TEMP TABLE memberships (team_id bigint, user_id bigint, role text, created_at timestamptz)",
                     "users": "CREATE TEMP TABLE users (id bigint, email text, display_name text, disabled bool, created_at timestamptz)",
@@ -80,7 +80,7 @@ struct DatabaseSecurityTests {
     @Test("every SECURITY DEFINER function pins search_path with pg_temp last")
     func definersPinTheirPath() async throws {
         let config = try await TestDatabases.shared.value
-        try await ScratchDatabase.withConnection(to: config) { connection in
+        try await PGConnection.with(config) { connection in
             let rows = try await connection.query(
                 """
                 SELECT p.oid::regprocedure::text AS name, coalesce(array_to_string(p.proconfig, ','), '') AS config
@@ -115,7 +115,7 @@ struct ChangeFeedForgeryTests {
             let channel = "taskbase.team.\(f.team)"
             let forgeries = 50
             try await TestLogin.with { nobody in
-                try await ScratchDatabase.withConnection(to: nobody.config(for: database)) { connection in
+                try await PGConnection.with(nobody.config(for: database)) { connection in
                     let forged = #"{"kind":"deleted","team":"\#(f.team)","number":1,"taskID":1,"version":99,"actorID":1,"at":0}"#
                     _ = try await connection.query("SELECT pg_notify(\(channel), \(forged))")
                     _ = try await connection.query("SELECT pg_notify(\(channel), 'not json {')")
@@ -288,7 +288,7 @@ struct RoleModelPolicyTests {
                 ("removed creator", try await id(creator), nil, leftStage),
             ]
             try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
-                try await ScratchDatabase.withConnection(to: login.config(for: database)) { connection in
+                try await PGConnection.with(login.config(for: database)) { connection in
                     for (name, actor, role, stage) in actors {
                         for probe in Self.probes {
                             let allowed = try await Self.attempt(probe, as: actor, stage: stage, on: connection)

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// `taskctl user ...`: provisioning, an operator's action. With `--as` the operator named
 /// acts (anyone else is refused, exit 4); without it the command runs with the database

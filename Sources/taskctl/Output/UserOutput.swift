@@ -1,29 +1,7 @@
+import CommandLineToolkit
 import Foundation
 import TaskCore
-
-/// A user in JSON: `id`, `email`, `display_name`, `disabled`, `operator`, `created_at`.
-struct UserDocument: Encodable {
-    var id: Int64
-    var email: String
-    var displayName: String
-    var disabled: Bool
-    var isOperator: Bool
-    var createdAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case id, email, displayName = "display_name", disabled, isOperator = "operator", createdAt = "created_at"
-    }
-
-    /// The document of `user`.
-    init(_ user: User) {
-        id = user.id.rawValue
-        email = user.email
-        displayName = user.displayName
-        disabled = user.isDisabled
-        isOperator = user.isOperator
-        createdAt = user.createdAt
-    }
-}
+import TaskbaseWire
 
 /// How users print.
 enum UserOutput {
@@ -46,7 +24,7 @@ enum UserOutput {
 
     /// One line after a change: `user ann@example.com (#3): Ann Lee, enabled`.
     static func line(_ user: User) -> String {
-        "user \(user.email) (#\(user.id)): \(TerminalText.clean(user.displayName)), \(status(user))\n"
+        "user \(TerminalText.clean(user.email)) (#\(user.id)): \(TerminalText.clean(user.displayName)), \(status(user))\n"
     }
 
     private static func status(_ user: User) -> String {
