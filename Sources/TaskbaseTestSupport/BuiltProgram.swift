@@ -13,6 +13,14 @@ public struct ProgramRun: Sendable, CustomStringConvertible {
 
     /// For failure messages.
     public var description: String { "\(killedBySignal ? "killed by signal" : "exit") \(exitCode); stderr: \(standardError)" }
+
+    /// A finished run, for tests that start the program their own way (feeding its input slowly).
+    public init(exitCode: Int32, killedBySignal: Bool = false, standardOutput: String, standardError: String) {
+        self.exitCode = exitCode
+        self.killedBySignal = killedBySignal
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
 }
 
 /// The package's own executables, run as child processes the way people run them.

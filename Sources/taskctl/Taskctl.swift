@@ -22,7 +22,9 @@ enum Taskctl {
         version: version,
         options: [Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")],
         flags: [Flag("json", help: "Print one JSON document.")],
-        subcommands: [UserCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export])
+        subcommands: [
+            UserCommands.command, TokenCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export,
+        ])
 
     /// Runs the command line; Ctrl-C cancels the running command.
     static func main() async {

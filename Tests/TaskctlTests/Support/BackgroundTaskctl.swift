@@ -28,7 +28,12 @@ final class BackgroundTaskctl: Sendable {
     /// Sends Ctrl-C (SIGINT) and waits for the exit; returns the exit code.
     func interrupt() async -> Int32 {
         program.send(SIGINT)
-        return await program.finish().exitCode
+        return await waitForExit()
+    }
+
+    /// Waits for the process to exit on its own and returns its exit code.
+    func waitForExit() async -> Int32 {
+        await program.finish().exitCode
     }
 
     /// Stops the process if it still runs (a failed test must not leave it behind).
