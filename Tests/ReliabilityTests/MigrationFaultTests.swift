@@ -73,7 +73,8 @@ struct MigrationFaultTests {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-migrations-\(UUID().uuidString)")
             try FileManager.default.copyItem(at: PackagePaths.migrations, to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let slow = String(format: "%04d_slow_probe.sql", try Self.migrationFileCount() + 1)
+            let newest = try MigrationDirectory(path: PackagePaths.migrations.path).load().map(\.version).max() ?? 0
+            let slow = String(format: "%04d_slow_probe.sql", newest + 1)
             try """
             -- migrate:up
             CREATE TABLE reliability_probe (id bigint PRIMARY KEY);
