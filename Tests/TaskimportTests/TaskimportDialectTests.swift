@@ -4,7 +4,7 @@ import TaskCore
 import Testing
 
 /// The files spreadsheets really write, through the built taskimport into PostgreSQL.
-@Suite("taskimport reads spreadsheets' files")
+@Suite("taskimport reads spreadsheets' files", .serialized)
 struct TaskimportDialectTests {
     /// `text` in Windows-1252 (every character of it must have a Windows-1252 byte).
     static func windows1252(_ text: String) throws -> [UInt8] {

@@ -20,6 +20,6 @@ enum ImportTestDatabase {
     }
 
     private static let store = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: config.value, maxConnections: 4)
+        try await PostgresTaskStore.open(config: config.value, maxConnections: 8)
     }
 }
