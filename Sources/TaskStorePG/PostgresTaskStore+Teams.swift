@@ -94,13 +94,11 @@ extension PostgresTaskStore: TeamRepository {
 
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
-            // History keeps no foreign key to teams (0013): it leaves with the team here, before
-            // the team (whose rows row-level security would no longer show), once every writer
-            // of history is shut out: creations and imports lock the counter, edits and
-            // deletions a task.
+            // History keeps no foreign key to teams (0013): the teams_delete_history trigger
+            // (0014) deletes it with the team, once every writer of history is shut out:
+            // creations and imports lock the counter, edits and deletions a task.
             try await tx.execute("SELECT FROM task_counters WHERE team_id = \(team.rawValue) FOR UPDATE")
             try await tx.execute("SELECT FROM tasks WHERE team_id = \(team.rawValue) FOR UPDATE")
-            try await tx.execute("DELETE FROM task_history WHERE team_id = \(team.rawValue)")
             // Watchers read again, and are refused.
             try await tx.execute(
                 """
