@@ -84,7 +84,7 @@ public struct CommandRunner: Sendable {
             do {
                 try await task.value
                 return .success
-            } catch where watcher?.receivedSignal != nil {
+            } catch  where watcher?.receivedSignal != nil {
                 // Stopped on purpose: whatever the cancelled work threw (a CancellationError, the
                 // server's "canceling statement due to user request"), say so, not "failed".
                 let number = watcher?.receivedSignal ?? SIGINT

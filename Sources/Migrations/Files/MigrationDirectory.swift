@@ -18,6 +18,15 @@ public struct MigrationDirectory: Sendable {
     /// is an error naming it.
     public func load() throws(MigrationFileError) -> [MigrationFile] {
         let names: [String]
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard exists, isDirectory.boolValue else {
+            throw MigrationFileError(
+                path: path,
+                message:
+                    "\(exists ? "is a file, not a folder" : "no such folder"); pass --dir or set \(Self.environmentVariable) to the migrations folder"
+            )
+        }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
@@ -25,7 +34,12 @@ public struct MigrationDirectory: Sendable {
                 path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
         }
         var files: [MigrationFile] = []
-        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") {
+        for name in names.sorted() where name.lowercased().hasSuffix(".sql") && !name.hasPrefix(".") {
+            guard name.hasSuffix(".sql") else {
+                // 0010_x.SQL would otherwise be skipped without a word, and never applied.
+                throw MigrationFileError(
+                    path: filePath(name), message: "the extension must be .sql in lowercase; rename it to \(name.dropLast(4)).sql")
+            }
             files.append(try load(fileName: name))
         }
         files.sort { $0.version < $1.version }

@@ -50,7 +50,10 @@ enum MigrateCommands {
 
     static func down(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let rolledBack = try await runner(values).down(to: values.int("to").map(Int64.init))
+            let target = values.int("to").map(Int64.init)
+            let rolledBack = try await runner(values).down(to: target) { files in
+                try DownConfirmation.confirm(files, toZero: target == 0, yes: values.flag("yes"))
+            }
             for file in rolledBack { try write("rolled back \(file.fileName)\n") }
             if rolledBack.isEmpty { try write("nothing to roll back\n") }
         }
