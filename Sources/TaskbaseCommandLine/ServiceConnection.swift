@@ -1,6 +1,7 @@
 import CommandLineToolkit
 import Foundation
 import PGStore
+import Synchronization
 import TaskCore
 import TaskStorePG
 
@@ -10,11 +11,12 @@ import TaskStorePG
 public enum ServiceConnection {
     /// A service over the configured PostgreSQL; any failure to get there is exit 3 with one
     /// line that says where to look.
-    public static func open(maxConnections: Int = 8, clock: TaskClock = localClock) async throws -> TaskService {
-        let config: PGConfig
+    public static func open(maxConnections: Int = 8, clock: TaskClock = localClock, limits: PGSessionLimits) async throws -> TaskService {
+        var config: PGConfig
         var listenConfig: PGConfig?
         do {
             config = try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note)
+            if config["application_name"] == nil { config["application_name"] = "\(ErrorPrinter.forThisProgram.program) \(getpid())" }
             if let url = ProcessInfo.processInfo.environment["TASKBASE_LISTEN_URL"], !url.isEmpty {
                 var direct = try PGConfig(connectionString: url)
                 direct.connectTimeout = config.connectTimeout
@@ -26,7 +28,8 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
         do {
-            let store = try await PostgresTaskStore.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig)
+            let store = try await PostgresTaskStore.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig, limits: limits)
+            openedTarget.withLock { $0 = Opened(config: config, application: config["application_name"] ?? "", limits: limits) }
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()
@@ -36,6 +39,18 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
     }
+
+    /// What `open` connected to, for `LockWaitWatch`.
+    struct Opened: Sendable {
+        var config: PGConfig
+        var application: String
+        var limits: PGSessionLimits
+    }
+
+    private static let openedTarget = Mutex<Opened?>(nil)
+
+    /// The last service `open` made, if any.
+    static var opened: Opened? { openedTarget.withLock { $0 } }
 
     /// Days in the machine's time zone, so `today`, `+3d` and "overdue" mean the user's day.
     public static var localClock: TaskClock {

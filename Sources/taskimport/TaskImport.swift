@@ -1,6 +1,7 @@
 import CSVImport
 import CommandLineToolkit
 import TaskCore
+import TaskbaseCommandLine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,7 +50,7 @@ enum TaskImport {
                 help: "Fill FIELD (title, notes, status, priority, dueDate, assignee, category, externalId) from the column HEADER.",
                 isRepeatable: true),
             Option("delimiter", valueName: "CHAR", help: "The field separator: , ; tab or |.", default: ","),
-        ],
+        ] + SessionLimitOptions.options(lockTimeout: .seconds(60), statementTimeout: .zero),
         flags: [
             Flag("dry-run", short: "n", help: "Check everything and report what would happen; write nothing."),
             Flag("json", help: "Print the summary as one JSON document on standard output."),
@@ -57,7 +58,7 @@ enum TaskImport {
         ],
         run: { values in
             do {
-                try await ImportRun(values: values).run()
+                try await LockWaitWatch.run { try await ImportRun(values: values).run() }
             } catch  where Task.isCancelled {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {

@@ -1,3 +1,4 @@
+import PGStore
 /// What a run is doing, for progress output. Delivered in order, on the running task.
 public enum MigrationEvent: Sendable {
     /// Another runner holds the migration lock; this one polls until it is free.

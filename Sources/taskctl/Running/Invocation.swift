@@ -16,7 +16,7 @@ struct Invocation: Sendable {
     static func action(_ body: @escaping @Sendable (Invocation) async throws -> Void) -> Command.Action {
         { values in
             do {
-                try await body(Invocation(values: values))
+                try await LockWaitWatch.run { try await body(Invocation(values: values)) }
             } catch {
                 throw ServiceExitCodes.failure(for: error)
             }
@@ -40,7 +40,7 @@ struct Invocation: Sendable {
 
     /// A service over the configured PostgreSQL; any failure to get there is exit 3.
     func openService() async throws -> TaskService {
-        try await ServiceConnection.open()
+        try await ServiceConnection.open(limits: try SessionLimitOptions.limits(from: values))
     }
 
     /// Today in the machine's time zone, the day relative dates count from.
