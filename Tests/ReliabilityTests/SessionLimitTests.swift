@@ -98,3 +98,17 @@ struct SessionLimitTests {
         }
     }
 }
+
+@Suite("scripts/pg beside another checkout's cluster")
+struct PortTakenTests {
+    @Test("when another server holds the port, scripts/pg start says so and names TASKBASE_PG_PORT with a free port (exit 3)")
+    func portTaken() async throws {
+        let other = try PasswordTrap()
+        defer { other.stop() }
+        let outcome = try await ChildProcess.run(PackagePaths.script("pg"), ["start"], environment: ["TASKBASE_PG_PORT": String(other.port)])
+        #expect(outcome.status == 3, "\(outcome)")
+        #expect(outcome.standardError.contains("port \(other.port) on 127.0.0.1 is taken by another server"), "\(outcome)")
+        #expect(outcome.standardError.contains("TASKBASE_PG_PORT="), "\(outcome)")
+        #expect(!FileManager.default.fileExists(atPath: PackagePaths.root.appendingPathComponent(".local/pg-\(other.port)").path))
+    }
+}

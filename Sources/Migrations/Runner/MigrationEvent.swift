@@ -11,6 +11,12 @@ public enum MigrationEvent: Sendable {
     case finished(MigrationFile, direction: MigrationDirection, milliseconds: Int64)
     /// A migration hit its lock timeout and will be tried again after `delay`.
     case retrying(MigrationFile, attempt: Int, of: Int, delay: Duration, blocker: LockBlocker?)
+    /// A concurrent build of the migration's index is still running in backend `pid` (left by
+    /// a killed run); this run waits for it to end.
+    case waitingForIndexBuild(MigrationFile, index: String, pid: Int32)
+    /// The migration's index already exists and is valid (an earlier run built it and was
+    /// killed before recording it): recorded as applied without building it again.
+    case recordedExistingIndex(MigrationFile, index: String)
 }
 
 /// Which way a migration runs.
