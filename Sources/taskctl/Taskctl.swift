@@ -13,7 +13,7 @@ enum Taskctl {
         "taskctl", abstract: "Work with Taskbase: users, teams, memberships, tasks, live changes, export.",
         discussion: """
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
-            file in the working directory fills in what the environment does not set. \
+            file in the working directory is used only when the environment sets neither (stderr says so). \
             Acting user: --as EMAIL, else TASKBASE_ACTOR. \
             Output: tables for people; --json prints one JSON document (field names in the README); \
             lists also take --csv. Errors: one line on stderr. \

@@ -16,7 +16,7 @@ enum TaskMigrate {
         abstract: "Apply, verify and plan Taskbase's schema migrations.",
         discussion: """
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
-            file in the working directory fills in what the environment does not set. Connect \
+            file in the working directory is used only when the environment sets neither (stderr says so). Connect \
             directly to PostgreSQL, not through PgBouncer in transaction mode: the migration lock \
             and the timeouts are session settings.
 

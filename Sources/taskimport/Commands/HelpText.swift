@@ -22,7 +22,7 @@ enum HelpText {
         4 permission denied, 5 conflict (--on-conflict fail met an existing id), 6 input rejected \
         (bad rows beyond --max-errors, malformed CSV, no title column).
 
-        Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
-        not set. Example: taskimport tasks.csv --team CORE --as ann@example.com --reject-file bad.csv
+        Connection: DATABASE_URL, else the PG* variables; a .env is used only when the environment \
+        sets neither (stderr says so). Example: taskimport tasks.csv --team CORE --as ann@example.com --reject-file bad.csv
         """
 }

@@ -6,8 +6,6 @@ import Testing
 extension EndToEnd {
     @Suite("Concurrent index builds left by killed or failed runs")
     struct ConcurrentIndexTests {
-        static let table = "0001_t.sql"
-
         @Test("a build still running from a killed run is waited for, and the index it made is recorded, not built again")
         func killedRunsBuild() async throws {
             let folder = try MigrationFolder([
