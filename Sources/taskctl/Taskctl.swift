@@ -15,7 +15,7 @@ enum Taskctl {
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
             file in the working directory is used only when the environment sets neither (stderr says so). \
             Acting user: --as EMAIL, else TASKBASE_ACTOR. \
-            Output: tables for people; --json prints one JSON document (field names in the README); \
+            Output: tables for people; --json prints one JSON document (field names in docs/taskctl.md); \
             lists also take --csv. Errors: one line on stderr. \
             Exit codes: 0 ok, 1 failed or not found, 2 usage, 3 cannot connect or bad configuration, \
             4 permission denied, 5 conflict (stale --if-version, name already taken, lock timeout), \

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The exit codes every Taskbase program uses (DESIGN.md §6), so scripts can branch on them.
+/// The exit codes every Taskbase program uses (docs/design.md, "The command-line contract"), so scripts can branch on them.
 public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Everything worked.
     case success = 0

@@ -3,9 +3,11 @@ import Foundation
 import TaskCore
 
 /// One change of `watch --json`, printed as one compact line (JSON Lines, since a live feed has
-/// no end to close a document with): `kind` (created, updated, deleted), `key`, `task_id`,
-/// `version`, `actor` (email), `at`, and `title` (null for a deletion or a task gone since).
+/// no end to close a document with): `sequence` (its place in the team's log, for `--after`),
+/// `kind` (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`, and
+/// `title` (null for a deletion or a task gone since).
 struct ChangeDocument: Encodable {
+    var sequence: Int64
     var kind: String
     var key: String
     var taskID: Int64
@@ -15,11 +17,12 @@ struct ChangeDocument: Encodable {
     var title: JSONNullable<String>
 
     enum CodingKeys: String, CodingKey {
-        case kind, key, taskID = "task_id", version, actor, at, title
+        case sequence, kind, key, taskID = "task_id", version, actor, at, title
     }
 
     /// The document of `change`, by the user named `actor`, of the task titled `title`.
     init(_ change: TaskChange, actor: String, title: String?) {
+        sequence = change.sequence
         kind = change.kind.rawValue
         key = change.key.description
         taskID = change.taskID.rawValue
@@ -48,8 +51,19 @@ enum ChangeOutput {
         return (fields + [change.title.value].compactMap(\.self)).map(TerminalText.clean).joined(separator: "  ") + "\n"
     }
 
-    /// One JSON line.
-    static func jsonLine(_ change: ChangeDocument, encoder: JSONEncoder) throws -> String {
-        String(decoding: try encoder.encode(change), as: UTF8.self) + "\n"
+    /// One JSON line of any document.
+    static func jsonLine(_ document: some Encodable, encoder: JSONEncoder) throws -> String {
+        String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
+
+    /// `resync  through 42  (too many changes to list one by one: reload the team)`.
+    static func line(_ resync: ResyncDocument) -> String {
+        "resync  through \(resync.sequence)  (too many changes to list one by one: reload the team)\n"
+    }
+}
+
+/// The changes up to `sequence` came as a whole (a bulk import): `{"kind": "resync", "sequence": 42}`.
+struct ResyncDocument: Encodable {
+    var kind = "resync"
+    var sequence: Int64
 }

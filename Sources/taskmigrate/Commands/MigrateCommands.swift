@@ -156,6 +156,9 @@ enum MigrateCommands {
         case let .recordedExistingIndex(file, index):
             line =
                 "\(file.fileName): index \(index) already exists and is valid (built by an earlier run that did not record it); recorded as applied"
+        case let .checksumRecorded(file, previous):
+            line =
+                "\(file.fileName): recorded checksum \(file.checksum.prefix(12))… in place of \(previous.prefix(12))… (a reviewed comment-only edit)"
         case .migrationLockAcquired, .finished:
             line = nil
         }

@@ -21,15 +21,31 @@ struct MigrationFolder: Sendable {
         for (name, text) in files { try write(name, text) }
     }
 
-    /// A copy of the project's own `migrations/`.
+    /// A copy of the project's own `migrations/`: its files and its reviewed comment edits.
     static func project() throws -> MigrationFolder {
         let folder = try MigrationFolder()
         let source = packageRoot + "/migrations"
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") || name == SupersededChecksums.fileName {
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
         }
         return folder
     }
+
+    /// The versions of the project's own migrations, in order: tests count on these rather
+    /// than on a number that every new migration would change.
+    static let projectVersions: [Int64] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")) ?? []
+        return names.filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
+    }()
+
+    /// The file name of the migration `offset` versions after the project's newest one
+    /// (1: the next), as a test adds it to a copy of the project.
+    static func laterName(_ offset: Int64, _ name: String) -> String {
+        String(format: "%04lld_%@.sql", (projectVersions.last ?? 0) + offset, name)
+    }
+
+    /// The version `offset` after the project's newest.
+    static func laterVersion(_ offset: Int64) -> Int64 { (projectVersions.last ?? 0) + offset }
 
     /// Writes (or overwrites) a file.
     func write(_ name: String, _ text: String) throws {
