@@ -11,7 +11,11 @@ import TaskStorePG
 public enum ServiceConnection {
     /// A service over the configured PostgreSQL; any failure to get there is exit 3 with one
     /// line that says where to look.
-    public static func open(maxConnections: Int = 8, clock: TaskClock = localClock, limits: PGSessionLimits) async throws -> TaskService {
+    /// `acquireTimeout` is how long a call waits for a free connection before failing;
+    /// `limits` are the timeouts every statement runs under.
+    public static func open(
+        maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), clock: TaskClock = localClock, limits: PGSessionLimits
+    ) async throws -> TaskService {
         var config: PGConfig
         var listenConfig: PGConfig?
         do {
@@ -28,7 +32,8 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
         do {
-            let store = try await PostgresTaskStore.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig, limits: limits)
+            let store = try await PostgresTaskStore.open(
+                config: config, maxConnections: maxConnections, listenConfig: listenConfig, acquireTimeout: acquireTimeout, limits: limits)
             openedTarget.withLock { $0 = Opened(config: config, application: config["application_name"] ?? "", limits: limits) }
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {

@@ -26,7 +26,9 @@ enum Taskctl {
         options: [Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")]
             + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(60)),
         flags: [Flag("json", help: "Print one JSON document.")],
-        subcommands: [UserCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export])
+        subcommands: [
+            UserCommands.command, TokenCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export,
+        ])
 
     /// Runs the command line; Ctrl-C cancels the running command.
     static func main() async {

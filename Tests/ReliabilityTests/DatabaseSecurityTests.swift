@@ -18,7 +18,7 @@ struct DatabaseSecurityTests {
     /// A migrated scratch database with the contract's cast and team (written through the store,
     /// as the test's superuser login, under `taskbase_app`), and a runtime login for the attacker.
     static func withStage(_ body: (ContractFixture, PGConfig) async throws -> Void) async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "security") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let task = try await fixture.makeTask("Secret")
             _ = try await fixture.service.completeTask(task.key, as: fixture.member)
@@ -54,7 +54,7 @@ struct DatabaseSecurityTests {
             // Shadowing only users can only lift the disabled flag: the attacker is then the
             // disabled owner; otherwise an outsider who claims every team.
             let attacker = try await f.service.user(shadowed == ["users"] ? f.disabled : f.outsider).id
-            try await ScratchDatabase.withConnection(to: runtime) { connection in
+            try await PGConnection.with(runtime) { connection in
                 let tables = [
                     "memberships": "CREATE TEMP TABLE memberships (team_id bigint, user_id bigint, role text, created_at timestamptz)",
                     "users": "CREATE TEMP TABLE users (id bigint, email text, display_name text, disabled bool, created_at timestamptz)",
@@ -80,7 +80,7 @@ struct DatabaseSecurityTests {
     @Test("every SECURITY DEFINER function pins search_path with pg_temp last")
     func definersPinTheirPath() async throws {
         let config = try await TestDatabases.shared.value
-        try await ScratchDatabase.withConnection(to: config) { connection in
+        try await PGConnection.with(config) { connection in
             let rows = try await connection.query(
                 """
                 SELECT p.oid::regprocedure::text AS name, coalesce(array_to_string(p.proconfig, ','), '') AS config
@@ -101,7 +101,7 @@ struct DatabaseSecurityTests {
 struct ChangeFeedForgeryTests {
     @Test("forged and junk notifications from a login with no grants reach no watcher, cost at most a read each, and end nothing")
     func forgedNotifications() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "security") { database in
             let reads = Mutex(0)
             let store = try await PostgresTaskStore.open(
                 config: database.config, maxConnections: 2,
@@ -114,7 +114,7 @@ struct ChangeFeedForgeryTests {
             let channel = "taskbase.team.\(f.team)"
             let forgeries = 50
             try await TestLogin.with { nobody in
-                try await ScratchDatabase.withConnection(to: nobody.config(for: database.config)) { connection in
+                try await PGConnection.with(nobody.config(for: database.config)) { connection in
                     let forged = #"{"kind":"deleted","team":"\#(f.team)","number":1,"taskID":1,"version":99,"actorID":1,"at":0}"#
                     _ = try await connection.query("SELECT pg_notify(\(channel), \(forged))")
                     _ = try await connection.query("SELECT pg_notify(\(channel), 'not json {')")
@@ -133,7 +133,7 @@ struct ChangeFeedForgeryTests {
 
     @Test("a login with no grants that LISTENs on a team's channel learns only that something changed")
     func listenersLearnNothing() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "security") { database in
             let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             try await TestLogin.with { nobody in
                 let connection = try await PGConnection.connect(nobody.config(for: database.config))

@@ -9,7 +9,7 @@ import Testing
 @Suite("every program runs under lock and statement timeouts and is noticed when it vanishes", .timeLimit(.minutes(3)))
 struct SessionLimitTests {
     /// Sessions of this database (other than ours) waiting for a lock, running a statement like `pattern`.
-    static func lockWaiters(_ database: ScratchDatabase, running pattern: String = "%") async throws -> Int {
+    static func lockWaiters(_ database: TestDatabase, running pattern: String = "%") async throws -> Int {
         try await database.withConnection { connection in
             try await connection.query(
                 """
@@ -20,7 +20,7 @@ struct SessionLimitTests {
     }
 
     /// A connection of the test's own holding `lock` in an open transaction.
-    static func holding(_ lock: String, in database: ScratchDatabase) async throws -> PGConnection {
+    static func holding(_ lock: String, in database: TestDatabase) async throws -> PGConnection {
         var config = database.config
         config["application_name"] = "the blocker"
         let connection = try await PGConnection.connect(config)
@@ -31,7 +31,7 @@ struct SessionLimitTests {
 
     @Test("taskctl blocked by a lock gives up after its lock timeout (exit 5), naming the session that holds the lock")
     func lockTimeoutNamesTheBlocker() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let member = try await fixture.service.user(fixture.member).email
             let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
@@ -39,7 +39,7 @@ struct SessionLimitTests {
             let started = ContinuousClock.now
             let outcome = try await ChildProcess.run(
                 PackagePaths.executable("taskctl"), ["--as", member, "task", "add", "--team", fixture.team.rawValue, "Blocked"],
-                environment: ["DATABASE_URL": try database.url, "TASKBASE_LOCK_TIMEOUT": "3s"])
+                environment: ["DATABASE_URL": database.url, "TASKBASE_LOCK_TIMEOUT": "3s"])
             let waited = ContinuousClock.now - started
             #expect(outcome.status == 5, "\(outcome)")
             #expect(waited < .seconds(20), "\(waited)")
@@ -66,7 +66,7 @@ struct SessionLimitTests {
 
     @Test("taskimport killed with SIGKILL while its merge waits: the server notices within seconds and frees the team's counter lock")
     func killedImportStopsOnTheServer() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let member = try await fixture.service.user(fixture.member).email
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("vanishing-import-\(UUID().uuidString).csv")
@@ -77,7 +77,7 @@ struct SessionLimitTests {
             defer { Task { await blocker.close() } }
             let importer = try ChildProcess(
                 PackagePaths.executable("taskimport"), [file.path, "--team", fixture.team.rawValue, "--as", member, "--no-progress"],
-                environment: ["DATABASE_URL": try database.url])
+                environment: ["DATABASE_URL": database.url])
             try await waitUntil("the merge to wait for the history table", limit: .seconds(60)) {
                 try await Self.lockWaiters(database, running: "WITH staged%") == 1
             }

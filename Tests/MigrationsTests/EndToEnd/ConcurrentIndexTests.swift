@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -13,7 +14,7 @@ extension EndToEnd {
                 "0002_t_v_idx.sql": "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY t_v_idx ON t (v);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 1)
                 // The killed run's backend: its build waits for an old snapshot, as a long one would.
                 let snapshot = try await PGConnection.connect(database.config)
@@ -23,7 +24,9 @@ extension EndToEnd {
                 let orphan = try await PGConnection.connect(database.config)
                 defer { Task { await orphan.close() } }
                 let build = Task { try await orphan.simpleQuery(unsafeSQL: "CREATE INDEX CONCURRENTLY t_v_idx ON t (v)") }
-                #expect(try await eventually { try await database.scalar("SELECT count(*)::text FROM pg_stat_progress_create_index") == "1" })
+                try await waitUntil("the orphaned build to run") {
+                    try await database.scalar("SELECT count(*)::text FROM pg_stat_progress_create_index") == "1"
+                }
 
                 let run = Task { try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder) }
                 try await Task.sleep(for: .seconds(2))
@@ -46,7 +49,7 @@ extension EndToEnd {
                 "0002_t_v_key.sql": "-- migrate:no-transaction\nCREATE UNIQUE INDEX CONCURRENTLY t_v_key ON t (v);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let up = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(up.status != 0)
                 #expect(up.stderr.contains("the INVALID index t_v_key is left behind"), "\(up.stderr)")

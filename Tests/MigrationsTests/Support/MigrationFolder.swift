@@ -21,11 +21,11 @@ struct MigrationFolder: Sendable {
         for (name, text) in files { try write(name, text) }
     }
 
-    /// A copy of the project's own `migrations/`: its files and its reviewed comment edits.
+    /// A copy of the project's own `migrations/`.
     static func project() throws -> MigrationFolder {
         let folder = try MigrationFolder()
         let source = packageRoot + "/migrations"
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") || name == SupersededChecksums.fileName {
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".sql") {
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: folder.path + "/" + name)
         }
         return folder

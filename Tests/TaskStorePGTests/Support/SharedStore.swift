@@ -1,0 +1,16 @@
+import Foundation
+import PGStore
+import TaskbaseTestSupport
+@testable import TaskStorePG
+
+/// One store over the migrated database of this test process (`TestDatabases.shared`).
+enum SharedStore {
+    /// A store over the migrated database.
+    static func store() async throws -> PostgresTaskStore {
+        try await storeTask.value
+    }
+
+    private static let storeTask = Task<PostgresTaskStore, any Error> {
+        try await PostgresTaskStore.open(config: TestDatabases.shared.value)
+    }
+}
