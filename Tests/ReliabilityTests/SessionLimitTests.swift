@@ -37,11 +37,11 @@ struct SessionLimitTests {
             let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
             defer { Task { await blocker.close() } }
             let started = ContinuousClock.now
-            let outcome = try await ChildProcess.run(
-                PackagePaths.executable("taskctl"), ["--as", member, "task", "add", "--team", fixture.team.rawValue, "Blocked"],
-                environment: ["DATABASE_URL": database.url, "TASKBASE_LOCK_TIMEOUT": "3s"])
+            let outcome = try await BuiltProgram.run(
+                BuiltProgram.url("taskctl"), arguments: ["--as", member, "task", "add", "--team", fixture.team.rawValue, "Blocked"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url, "TASKBASE_LOCK_TIMEOUT": "3s"]))
             let waited = ContinuousClock.now - started
-            #expect(outcome.status == 5, "\(outcome)")
+            #expect(outcome.exitCode == 5, "\(outcome)")
             #expect(waited < .seconds(20), "\(waited)")
             #expect(outcome.standardError.contains("taskctl: note: waiting for a lock held by pid \(blocker.backendPID)"), "\(outcome)")
             #expect(outcome.standardError.contains("application the blocker"), "\(outcome)")
@@ -56,7 +56,8 @@ struct SessionLimitTests {
     @Test("the help of taskctl and taskimport states the default timeouts and their variables")
     func helpStatesTheDefaults() async throws {
         for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "0ms")] {
-            let help = try await ChildProcess.run(PackagePaths.executable(program), ["--help"])
+            let help = try await BuiltProgram.run(
+                BuiltProgram.url(program), arguments: ["--help"], environment: BuiltProgram.environment(adding: [:]))
             let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(text.contains("--lock-timeout DURATION"), "\(program): \(text)")
             #expect(text.contains("TASKBASE_LOCK_TIMEOUT") && text.contains("TASKBASE_STATEMENT_TIMEOUT"), "\(program)")
@@ -75,9 +76,9 @@ struct SessionLimitTests {
             // The merge writes history: holding that table keeps the merge (and its counter lock) waiting.
             let blocker = try await Self.holding("LOCK TABLE task_history IN EXCLUSIVE MODE", in: database)
             defer { Task { await blocker.close() } }
-            let importer = try ChildProcess(
-                PackagePaths.executable("taskimport"), [file.path, "--team", fixture.team.rawValue, "--as", member, "--no-progress"],
-                environment: ["DATABASE_URL": database.url])
+            let importer = try BuiltProgram.start(
+                BuiltProgram.url("taskimport"), arguments: [file.path, "--team", fixture.team.rawValue, "--as", member, "--no-progress"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
             try await waitUntil("the merge to wait for the history table", limit: .seconds(60)) {
                 try await Self.lockWaiters(database, running: "WITH staged%") == 1
             }
@@ -105,8 +106,9 @@ struct PortTakenTests {
     func portTaken() async throws {
         let other = try PasswordTrap()
         defer { other.stop() }
-        let outcome = try await ChildProcess.run(PackagePaths.script("pg"), ["start"], environment: ["TASKBASE_PG_PORT": String(other.port)])
-        #expect(outcome.status == 3, "\(outcome)")
+        let outcome = try await BuiltProgram.run(
+            PackagePaths.script("pg"), arguments: ["start"], environment: BuiltProgram.environment(adding: ["TASKBASE_PG_PORT": String(other.port)]))
+        #expect(outcome.exitCode == 3, "\(outcome)")
         #expect(outcome.standardError.contains("port \(other.port) on 127.0.0.1 is taken by another server"), "\(outcome)")
         #expect(outcome.standardError.contains("TASKBASE_PG_PORT="), "\(outcome)")
         #expect(!FileManager.default.fileExists(atPath: PackagePaths.root.appendingPathComponent(".local/pg-\(other.port)").path))
