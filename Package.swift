@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "TaskbaseClient", targets: ["TaskbaseClient"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
         .executable(name: "taskimport", targets: ["taskimport"]),
@@ -32,12 +33,22 @@ let package = Package(
         .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
         // The store contract: checks every TaskCore store must pass. Linked only by test targets.
         .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
+        // The session contract: checks every TaskSession (in process, over HTTP) must pass. Tests only.
+        .target(name: "TaskSessionContract", dependencies: ["TaskCore", "TaskStoreContract"]),
         // Test databases on the server scripts/test names. Linked only by test targets.
         .target(name: "TaskbaseTestSupport", dependencies: ["PGStore", "Migrations"]),
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
         .testTarget(
             name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
+
+        // The HTTP client: TaskCore types over the API, no libpq, no libmicrohttpd.
+        .target(name: "TaskbaseClient", dependencies: ["TaskCore"]),
+        .testTarget(
+            name: "TaskbaseClientTests",
+            dependencies: [
+                "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
+            ]),
 
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),

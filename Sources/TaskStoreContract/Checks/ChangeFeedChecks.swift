@@ -46,7 +46,7 @@ extension TaskStoreContract {
     ]
 
     /// The first `count` changes of `stream`, or fewer when `seconds` pass first.
-    static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskChange] {
+    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskChange] {
         try await withThrowingTaskGroup(of: [TaskChange]?.self) { group in
             group.addTask {
                 var changes: [TaskChange] = []

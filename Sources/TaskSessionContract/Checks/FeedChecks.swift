@@ -1,0 +1,37 @@
+import TaskCore
+import TaskStoreContract
+import Testing
+
+extension TaskSessionContract {
+    static let feedChecks: [SessionCheck] = [
+        SessionCheck("the change feed delivers every change in the team by anyone, in order, and nothing from other teams") { f in
+            let stream = try await f.viewer.session.changes(in: f.team)
+            let other = try await f.makeTeam()
+            try await f.makeTask("Elsewhere", in: other)
+            let created = try await f.member.session.createTask(in: f.team, try TaskDraft(title: "Watched"))
+            let updated = try await f.member.session.completeTask(created.key, expectedVersion: 1)
+            try await f.admin.session.deleteTask(created.key, expectedVersion: 2)
+            let changes = try await TaskStoreContract.collect(3, from: stream)
+            #expect(changes.map(\.kind) == [.created, .updated, .deleted])
+            #expect(changes.map(\.key) == [created.key, created.key, created.key])
+            #expect(changes.map(\.version) == [1, 2, 2])
+            #expect(changes.map(\.actorID) == [f.member.user.id, f.member.user.id, f.admin.user.id])
+            #expect(changes.prefix(2).map(\.at) == [created.updatedAt, updated.updatedAt])
+        },
+        SessionCheck("changes from concurrent writers arrive in commit order, to every watcher") { f in
+            let task = try await f.makeTask("Busy")
+            let first = try await f.viewer.session.changes(in: f.team)
+            let second = try await f.owner.session.changes(in: f.team)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        _ = try await f.member.session.updateTask(task.key, try TaskChanges(notes: "edit \(index)"), expectedVersion: nil)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for stream in [first, second] { #expect(try await TaskStoreContract.collect(8, from: stream).map(\.version) == Array(2...9)) }
+        },
+    ]
+
+}
