@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TaskStoreMemory", targets: ["TaskStoreMemory"]),
         .library(name: "CSVImport", targets: ["CSVImport"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
+        .library(name: "TaskbaseWire", targets: ["TaskbaseWire"]),
         .library(name: "TaskbaseClient", targets: ["TaskbaseClient"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
@@ -42,8 +43,12 @@ let package = Package(
         .testTarget(
             name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
 
+        // The JSON documents taskctl prints and the HTTP API and its client exchange.
+        .target(name: "TaskbaseWire", dependencies: ["TaskCore"]),
+        .testTarget(name: "TaskbaseWireTests", dependencies: ["TaskbaseWire", "TaskCore"]),
+
         // The HTTP client: TaskCore types over the API, no libpq, no libmicrohttpd.
-        .target(name: "TaskbaseClient", dependencies: ["TaskCore"]),
+        .target(name: "TaskbaseClient", dependencies: ["TaskCore", "TaskbaseWire"]),
         .testTarget(
             name: "TaskbaseClientTests",
             dependencies: [
@@ -56,11 +61,12 @@ let package = Package(
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(
-            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore"]),
+            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore"]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [
-                "taskctl", "CommandLineToolkit", "TaskCore", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport", "TaskbaseCommandLine", "PGStore",
+                "taskctl", "CommandLineToolkit", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
+                "TaskbaseCommandLine", "PGStore",
             ]),
 
         // Import.

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// `taskctl task ...`: tasks, acting as `--as EMAIL`.
 enum TaskCommands {

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// `task list`: one page of a team's tasks, with every filter of `TaskQuery`.
 enum TaskListCommand {

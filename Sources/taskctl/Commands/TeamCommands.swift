@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// `taskctl team ...`: teams and memberships, acting as `--as EMAIL`.
 enum TeamCommands {

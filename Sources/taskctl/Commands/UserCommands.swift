@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// `taskctl user ...`: provisioning, for whoever runs the installation (no `--as` needed).
 enum UserCommands {

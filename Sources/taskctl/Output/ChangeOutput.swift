@@ -1,42 +1,12 @@
 import Foundation
 import TaskCore
-
-/// One change of `watch --json`, printed as one compact line (JSON Lines, since a live feed has
-/// no end to close a document with): `kind` (created, updated, deleted), `key`, `task_id`,
-/// `version`, `actor` (email), `at`, and `title` (null for a deletion or a task gone since).
-struct ChangeDocument: Encodable {
-    var kind: String
-    var key: String
-    var taskID: Int64
-    var version: Int64
-    var actor: String
-    var at: Date
-    var title: JSONNullable<String>
-
-    enum CodingKeys: String, CodingKey {
-        case kind, key, taskID = "task_id", version, actor, at, title
-    }
-
-    /// The document of `change`, by the user named `actor`, of the task titled `title`.
-    init(_ change: TaskChange, actor: String, title: String?) {
-        kind = change.kind.rawValue
-        key = change.key.description
-        taskID = change.taskID.rawValue
-        version = change.version
-        self.actor = actor
-        at = change.at
-        self.title = JSONNullable(title)
-    }
-}
+import TaskbaseWire
 
 /// How `watch` prints each change.
 enum ChangeOutput {
     /// The encoder of JSON Lines: the house settings without pretty-printing.
     static func makeLineEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
+        WireJSON.makeEncoder()
     }
 
     /// `2026-11-30T09:12:01Z  updated  CORE-7  v3  ann@example.com  Fix the login page`.

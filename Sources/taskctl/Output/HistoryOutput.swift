@@ -1,45 +1,7 @@
 import CommandLineToolkit
 import Foundation
 import TaskCore
-
-/// One history entry in JSON: `version`, `kind` (created, updated, imported, reimported),
-/// `at`, `actor` (email), and `changes`, each with `field`, `old` and `new` (null when empty;
-/// an assignee as an email).
-struct HistoryDocument: Encodable {
-    /// One field's change.
-    struct Change: Encodable {
-        var field: String
-        var old: JSONNullable<String>
-        var new: JSONNullable<String>
-    }
-
-    var version: Int64
-    var kind: String
-    var at: Date
-    var actor: String
-    var changes: [Change]
-
-    /// The document of `entry`, naming users from `directory`.
-    init(_ entry: TaskHistoryEntry, users directory: UserDirectory) {
-        version = entry.version
-        kind = entry.kind.rawValue
-        at = entry.at
-        actor = directory.email(entry.actorID)
-        changes = entry.changes.map { change in
-            Change(
-                field: change.field.rawValue,
-                old: JSONNullable(HistoryOutput.value(change.old, of: change.field, users: directory)),
-                new: JSONNullable(HistoryOutput.value(change.new, of: change.field, users: directory)))
-        }
-    }
-
-    /// The user ids an entry names: its actor and any assignee before or after.
-    static func userIDs(in entry: TaskHistoryEntry) -> [UserID] {
-        [entry.actorID]
-            + entry.changes.filter { $0.field == .assignee }
-            .flatMap { [$0.old, $0.new] }.compactMap { $0.flatMap(Int64.init).map(UserID.init) }
-    }
-}
+import TaskbaseWire
 
 /// How `task history` prints.
 enum HistoryOutput {
@@ -70,13 +32,6 @@ enum HistoryOutput {
         changes.map { change in
             "\(change.field): \(shown(change.old.value)) → \(shown(change.new.value))"
         }.joined(separator: "; ")
-    }
-
-    /// A recorded value as people read it: an assignee's id becomes their email.
-    static func value(_ text: String?, of field: TaskField, users directory: UserDirectory) -> String? {
-        guard let text, !text.isEmpty else { return nil }
-        if field == .assignee, let id = Int64(text) { return directory.email(UserID(id)) }
-        return text
     }
 
     private static func shown(_ value: String?) -> String {

@@ -1,68 +1,6 @@
 import Foundation
 import TaskCore
-
-/// A task in JSON. Every field is always present; absent values are `null`:
-/// `id`, `key`, `team`, `number`, `title`, `notes`, `status`, `priority`, `due_date`,
-/// `overdue`, `assignee` (email), `category`, `external_id`, `version`, `created_at`,
-/// `created_by` (email), `updated_at`, `updated_by` (email).
-struct TaskDocument: Encodable {
-    var id: Int64
-    var key: String
-    var team: String
-    var number: Int64
-    var title: String
-    var notes: String
-    var status: String
-    var priority: String
-    var dueDate: JSONNullable<String>
-    var overdue: Bool
-    var assignee: JSONNullable<String>
-    var category: JSONNullable<String>
-    var externalID: JSONNullable<String>
-    var version: Int64
-    var createdAt: Date
-    var createdBy: String
-    var updatedAt: Date
-    var updatedBy: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, key, team, number, title, notes, status, priority, dueDate = "due_date", overdue, assignee, category
-        case externalID = "external_id", version, createdAt = "created_at", createdBy = "created_by"
-        case updatedAt = "updated_at", updatedBy = "updated_by"
-    }
-
-    /// The document of `task`, naming users from `directory` and judging overdue at `today`.
-    init(_ task: TaskItem, users directory: UserDirectory, today: CalendarDate) {
-        id = task.id.rawValue
-        key = task.key.description
-        team = task.key.team.rawValue
-        number = task.key.number
-        title = task.title
-        notes = task.notes
-        status = task.status.rawValue
-        priority = task.priority.rawValue
-        dueDate = JSONNullable(task.dueDate?.description)
-        overdue = task.isOverdue(today: today)
-        assignee = JSONNullable(task.assigneeID.map(directory.email))
-        category = JSONNullable(task.category)
-        externalID = JSONNullable(task.externalID)
-        version = task.version
-        createdAt = task.createdAt
-        createdBy = directory.email(task.createdBy)
-        updatedAt = task.updatedAt
-        updatedBy = directory.email(task.updatedBy)
-    }
-}
-
-/// `task list --json`: one page, `tasks` and `next_cursor` (null on the last page).
-struct TaskPageDocument: Encodable {
-    var tasks: [TaskDocument]
-    var nextCursor: JSONNullable<String>
-
-    enum CodingKeys: String, CodingKey {
-        case tasks, nextCursor = "next_cursor"
-    }
-}
+import TaskbaseWire
 
 /// A task with what displaying it needs: its row view model and its JSON document.
 struct TaskListItem {

@@ -1,49 +1,6 @@
 import Foundation
 import TaskCore
-
-/// A team in JSON: `id`, `key`, `name`, `created_at`, and `role`, the acting user's role in it.
-struct TeamDocument: Encodable {
-    var id: Int64
-    var key: String
-    var name: String
-    var createdAt: Date
-    var role: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, key, name, createdAt = "created_at", role
-    }
-
-    /// The document of a team seen by a member with `role`.
-    init(_ team: Team, role: Role) {
-        id = team.id.rawValue
-        key = team.key.rawValue
-        name = team.name
-        createdAt = team.createdAt
-        self.role = role.rawValue
-    }
-}
-
-/// A member in JSON: `user_id`, `email`, `display_name`, `role`, `disabled`.
-struct MemberDocument: Encodable {
-    var userID: Int64
-    var email: String
-    var displayName: String
-    var role: String
-    var disabled: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id", email, displayName = "display_name", role, disabled
-    }
-
-    /// The document of `member`.
-    init(_ member: Member) {
-        userID = member.user.id.rawValue
-        email = member.user.email
-        displayName = member.user.displayName
-        role = member.role.rawValue
-        disabled = member.user.isDisabled
-    }
-}
+import TaskbaseWire
 
 /// How teams and members print.
 enum TeamOutput {

@@ -1,27 +1,6 @@
 import Foundation
 import TaskCore
-
-/// A user in JSON: `id`, `email`, `display_name`, `disabled`, `created_at`.
-struct UserDocument: Encodable {
-    var id: Int64
-    var email: String
-    var displayName: String
-    var disabled: Bool
-    var createdAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case id, email, displayName = "display_name", disabled, createdAt = "created_at"
-    }
-
-    /// The document of `user`.
-    init(_ user: User) {
-        id = user.id.rawValue
-        email = user.email
-        displayName = user.displayName
-        disabled = user.isDisabled
-        createdAt = user.createdAt
-    }
-}
+import TaskbaseWire
 
 /// How users print.
 enum UserOutput {

@@ -1,6 +1,7 @@
 import CommandLineToolkit
 import Foundation
 import TaskCore
+import TaskbaseWire
 
 /// `watch`: prints each change of a team as it happens, until the task is cancelled (Ctrl-C),
 /// which ends it normally, so the program exits 0; ending the iteration ends the subscription.

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import TaskCore
+import TaskbaseWire
 
 /// The formats `export` writes.
 enum ExportFormat: String, CaseIterable, Sendable {

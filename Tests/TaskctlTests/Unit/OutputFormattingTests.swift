@@ -2,6 +2,7 @@ import CommandLineToolkit
 import CSVImport
 import Foundation
 import TaskCore
+import TaskbaseWire
 import Testing
 @testable import taskctl
 

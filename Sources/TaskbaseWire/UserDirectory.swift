@@ -2,22 +2,22 @@ import TaskCore
 
 /// Emails for the user ids tasks, history and changes carry: the team's members first, then
 /// one lookup per former member, remembered.
-struct UserDirectory: Sendable {
+public struct UserDirectory: Sendable {
     /// Every user known so far, by id.
-    private(set) var users: [UserID: User]
+    public private(set) var users: [UserID: User]
 
     /// A directory of `members`.
-    init(members: [Member]) {
+    public init(members: [Member]) {
         users = Dictionary(members.map { ($0.user.id, $0.user) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The directory of the team's members, as `actor` sees them.
-    static func of(_ team: TeamKey, service: TaskService, as actor: UserRef) async throws -> UserDirectory {
+    public static func of(_ team: TeamKey, service: TaskService, as actor: UserRef) async throws -> UserDirectory {
         UserDirectory(members: try await service.members(of: team, as: actor))
     }
 
     /// Looks up the users among `ids` not yet known (people who left the team).
-    mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService) async throws {
+    public mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService) async throws {
         for id in Set(ids) where users[id] == nil {
             do {
                 users[id] = try await service.user(.id(id))
@@ -28,12 +28,12 @@ struct UserDirectory: Sendable {
     }
 
     /// Looks up every user a page of tasks names.
-    mutating func resolve(usersOf tasks: [TaskItem], using service: TaskService) async throws {
+    public mutating func resolve(usersOf tasks: [TaskItem], using service: TaskService) async throws {
         try await resolve(tasks.flatMap { [$0.assigneeID, $0.createdBy, $0.updatedBy].compactMap(\.self) }, using: service)
     }
 
     /// The email of `id`, or `#id` when no user has it.
-    func email(_ id: UserID) -> String {
+    public func email(_ id: UserID) -> String {
         users[id]?.email ?? "#\(id)"
     }
 }

@@ -1,0 +1,44 @@
+import Foundation
+import TaskCore
+
+/// One change of `watch --json` and of the event stream's `data:` lines, printed as one compact
+/// line: `kind` (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`,
+/// and `title` (null for a deletion or a task gone since).
+public struct ChangeDocument: Codable, Hashable, Sendable {
+    /// created, updated or deleted.
+    public var kind: String
+    /// The task's key.
+    public var key: String
+    /// The task's id.
+    public var taskID: Int64
+    /// The version the change made.
+    public var version: Int64
+    /// Who made it, by email.
+    public var actor: String
+    /// When.
+    public var at: Date
+    /// The task's title now, or null.
+    public var title: JSONNullable<String>
+
+    enum CodingKeys: String, CodingKey {
+        case kind, key, taskID = "task_id", version, actor, at, title
+    }
+
+    /// The document of `change`, by the user named `actor`, of the task titled `title`.
+    public init(_ change: TaskChange, actor: String, title: String?) {
+        kind = change.kind.rawValue
+        key = change.key.description
+        taskID = change.taskID.rawValue
+        version = change.version
+        self.actor = actor
+        at = change.at
+        self.title = JSONNullable(title)
+    }
+
+    /// The change this document describes, with the actor's id as the reader knows it.
+    public func change(actorID: UserID) throws -> TaskChange {
+        guard let kind = TaskChange.Kind(rawValue: kind) else { throw TaskError.validation(field: "kind", reason: "unknown change kind \(kind)") }
+        return TaskChange(
+            kind: kind, key: try TaskKey(parsing: key, field: "key"), taskID: TaskID(taskID), version: version, actorID: actorID, at: at)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import TaskCore
+
+/// A team in JSON: `id`, `key`, `name`, `created_at`, and `role`, the acting user's role in it.
+public struct TeamDocument: Codable, Hashable, Sendable {
+    /// Store identity.
+    public var id: Int64
+    /// `CORE`.
+    public var key: String
+    /// The display name.
+    public var name: String
+    /// When it was created.
+    public var createdAt: Date
+    /// The acting user's role: `viewer`, `member`, `admin` or `owner`.
+    public var role: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, key, name, createdAt = "created_at", role
+    }
+
+    /// The document of a team seen by a member with `role`.
+    public init(_ team: Team, role: Role) {
+        id = team.id.rawValue
+        key = team.key.rawValue
+        name = team.name
+        createdAt = team.createdAt
+        self.role = role.rawValue
+    }
+
+    /// The membership this document describes.
+    public func membership() throws -> TeamMembership {
+        TeamMembership(
+            team: Team(id: TeamID(id), key: try TeamKey(key, field: "key"), name: name, createdAt: createdAt),
+            role: try Role(parsing: role))
+    }
+}
+
+/// A member in JSON: `user_id`, `email`, `display_name`, `role`, `disabled`.
+public struct MemberDocument: Codable, Hashable, Sendable {
+    /// The user's id.
+    public var userID: Int64
+    /// The user's email.
+    public var email: String
+    /// The user's name.
+    public var displayName: String
+    /// The role in the team.
+    public var role: String
+    /// Whether the account is disabled.
+    public var disabled: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id", email, displayName = "display_name", role, disabled
+    }
+
+    /// The document of `member`.
+    public init(_ member: Member) {
+        userID = member.user.id.rawValue
+        email = member.user.email
+        displayName = member.user.displayName
+        role = member.role.rawValue
+        disabled = member.user.isDisabled
+    }
+
+    /// The member this document describes; the document carries no creation time, so the
+    /// user's is `createdAt`.
+    public func member(createdAt: Date = Date(timeIntervalSince1970: 0)) throws -> Member {
+        Member(
+            user: User(id: UserID(userID), email: email, displayName: displayName, isDisabled: disabled, createdAt: createdAt),
+            role: try Role(parsing: role))
+    }
+}

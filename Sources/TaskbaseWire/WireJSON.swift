@@ -1,0 +1,56 @@
+import Foundation
+import TaskCore
+
+/// The JSON settings every Taskbase document is written and read with: sorted keys, no escaped
+/// slashes, ISO 8601 dates to the second.
+public enum WireJSON {
+    /// A compact encoder (one line), as the event stream and the HTTP API write.
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// A decoder for what the encoder (or `taskctl --json`) wrote.
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+extension WireJSON {
+    /// Decodes a request body; anything wrong is a `TaskError.validation` naming the field (by
+    /// its JSON path) or `body` when the text is not JSON of the expected shape at all.
+    public static func decodeBody<Document: Decodable>(_ type: Document.Type, from data: Data) throws -> Document {
+        do {
+            return try makeDecoder().decode(type, from: data)
+        } catch let error as TaskError {
+            throw error
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw TaskError.validation(field: path(context.codingPath + [key]), reason: "is required")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw TaskError.validation(field: path(context.codingPath), reason: "must be \(jsonType(type))")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw TaskError.validation(field: path(context.codingPath), reason: "must be \(jsonType(type)), not null")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw TaskError.validation(field: path(context.codingPath), reason: context.debugDescription)
+        } catch {
+            throw TaskError.validation(field: "body", reason: "is not valid JSON (UTF-8) of the documented shape")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "body" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    private static func jsonType(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "true or false"
+        default: "a JSON object"
+        }
+    }
+}

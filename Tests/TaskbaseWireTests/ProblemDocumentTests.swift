@@ -1,0 +1,139 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+import Testing
+
+@Suite("Problem documents")
+struct ProblemDocumentTests {
+    static let errors: [TaskError] = [
+        .notFound(what: "task CORE-7"),
+        .permissionDenied(what: "edit tasks in team CORE", why: "vic@example.com is a viewer"),
+        .conflict(what: "task CORE-7", currentVersion: 4),
+        .alreadyExists(what: "team CORE"),
+        .validation(field: "due_date", reason: "not a date: \"tomorrow-ish\""),
+    ]
+
+    @Test("every service refusal survives the trip through problem+json unchanged", arguments: errors)
+    func roundTrip(error: TaskError) throws {
+        let data = try WireJSON.makeEncoder().encode(ProblemDocument(error))
+        let problem = try WireJSON.makeDecoder().decode(ProblemDocument.self, from: data)
+        #expect(problem.taskError == error)
+        #expect(problem.detail == error.description)
+    }
+
+    @Test("each refusal has the status the API documents")
+    func statuses() {
+        #expect(Self.errors.map { ProblemDocument($0).status } == [404, 403, 412, 409, 422])
+        #expect(
+            ProblemDocument(.validation(field: "body", reason: "not JSON"), status: 400).taskError == .validation(field: "body", reason: "not JSON"))
+    }
+
+    @Test("a conflict carries the current version under current_version")
+    func conflictFields() throws {
+        let json = String(
+            decoding: try WireJSON.makeEncoder().encode(ProblemDocument(.conflict(what: "task CORE-7", currentVersion: 4))), as: UTF8.self)
+        #expect(json.contains(#""current_version":4"#))
+        #expect(json.contains(#""type":"urn:taskbase:problem:conflict""#))
+        #expect(!json.contains("field"))
+    }
+
+    @Test("problems of the HTTP layer are no service refusal")
+    func httpProblems() {
+        #expect(ProblemDocument(.unauthorized, detail: "no token").taskError == nil)
+        #expect(ProblemDocument(.unavailable, detail: "busy").status == 503)
+        var incomplete = ProblemDocument(.conflict(what: "task CORE-7", currentVersion: 4))
+        incomplete.currentVersion = nil
+        #expect(incomplete.taskError == nil)
+    }
+}
+
+@Suite("Request bodies")
+struct RequestBodyTests {
+    func patch(_ json: String) throws -> TaskMergePatch {
+        try WireJSON.decodeBody(TaskMergePatch.self, from: Data(json.utf8))
+    }
+
+    @Test("a merge patch leaves absent fields, clears null ones and sets the rest")
+    func mergePatch() throws {
+        let changes = try patch(#"{"due_date": null, "category": "Backend", "title": "New"}"#).changes()
+        #expect(changes.title == "New")
+        #expect(changes.dueDate == .set(nil))
+        #expect(changes.category == .set("Backend"))
+        #expect(changes.assignee == .unchanged)
+        #expect(changes.status == nil)
+        #expect(try patch(#"{"notes": null}"#).changes().notes == "")
+    }
+
+    @Test("a merge patch encodes only what changes, with null for a cleared field")
+    func mergePatchEncoding() throws {
+        var patch = TaskMergePatch()
+        patch.assignee = .set(nil)
+        patch.priority = .set("high")
+        let json = String(decoding: try WireJSON.makeEncoder().encode(patch), as: UTF8.self)
+        #expect(json == #"{"assignee":null,"priority":"high"}"#)
+        #expect(try self.patch(json) == patch)
+    }
+
+    @Test("null for a required field, an unknown field or a wrong type is a validation error naming it")
+    func mergePatchRefusals() throws {
+        #expect(throws: TaskError.validation(field: "title", reason: "cannot be null; leave it out to keep it")) {
+            try patch(#"{"title": null}"#).changes()
+        }
+        #expect(throws: TaskError.validation(field: "colour", reason: "a task has no such field")) { try patch(#"{"colour": "red"}"#) }
+        #expect(throws: TaskError.validation(field: "priority", reason: "must be a string")) { try patch(#"{"priority": 3}"#) }
+        #expect(throws: TaskError.validation(field: "body", reason: "is not valid JSON (UTF-8) of the documented shape")) {
+            try patch("{\"title\": \"\u{FF}")
+        }
+        #expect(throws: TaskError.self) { try patch(#"{"status": "finished"}"#).changes() }
+    }
+
+    @Test("a create request needs a title and defaults the rest")
+    func createTask() throws {
+        let draft = try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"title": " Fix it ", "due_date": "2026-12-24"}"#.utf8)).draft()
+        #expect(draft.title == "Fix it")
+        #expect(draft.status == .open)
+        #expect(draft.dueDate == CalendarDate(year: 2026, month: 12, day: 24))
+        #expect(throws: TaskError.validation(field: "title", reason: "is required")) {
+            try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"notes": "x"}"#.utf8))
+        }
+    }
+}
+
+@Suite("Documents decode to what they were made of")
+struct DocumentRoundTripTests {
+    static let noon = Date(timeIntervalSince1970: 1_773_144_000)
+    static let ann = User(id: UserID(1), email: "ann@example.com", displayName: "Ann", isDisabled: false, createdAt: noon)
+    static let team = Team(id: TeamID(3), key: try! TeamKey("CORE"), name: "Core", createdAt: noon)
+
+    func roundTrip<Document: Codable & Equatable>(_ document: Document) throws -> Document {
+        let decoded = try WireJSON.makeDecoder().decode(Document.self, from: try WireJSON.makeEncoder().encode(document))
+        #expect(decoded == document)
+        return decoded
+    }
+
+    @Test("a task document rebuilds the task")
+    func task() throws {
+        let task = TaskItem(
+            id: TaskID(9), teamID: Self.team.id, key: TaskKey(team: Self.team.key, number: 7), title: "Fix", notes: "n", status: .inProgress,
+            priority: .high, dueDate: CalendarDate(year: 2026, month: 3, day: 1), assigneeID: Self.ann.id, category: nil, externalID: "X-1",
+            createdBy: Self.ann.id, createdAt: Self.noon, updatedBy: Self.ann.id, updatedAt: Self.noon, version: 3)
+        let document = try roundTrip(
+            TaskDocument(
+                task, users: UserDirectory(members: [Member(user: Self.ann, role: .owner)]), today: CalendarDate(year: 2026, month: 3, day: 10)!))
+        #expect(document.overdue)
+        #expect(try document.task(teamID: Self.team.id) { $0 == Self.ann.email ? Self.ann.id : nil } == task)
+    }
+
+    @Test("users, teams, members and changes rebuild their values")
+    func others() throws {
+        #expect(try roundTrip(UserDocument(Self.ann)).user == Self.ann)
+        #expect(try roundTrip(TeamDocument(Self.team, role: .admin)).membership() == TeamMembership(team: Self.team, role: .admin))
+        #expect(
+            try roundTrip(MemberDocument(Member(user: Self.ann, role: .viewer))).member(createdAt: Self.noon) == Member(user: Self.ann, role: .viewer)
+        )
+        let change = TaskChange(
+            kind: .updated, key: TaskKey(team: Self.team.key, number: 7), taskID: TaskID(9), version: 2, actorID: Self.ann.id, at: Self.noon)
+        #expect(try roundTrip(ChangeDocument(change, actor: Self.ann.email, title: nil)).change(actorID: Self.ann.id) == change)
+        _ = try roundTrip(TaskPageDocument(tasks: [], nextCursor: JSONNullable("abc")))
+    }
+}
