@@ -38,6 +38,11 @@ public struct ServerSentEventParser: Sendable {
     /// A parser at the start of a stream (a leading byte-order mark is skipped).
     public init() {}
 
+    /// Starts from `lastEventID`, as a reader reconnecting with `Last-Event-ID` does.
+    public mutating func resume(after lastEventID: String) {
+        self.lastEventID = lastEventID
+    }
+
     /// Parses `bytes` and returns every event they complete, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
