@@ -53,7 +53,8 @@ let package = Package(
             name: "TaskbaseClientTests",
             dependencies: [
                 "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
-            ]),
+            ],
+            exclude: ["Fixtures"]),
 
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
@@ -87,6 +88,7 @@ let package = Package(
 
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
+        .executableTarget(name: "board-watch", dependencies: ["TaskbaseClient", "TaskCore"], path: "Examples/board-watch"),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(
