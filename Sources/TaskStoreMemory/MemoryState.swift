@@ -13,7 +13,13 @@ struct MemoryState {
     var taskKeysByExternalID: [TeamID: [String: TaskKey]] = [:]
     var lastTaskNumber: [TeamID: Int64] = [:]
     var history: [TaskID: [TaskHistoryEntry]] = [:]
-    var subscribers: [TeamID: [Int: TaskChangeStream.Continuation]] = [:]
+    /// Each team's change log, oldest first, and the sequence of its last entry.
+    var changeLog: [TeamID: [TaskFeedEvent]] = [:]
+    var lastChange: [TeamID: Int64] = [:]
+    /// How many entries a team's log keeps; a watcher resuming before the oldest gets a resync.
+    var changeLogLimit = Int.max
+    /// The doorbells of each team's watchers, by listener id.
+    var doorbells: [TeamID: [Int: AsyncThrowingStream<Void, any Error>.Continuation]] = [:]
     var lastListenerID = 0
     var lastID: Int64 = 0
 
@@ -87,6 +93,40 @@ struct MemoryState {
         if let externalID = task.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
         tasks[task.key] = nil
         history[task.id] = nil
+    }
+
+    /// Logs the changes one mutation made in `team` under the next sequences (a bulk import
+    /// as one entry) and rings the team's doorbells.
+    mutating func log(_ changes: [(Int64) -> TaskChange], in team: TeamID) {
+        guard !changes.isEmpty else { return }
+        var last = lastChange[team] ?? 0
+        var log = changeLog[team] ?? []
+        if changes.count > TaskChange.bulkImportThreshold {
+            last += 1
+            log.append(.resync(through: last))
+        } else {
+            for change in changes {
+                last += 1
+                log.append(.change(change(last)))
+            }
+        }
+        if log.count > changeLogLimit { log.removeFirst(log.count - changeLogLimit) }
+        changeLog[team] = log
+        lastChange[team] = last
+        ring(team)
+    }
+
+    /// Tells the team's watchers to read again (a change, or a change of who may read).
+    func ring(_ team: TeamID) {
+        for doorbell in (doorbells[team] ?? [:]).values { doorbell.yield() }
+    }
+
+    /// The team's logged events after `position`, at most `limit`, once `access` passes.
+    func changeLog(after position: Int64, limit: Int, access: AccessRequirement, team key: TeamKey) throws -> ChangeLogRead {
+        let gate = try gate(access, team: key, subject: "team \(key)")
+        let log = changeLog[gate.team.id] ?? []
+        let start = log.firstIndex { $0.sequence > position } ?? log.endIndex
+        return ChangeLogRead(events: Array(log[start...].prefix(limit)), lastSequence: lastChange[gate.team.id] ?? 0)
     }
 
     /// The team's tasks in no particular order.

@@ -1,27 +1,29 @@
 import TaskCore
 
 extension MemoryTaskStore: TaskChangeFeed {
-    /// How many undelivered changes a slow listener may fall behind before the oldest are dropped.
-    public static let feedBufferSize = 10_000
-
-    /// Registers a listener fed by this store's own mutations; it is removed when the stream ends.
-    public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
-        let (stream, continuation) = TaskChangeStream.makeStream(bufferingPolicy: .bufferingNewest(Self.feedBufferSize))
+    /// Follows the team's log (`ChangeLogFollower`), rung by this store's own mutations; the
+    /// doorbell is removed as soon as the stream ends (its follower stops waiting on it).
+    public func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream {
+        let (doorbell, ringer) = AsyncThrowingStream<Void, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (teamID, listener) = try state.withLock { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
             state.lastListenerID += 1
-            let listener = state.lastListenerID
-            state.subscribers[gate.team.id, default: [:]][listener] = continuation
-            return (gate.team.id, listener)
+            state.doorbells[gate.team.id, default: [:]][state.lastListenerID] = ringer
+            return (gate.team.id, state.lastListenerID)
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers[teamID]?.removeValue(forKey: listener) }
+        ringer.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.doorbells[teamID]?.removeValue(forKey: listener) }
         }
-        return stream
+        return try await ChangeLogFollower.follow(
+            team, after: after, doorbell: doorbell,
+            read: { [self] position, limit in
+                try state.withLock { try $0.changeLog(after: position, limit: limit, access: access, team: team) }
+            },
+            finish: { ringer.finish() })
     }
 
-    /// How many listeners are subscribed, so tests can see that none is left behind.
+    /// How many watchers are subscribed, so tests can see that none is left behind.
     public var listenerCount: Int {
-        state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.count } }
+        state.withLock { $0.doorbells.values.reduce(0) { $0 + $1.count } }
     }
 }

@@ -20,13 +20,13 @@ extension MemoryTaskStore: TaskImportPort {
             let gate = try state.gate(access, team: team, subject: "team \(team)")
             var working = state
             var summary = ImportSummary()
-            var changes: [TaskChange] = []
+            var changes: [(Int64) -> TaskChange] = []
             for item in drafts {
                 let assigneeID = try working.assigneeID(item.draft.assignee, in: gate.team)
                 guard let key = working.taskKeysByExternalID[gate.team.id]?[item.externalID], let old = working.tasks[key] else {
                     let task = try working.insert(item.draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .imported)
                     summary.inserted += 1
-                    changes.append(TaskChange(.created, task))
+                    changes.append { TaskChange(.created, task, sequence: $0) }
                     continue
                 }
                 switch policy {
@@ -41,13 +41,13 @@ extension MemoryTaskStore: TaskImportPort {
                     } else {
                         working.save(new, replacing: old, kind: .reimported)
                         summary.updated += 1
-                        changes.append(TaskChange(.updated, new))
+                        changes.append { TaskChange(.updated, new, sequence: $0) }
                     }
                 }
             }
-            if dryRun { return (summary, []) }
+            if dryRun { return (summary, nil, []) }
             state = working
-            return (summary, changes)
+            return (summary, gate.team.id, changes)
         }
     }
 }

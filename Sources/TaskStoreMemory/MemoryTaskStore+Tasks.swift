@@ -8,7 +8,7 @@ extension MemoryTaskStore: TaskRepository {
             let gate = try state.gate(access, team: team, subject: "team \(team)")
             let assigneeID = try state.assigneeID(draft.assignee, in: gate.team)
             let task = try state.insert(draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .created)
-            return (task, [TaskChange(.created, task)])
+            return (task, gate.team.id, [{ TaskChange(.created, task, sequence: $0) }])
         }
     }
 
@@ -26,20 +26,24 @@ extension MemoryTaskStore: TaskRepository {
             try Self.checkVersion(of: old, expected: expectedVersion)
             let assigneeID = try state.assigneeID(changes.assigneeToResolve, in: gate.team)
             let new = old.applying(changes, assigneeID: assigneeID, by: gate.actor.id, at: time)
-            guard new != old else { return (old, []) }
+            guard new != old else { return (old, nil, []) }
             try state.checkExternalID(new.externalID, of: key, in: gate.team)
             state.save(new, replacing: old, kind: .updated)
-            return (new, [TaskChange(.updated, new)])
+            return (new, gate.team.id, [{ TaskChange(.updated, new, sequence: $0) }])
         }
     }
 
-    /// Removes the task with its history and announces the deletion.
+    /// Removes the task with its history and logs the deletion.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
         try mutate { state in
             let (gate, task) = try state.gatedTask(key, access: access)
             try Self.checkVersion(of: task, expected: expectedVersion)
             state.remove(task)
-            return ((), [TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: gate.actor.id, at: time)])
+            let actor = gate.actor.id
+            return (
+                (), gate.team.id,
+                [{ TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: actor, at: time, sequence: $0) }]
+            )
         }
     }
 

@@ -47,6 +47,7 @@ extension MemoryTaskStore: TeamRepository {
                 try OwnerRule.verify(ownersAfterChange: roles.values.count { $0 == .owner }, team: key)
             }
             state.roles[team] = roles
+            state.ring(team)
         }
     }
 
@@ -60,17 +61,18 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
-    /// Drops the team's tasks, history and memberships, and ends its listeners' streams.
+    /// Drops the team's tasks, history, log and memberships; its watchers' next read is refused.
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
-        let listeners = state.withLock { state in
+        state.withLock { state in
             for task in state.tasks(of: team) { state.remove(task) }
             if let key = state.teams[team]?.key { state.teamIDsByKey[key] = nil }
             state.teams[team] = nil
             state.roles[team] = nil
             state.lastTaskNumber[team] = nil
             state.taskKeysByExternalID[team] = nil
-            return state.subscribers.removeValue(forKey: team)?.values.map { $0 } ?? []
+            state.changeLog[team] = nil
+            state.lastChange[team] = nil
+            state.ring(team)
         }
-        for listener in listeners { listener.finish() }
     }
 }

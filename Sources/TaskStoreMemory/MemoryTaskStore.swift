@@ -6,18 +6,18 @@ import TaskCore
 public final class MemoryTaskStore: Sendable {
     let state = Mutex(MemoryState())
 
-    /// An empty store.
-    public init() {}
+    /// An empty store whose change logs keep at most `changeLogLimit` entries per team.
+    public init(changeLogLimit: Int = .max) {
+        state.withLock { $0.changeLogLimit = changeLogLimit }
+    }
 
-    /// Runs `body` on the state and delivers the changes it reports to the team's listeners
-    /// before the lock is released, so every listener sees changes in commit order.
-    func mutate<Result>(_ body: (inout MemoryState) throws -> (Result, [TaskChange])) throws -> Result {
+    /// Runs `body` on the state and logs the changes it made in the team it names, under the
+    /// lock, so the log's order is the order of the mutations. Each change is made from the
+    /// sequence it is logged at.
+    func mutate<Result>(_ body: (inout MemoryState) throws -> (Result, team: TeamID?, [(Int64) -> TaskChange])) throws -> Result {
         try state.withLock { state in
-            let (result, changes) = try body(&state)
-            for change in changes {
-                guard let team = state.teamIDsByKey[change.key.team] else { continue }
-                for listener in (state.subscribers[team] ?? [:]).values { listener.yield(change) }
-            }
+            let (result, team, changes) = try body(&state)
+            if let team { state.log(changes, in: team) }
             return result
         }
     }

@@ -2,52 +2,68 @@ import Foundation
 import PGStore
 import TaskCore
 
-/// The change feed travels as NOTIFY on one channel per team, sent inside the transaction
-/// that made the change, so listeners hear only of committed changes.
+/// The change feed is the team's change log (`task_changes`, numbered under the counter lock)
+/// with NOTIFY as a doorbell: a notification on the team's channel, sent inside the writing
+/// transaction (so it arrives once the change is committed), carries nothing. Any role can
+/// notify or listen on any channel, so nothing a notification says is trusted: the watcher
+/// reads the log under row-level security and the service's access check.
 extension PostgresTaskStore {
+    /// The channel names start with this; the team's key follows.
+    static let channelPrefix = "taskbase.team."
+
     /// The channel of team `key`.
-    static func channel(for key: TeamKey) -> String { "taskbase.team.\(key.rawValue)" }
+    static func channel(for key: TeamKey) -> String { channelPrefix + key.rawValue }
 
-    /// What a notification carries (`notifySQL` writes it): enough to rebuild the `TaskChange`.
-    struct ChangePayload: Decodable {
-        var kind: String
-        var team: String
-        var number: Int64
-        var taskID: Int64
-        var version: Int64
-        var actorID: Int64
-        /// Microseconds since 1970.
-        var at: Int64
-
-        func change() throws -> TaskChange {
-            guard let kind = TaskChange.Kind(rawValue: kind) else {
-                throw UnexpectedStoredValue(column: "payload.kind", value: kind, expected: "change kind")
-            }
-            return TaskChange(
-                kind: kind, key: TaskKey(team: try TeamKey(team), number: number), taskID: TaskID(taskID), version: version,
-                actorID: UserID(actorID), at: Date(timeIntervalSince1970: Double(at) / 1_000_000))
-        }
+    /// SQL that rings the doorbell of team `team`: an empty notification, which PostgreSQL
+    /// delivers when the transaction commits (and sends once, however often a transaction rings).
+    static func doorbellSQL(_ team: TeamKey) -> PGQuery {
+        "pg_notify(\(channel(for: team)), '')"
     }
 
-    /// SQL that queues the notification of one change, built from column expressions of the
-    /// statement it is part of (PostgreSQL delivers it when the transaction commits). The
-    /// keys are `ChangePayload`'s.
-    static func notifySQL(
-        kind: PGQuery, team: TeamKey, number: String, taskID: String, version: String, actorID: PGQuery, at: PGQuery
-    ) -> PGQuery {
-        """
-        pg_notify(\(channel(for: team)), json_build_object('kind', \(kind), 'team', \(team.rawValue)::text,
-            'number', \(unsafeSQL: number), 'taskID', \(unsafeSQL: taskID), 'version', \(unsafeSQL: version),
-            'actorID', \(actorID), 'at', (extract(epoch FROM \(at)) * 1000000)::bigint)::text)
-        """
+    /// The columns a log entry is written with, in `task_changes`' order.
+    static let changeLogColumns = "team_id, sequence, kind, task_id, number, version, actor_id, changed_at"
+
+    /// Reads the team's log after `position`, at most `limit` entries, with the access facts
+    /// in the same statement: nothing of the log is read unless the actor may read the team.
+    func changeLog(_ team: TeamKey, after position: Int64, limit: Int, access: AccessRequirement) async throws -> ChangeLogRead {
+        let rows = try await statement(
+            as: access.actor,
+            """
+            SELECT \(unsafeSQL: Self.userColumns), m.role, c.last_change,
+                   e.sequence, e.kind, e.task_id, e.number, e.version, e.actor_id, e.changed_at
+              FROM \(Self.accessFactsFrom(access.actor, team: team))
+              LEFT JOIN task_counters c
+                ON c.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled
+               AND array_position(\(unsafeSQL: Self.roleRanks), m.role) >= \(Self.rank(access.minimumRole))
+              LEFT JOIN LATERAL (
+                  SELECT * FROM task_changes e0 WHERE e0.team_id = c.team_id AND e0.sequence > \(position)
+                   ORDER BY e0.sequence LIMIT \(Int64(limit))
+              ) e ON true
+             ORDER BY e.sequence
+            """)
+        try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: "team \(team)")
+        let events = try rows.compactMap { row -> TaskFeedEvent? in
+            guard let sequence = try row.decode(Int64?.self, "sequence") else { return nil }
+            let kind = try row.decode(String.self, "kind")
+            guard kind != "bulk" else { return .resync(through: sequence) }
+            return .change(
+                TaskChange(
+                    kind: try Self.enumValue(TaskChange.Kind.self, row, "kind"),
+                    key: TaskKey(team: team, number: try row.decode(Int64.self, "number")),
+                    taskID: TaskID(try row.decode(Int64.self, "task_id")), version: try row.decode(Int64.self, "version"),
+                    actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
+                    sequence: sequence))
+        }
+        return ChangeLogRead(events: events, lastSequence: try rows[0].decode(Int64?.self, "last_change") ?? 0)
     }
 }
 
 extension PostgresTaskStore: TaskChangeFeed {
-    /// Checks read access, then LISTENs on the team's channel on a connection of its own
-    /// (a listening session cannot serve queries), to `listenConfig` when set. The connection closes when the consumer
-    /// stops iterating or its task is cancelled.
-    public func changes(in team: TeamKey, access: AccessRequirement) async throws -> TaskChangeStream {
+    /// Checks read access, LISTENs on the team's channel on a connection of its own (a
+    /// listening session cannot serve queries; `listenConfig` when set), and follows the log
+    /// (`ChangeLogFollower`), each notification ringing for one more read. The connection
+    /// closes when the stream ends.
+    public func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
         let connection: PGConnection
         let notifications: PGNotificationStream
@@ -57,22 +73,24 @@ extension PostgresTaskStore: TaskChangeFeed {
         } catch let error as PGError {
             throw Self.translate(error)
         }
-        return TaskChangeStream { continuation in
-            let listener = Task {
-                do {
-                    for try await notification in notifications {
-                        let payload = try JSONDecoder().decode(ChangePayload.self, from: Data(notification.payload.utf8))
-                        continuation.yield(try payload.change())
-                    }
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-                await connection.close()
+        let (doorbell, ringer) = AsyncThrowingStream<Void, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let relay = Task {
+            do {
+                for try await _ in notifications { ringer.yield() }
+                ringer.finish()
+            } catch let error as PGError {
+                ringer.finish(throwing: Self.translate(error))
+            } catch {
+                ringer.finish(throwing: error)
             }
-            continuation.onTermination = { _ in listener.cancel() }
         }
+        return try await ChangeLogFollower.follow(
+            team, after: after, doorbell: doorbell,
+            read: { [self] position, limit in try await changeLog(team, after: position, limit: limit, access: access) },
+            finish: {
+                relay.cancel()
+                _ = await relay.result
+                await connection.close()
+            })
     }
 }

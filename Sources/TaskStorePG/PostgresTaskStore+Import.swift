@@ -6,10 +6,6 @@ import TaskCore
 /// whole, and merged into `tasks` by one statement (INSERT of the new external ids, UPDATE of
 /// the known ones), all in one transaction — a failure anywhere leaves the database as it was.
 extension PostgresTaskStore: TaskImportPort {
-    /// Above this many changed tasks an import sends no per-task notifications (a watcher
-    /// would drown, and NOTIFY's queue is finite); it still commits normally.
-    public static let importNotificationLimit = 10_000
-
     static let stagingColumns = [
         "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category",
     ]
@@ -35,12 +31,15 @@ extension PostgresTaskStore: TaskImportPort {
                 let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
                 guard let teamID = try Self.team(in: row)?.id else { throw TaskError.notFound(what: "team \(team)") }
                 // Serializes with task creation in this team, so numbers stay gapless.
-                let counter = try await tx.query("SELECT last_number FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE")
+                let counter = try await tx.query(
+                    "SELECT last_number, last_change FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE")
                 let lastNumber = try counter[0].decode(Int64.self, "last_number")
+                let lastChange = try counter[0].decode(Int64.self, "last_change")
                 try await Self.stage(batches, on: tx)
                 try await Self.checkStaged(team: team, teamID: teamID, policy: policy, on: tx)
                 let summary = try await Self.merge(
-                    team: team, teamID: teamID, lastNumber: lastNumber, policy: policy, actor: actor.id, at: time, on: tx)
+                    team: team, teamID: teamID, lastNumber: lastNumber, lastChange: lastChange, policy: policy, actor: actor.id, at: time,
+                    on: tx)
                 if dryRun { throw DryRunFinished(summary: summary) }
                 return summary
             }
@@ -123,7 +122,8 @@ extension PostgresTaskStore: TaskImportPort {
         }
     }
 
-    /// The one merge statement, history, the counter, and the change notifications.
+    /// The one merge statement, history, the counter, and the change log: each changed task
+    /// under its own sequence, or one `bulk` entry above `TaskChange.bulkImportThreshold`.
     ///
     /// The team's counter row is locked (FOR UPDATE) for the whole import, which serializes
     /// every task creation in the team; so a staged row whose external id the team does not
@@ -134,7 +134,8 @@ extension PostgresTaskStore: TaskImportPort {
     /// gives an existing task one of the new external ids while the import runs makes the
     /// INSERT fail with the unique violation, and the whole import rolls back.)
     static func merge(
-        team: TeamKey, teamID: TeamID, lastNumber: Int64, policy: ImportConflictPolicy, actor: UserID, at time: Date, on tx: PGConnection
+        team: TeamKey, teamID: TeamID, lastNumber: Int64, lastChange: Int64, policy: ImportConflictPolicy, actor: UserID, at time: Date,
+        on tx: PGConnection
     ) async throws -> ImportSummary {
         let rows = try await tx.query(
             """
@@ -175,28 +176,42 @@ extension PostgresTaskStore: TaskImportPort {
                   JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             ), counts AS (
                 SELECT count(*) AS staged, count(*) FILTER (WHERE old_number IS NULL) AS inserted FROM staged
+            ), changes AS (
+                SELECT 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version FROM staged WHERE old_number IS NULL
+                UNION ALL
+                SELECT 'updated', number, id, version FROM updated
+            ), total AS (
+                SELECT count(*) AS changes FROM changes
+            ), logged AS (
+                INSERT INTO task_changes (\(unsafeSQL: changeLogColumns))
+                SELECT \(teamID.rawValue), \(lastChange) + row_number() OVER (ORDER BY kind, number), kind, id, number, version,
+                       \(actor.rawValue), \(time)
+                  FROM changes WHERE (SELECT changes FROM total) <= \(Int64(TaskChange.bulkImportThreshold))
+                UNION ALL
+                SELECT \(teamID.rawValue), \(lastChange) + 1, 'bulk', NULL, NULL, NULL, \(actor.rawValue), \(time)
+                 WHERE (SELECT changes FROM total) > \(Int64(TaskChange.bulkImportThreshold))
+                RETURNING 1
             ), notified AS (
-                SELECT \(notifySQL(
-                           kind: "new.kind", team: team, number: "new.number", taskID: "new.id", version: "new.version",
-                           actorID: "\(actor.rawValue)", at: "\(time)"))
-                  FROM (SELECT 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version
-                          FROM staged WHERE old_number IS NULL
-                        UNION ALL
-                        SELECT 'updated', number, id, version FROM updated) new
-                 WHERE (SELECT inserted FROM counts) + (SELECT count(*) FROM updated) <= \(importNotificationLimit)
+                SELECT \(doorbellSQL(team)) WHERE (SELECT changes FROM total) > 0
             )
             SELECT (SELECT staged FROM counts) AS staged,
                    (SELECT staged - inserted FROM counts) AS existing,
                    (SELECT inserted FROM counts) AS inserted,
                    (SELECT count(*) FROM updated) AS updated,
+                   (SELECT count(*) FROM logged) AS logged,
                    (SELECT count(*) FROM notified) AS notified
             """)
         let counts = rows[0]
         let inserted = try counts.decode(Int.self, "inserted")
         let updated = try counts.decode(Int.self, "updated")
         let existing = try counts.decode(Int.self, "existing")
-        if inserted > 0 {
-            try await tx.execute("UPDATE task_counters SET last_number = last_number + \(inserted) WHERE team_id = \(teamID.rawValue)")
+        let logged = try counts.decode(Int.self, "logged")
+        if inserted > 0 || logged > 0 {
+            try await tx.execute(
+                """
+                UPDATE task_counters SET last_number = last_number + \(inserted), last_change = last_change + \(logged)
+                 WHERE team_id = \(teamID.rawValue)
+                """)
         }
         switch policy {
         case .update: return ImportSummary(inserted: inserted, updated: updated, unchanged: existing - updated)

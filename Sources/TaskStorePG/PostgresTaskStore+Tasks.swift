@@ -36,7 +36,6 @@ extension PostgresTaskStore: TaskRepository {
             query.bindNext(time)
             query.bindNext(time)
             query.bindNext(channel(for: team))
-            query.bindNext(team.rawValue)
             bindUserMatch(access.actor, to: &query)
             query.bindNext(team.rawValue)
             bindUserMatch(draft.assignee, to: &query)
@@ -70,8 +69,8 @@ extension PostgresTaskStore: TaskRepository {
                 SELECT g.team_id FROM gate g
                  WHERE \(draft.assignee == nil) OR EXISTS (SELECT 1 FROM assignee WHERE NOT disabled AND role IS NOT NULL)
             ), counter AS (
-                UPDATE task_counters c SET last_number = c.last_number + 1 FROM allowed
-                 WHERE c.team_id = allowed.team_id RETURNING c.team_id, c.last_number
+                UPDATE task_counters c SET last_number = c.last_number + 1, last_change = c.last_change + 1 FROM allowed
+                 WHERE c.team_id = allowed.team_id RETURNING c.team_id, c.last_number, c.last_change
             ), t AS (
                 INSERT INTO tasks (team_id, number, title, notes, status, priority, due_date, assignee_id, category, external_id,
                                    created_by, created_at, updated_by, updated_at)
@@ -85,8 +84,12 @@ extension PostgresTaskStore: TaskRepository {
                 SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
                        \(unsafeSQL: historyOfCreation)
                   FROM t AS new
+            ), logged AS (
+                INSERT INTO task_changes (\(unsafeSQL: changeLogColumns))
+                SELECT t.team_id, counter.last_change, 'created', t.id, t.number, t.version, t.created_by, t.created_at
+                  FROM t JOIN counter ON true
             ), notified AS (
-                SELECT \(notifySQL(kind: "'created'", team: team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.created_by", at: "t.created_at")) FROM t
+                SELECT \(doorbellSQL(team)) FROM t
             )
             SELECT \(unsafeSQL: userColumns), m.role,
                    au.id AS assignee_user_id, au.disabled AS assignee_disabled, am.role AS assignee_role,
@@ -104,7 +107,9 @@ extension PostgresTaskStore: TaskRepository {
         return User(id: UserID(id), email: "", displayName: "", isDisabled: try row.decode(Bool.self, "assignee_disabled"), createdAt: Date())
     }
 
-    /// Facts, and the task locked for change when the actor may see it.
+    /// Facts, and the task locked for change when the actor may see it. The team's counter row
+    /// is locked first (every change takes the next log sequence under it), so writers of a
+    /// team always lock in the same order: counter, then task.
     static func lockedTaskFacts(_ key: TaskKey, _ access: AccessRequirement, assignee: UserRef?) -> PGQuery {
         """
         SELECT \(unsafeSQL: userColumns), m.role,
@@ -113,6 +118,12 @@ extension PostgresTaskStore: TaskRepository {
           FROM \(Self.accessFactsFrom(access.actor, team: key.team))
           LEFT JOIN users au ON \(userMatch("au", assignee))
           LEFT JOIN memberships am ON am.team_id = tm.id AND am.user_id = au.id
+          LEFT JOIN LATERAL (
+              SELECT c0.team_id FROM task_counters c0
+               WHERE c0.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled
+                 AND array_position(\(unsafeSQL: roleRanks), m.role) >= \(rank(access.minimumRole))
+                 FOR UPDATE
+          ) locked_counter ON true
           LEFT JOIN LATERAL (
               SELECT * FROM tasks t0
                WHERE t0.team_id = tm.id AND t0.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
@@ -178,7 +189,8 @@ extension PostgresTaskStore: TaskRepository {
         }
     }
 
-    /// Writes `new` over `old` (same team and number) and records the change in history.
+    /// Writes `new` over `old` (same team and number), records the change in history and logs
+    /// it under the team's next sequence (the counter row is locked by `lockedTaskFacts`).
     static func save(_ new: TaskItem, replacing old: TaskItem, kind: TaskHistoryEntry.Kind, on tx: PGConnection) async throws {
         try await tx.execute(
             """
@@ -195,8 +207,15 @@ extension PostgresTaskStore: TaskRepository {
                 SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
                        \(unsafeSQL: historyOfChange)
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
+            ), counter AS (
+                UPDATE task_counters c SET last_change = c.last_change + 1
+                 WHERE c.team_id = \(old.teamID.rawValue) AND EXISTS (SELECT 1 FROM t) RETURNING c.last_change
+            ), logged AS (
+                INSERT INTO task_changes (\(unsafeSQL: changeLogColumns))
+                SELECT t.team_id, counter.last_change, 'updated', t.id, t.number, t.version, t.updated_by, t.updated_at
+                  FROM t JOIN counter ON true
             )
-            SELECT \(notifySQL(kind: "'updated'", team: new.key.team, number: "t.number", taskID: "t.id", version: "t.version", actorID: "t.updated_by", at: "t.updated_at")) FROM t
+            SELECT \(doorbellSQL(new.key.team)) FROM t
             """)
     }
 
@@ -216,8 +235,16 @@ extension PostgresTaskStore: TaskRepository {
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
                 ), history AS (
                     DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_id = \(task.id.rawValue)
+                ), counter AS (
+                    UPDATE task_counters c SET last_change = c.last_change + 1
+                     WHERE c.team_id = \(task.teamID.rawValue) AND EXISTS (SELECT 1 FROM gone) RETURNING c.last_change
+                ), logged AS (
+                    INSERT INTO task_changes (\(unsafeSQL: Self.changeLogColumns))
+                    SELECT \(task.teamID.rawValue), counter.last_change, 'deleted', gone.id, gone.number, gone.version,
+                           \(actor.id.rawValue), \(time)
+                      FROM gone JOIN counter ON true
                 )
-                SELECT \(Self.notifySQL(kind: "'deleted'", team: key.team, number: "gone.number", taskID: "gone.id", version: "gone.version", actorID: "\(actor.id.rawValue)", at: "\(time)::timestamptz")) FROM gone
+                SELECT \(Self.doorbellSQL(key.team)) FROM gone
                 """)
         }
     }

@@ -83,7 +83,10 @@ extension PostgresTaskStore: TeamRepository {
                 """
                 SELECT count(*) AS owners FROM memberships WHERE team_id = \(team.rawValue) AND role = 'owner'
                 """)
-            try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: try TeamKey(keyText))
+            let key = try TeamKey(keyText)
+            try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: key)
+            // Watchers read again: one who lost access is refused at once.
+            try await tx.execute("SELECT \(Self.doorbellSQL(key))")
         }
     }
 
@@ -100,7 +103,12 @@ extension PostgresTaskStore: TeamRepository {
 
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
-            try await tx.execute("DELETE FROM teams WHERE id = \(team.rawValue)")
+            // Watchers read again, and are refused.
+            try await tx.execute(
+                """
+                WITH gone AS (DELETE FROM teams WHERE id = \(team.rawValue) RETURNING key)
+                SELECT pg_notify(\(Self.channelPrefix) || gone.key, '') FROM gone
+                """)
         }
     }
 }

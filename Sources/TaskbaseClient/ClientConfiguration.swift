@@ -61,6 +61,11 @@ public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConverti
     /// The client is not set up: what to do.
     case configuration(String)
 
+    /// An event the stream cannot read: reconnecting would read it again, so the feed ends.
+    struct Unreadable: Error {
+        var error: TaskbaseClientError
+    }
+
     /// One line for people.
     public var description: String {
         switch self {

@@ -19,6 +19,8 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let chunks: AsyncThrowingStream<Data, any Error>
     private let chunkSink: AsyncThrowingStream<Data, any Error>.Continuation
     private let state = MutexBox(State())
+    /// The `Last-Event-ID` this connection was opened with, if any.
+    var lastEventID: String?
     private var session: URLSession!
     private var task: URLSessionDataTask!
 

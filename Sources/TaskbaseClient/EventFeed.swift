@@ -11,8 +11,8 @@ struct EventFeed: Sendable {
 
     /// Opens the first connection (its refusal, e.g. `notFound` for an outsider, is thrown
     /// here), then returns the stream; it ends when the consumer stops or a reconnect is refused.
-    func open() async throws -> TaskChangeStream {
-        let first = try await connect(lastEventID: nil)
+    func open(after: Int64?) async throws -> TaskChangeStream {
+        let first = try await connect(lastEventID: after.map(String.init))
         let (stream, sink) = TaskChangeStream.makeStream()
         let reader = Task { await follow(first, into: sink) }
         sink.onTermination = { _ in reader.cancel() }
@@ -24,6 +24,7 @@ struct EventFeed: Sendable {
         request.headers["Accept"] = "text/event-stream"
         if let lastEventID, !lastEventID.isEmpty { request.headers["Last-Event-ID"] = lastEventID }
         let connection = EventConnection(client.transport.urlRequest(request, timeout: client.configuration.streamIdleTimeout))
+        connection.lastEventID = lastEventID
         try await connection.open()
         return connection
     }
@@ -31,6 +32,7 @@ struct EventFeed: Sendable {
     private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {
         var connection: EventConnection? = first
         var parser = ServerSentEventParser()
+        if let id = first.lastEventID { parser.resume(after: id) }
         var failures = 0
         while !Task.isCancelled {
             if let open = connection {
@@ -39,13 +41,13 @@ struct EventFeed: Sendable {
                         failures = 0
                         for event in parser.feed(chunk) { try await deliver(event, to: sink) }
                     }
-                } catch let error as TaskError {
+                } catch let error where error is TaskError || error is TaskbaseClientError.Unreadable {
                     open.close()
-                    sink.finish(throwing: error)
+                    sink.finish(throwing: (error as? TaskbaseClientError.Unreadable)?.error ?? error)
                     return
                 } catch {
-                    open.close()
                 }
+                open.close()
                 connection = nil
                 parser = parser.continuing()
             }
@@ -77,14 +79,29 @@ struct EventFeed: Sendable {
             do {
                 document = try WireJSON.makeDecoder().decode(ChangeDocument.self, from: Data(event.data.utf8))
             } catch {
-                throw TaskbaseClientError.invalidResponse("change event \(event.id): \(error)")
+                throw TaskbaseClientError.Unreadable(error: .invalidResponse("change event \(event.id): \(error)"))
             }
-            let ids = try await client.userIDs([document.actor], in: team)
-            sink.yield(try document.change(actorID: ids[document.actor]!))
+            do {
+                let ids = try await client.userIDs([document.actor], in: team)
+                sink.yield(.change(try document.change(actorID: ids[document.actor]!)))
+            } catch let error as TaskbaseClientError {
+                if case .invalidResponse = error { throw TaskbaseClientError.Unreadable(error: error) }
+                throw error
+            }
+        case "resync":
+            guard let through = (try? WireJSON.makeDecoder().decode(ResyncData.self, from: Data(event.data.utf8)))?.through else {
+                throw TaskbaseClientError.Unreadable(error: .invalidResponse("resync event \(event.id): \(event.data)"))
+            }
+            sink.yield(.resync(through: through))
         default:
             break
         }
     }
+}
+
+/// The `data:` of a `resync` event.
+private struct ResyncData: Decodable {
+    var through: Int64
 }
 
 extension ServerSentEventParser {

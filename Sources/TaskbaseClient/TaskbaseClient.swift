@@ -162,9 +162,10 @@ public struct TaskbaseClient: TaskSession {
         return try Self.summary(from: document)
     }
 
-    /// The team's live changes over server-sent events, reconnecting with `Last-Event-ID`.
-    public func changes(in team: TeamKey) async throws -> TaskChangeStream {
-        try await EventFeed(client: self, team: team).open()
+    /// The team's changes over server-sent events (`after` is sent as `Last-Event-ID`),
+    /// reconnecting with the last event's id after a dropped connection.
+    public func changes(in team: TeamKey, after: Int64?) async throws -> TaskChangeStream {
+        try await EventFeed(client: self, team: team).open(after: after)
     }
 
     static func pathName(_ user: UserRef) -> String {

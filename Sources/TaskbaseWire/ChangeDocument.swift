@@ -2,9 +2,11 @@ import Foundation
 import TaskCore
 
 /// One change of `watch --json` and of the event stream's `data:` lines, printed as one compact
-/// line: `kind` (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`,
+/// line: `sequence` (its place in the team's log, for `--after` and `Last-Event-ID`), `kind` (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`,
 /// and `title` (null for a deletion or a task gone since).
 public struct ChangeDocument: Codable, Hashable, Sendable {
+    /// Its place in the team's change log.
+    public var sequence: Int64
     /// created, updated or deleted.
     public var kind: String
     /// The task's key.
@@ -21,11 +23,12 @@ public struct ChangeDocument: Codable, Hashable, Sendable {
     public var title: JSONNullable<String>
 
     enum CodingKeys: String, CodingKey {
-        case kind, key, taskID = "task_id", version, actor, at, title
+        case sequence, kind, key, taskID = "task_id", version, actor, at, title
     }
 
     /// The document of `change`, by the user named `actor`, of the task titled `title`.
     public init(_ change: TaskChange, actor: String, title: String?) {
+        sequence = change.sequence
         kind = change.kind.rawValue
         key = change.key.description
         taskID = change.taskID.rawValue
@@ -39,6 +42,7 @@ public struct ChangeDocument: Codable, Hashable, Sendable {
     public func change(actorID: UserID) throws -> TaskChange {
         guard let kind = TaskChange.Kind(rawValue: kind) else { throw TaskError.validation(field: "kind", reason: "unknown change kind \(kind)") }
         return TaskChange(
-            kind: kind, key: try TaskKey(parsing: key, field: "key"), taskID: TaskID(taskID), version: version, actorID: actorID, at: at)
+            kind: kind, key: try TaskKey(parsing: key, field: "key"), taskID: TaskID(taskID), version: version, actorID: actorID, at: at,
+            sequence: sequence)
     }
 }

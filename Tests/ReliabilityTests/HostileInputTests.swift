@@ -106,7 +106,7 @@ struct HostileInputTests {
                 )
                 .map { try $0.decode(String.self, "relname") }
             }
-            #expect(tables == ["memberships", "schema_migrations", "task_counters", "task_history", "tasks", "teams", "users"])
+            #expect(tables == ["memberships", "schema_migrations", "task_changes", "task_counters", "task_history", "tasks", "teams", "users"])
             #expect(!FileManager.default.fileExists(atPath: "/tmp/x"))
         }
     }

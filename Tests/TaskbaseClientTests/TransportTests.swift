@@ -83,7 +83,7 @@ struct TransportTests {
         let client = server.client("dropping", run: run)
         let stream = try await client.changes(in: try TeamKey("CORE"))
         var versions: [Int64] = []
-        for try await change in stream {
+        for try await case .change(let change) in stream {
             versions.append(change.version)
             if versions.count == 8 { break }
         }

@@ -132,7 +132,8 @@ struct DocumentRoundTripTests {
             try roundTrip(MemberDocument(Member(user: Self.ann, role: .viewer))).member(createdAt: Self.noon) == Member(user: Self.ann, role: .viewer)
         )
         let change = TaskChange(
-            kind: .updated, key: TaskKey(team: Self.team.key, number: 7), taskID: TaskID(9), version: 2, actorID: Self.ann.id, at: Self.noon)
+            kind: .updated, key: TaskKey(team: Self.team.key, number: 7), taskID: TaskID(9), version: 2, actorID: Self.ann.id, at: Self.noon,
+            sequence: 4)
         #expect(try roundTrip(ChangeDocument(change, actor: Self.ann.email, title: nil)).change(actorID: Self.ann.id) == change)
         _ = try roundTrip(TaskPageDocument(tasks: [], nextCursor: JSONNullable("abc")))
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One change to a task as the change feed reports it. Small on purpose (it travels in a
-/// Postgres NOTIFY payload); fetch the task for its fields.
+/// One change to a task as the team's change log records it. Small on purpose (a watcher
+/// fetches the task for its fields); `sequence` is its place in the log.
 public struct TaskChange: Hashable, Sendable {
     /// What happened.
     public enum Kind: String, Sendable, CaseIterable {
@@ -25,19 +25,28 @@ public struct TaskChange: Hashable, Sendable {
     public var actorID: UserID
     /// When.
     public var at: Date
+    /// Its position in the team's change log: per team, gapless, strictly increasing in commit
+    /// order (deletions included), so a watcher resumes after the last one it saw.
+    public var sequence: Int64
 
-    /// Describes one change.
-    public init(kind: Kind, key: TaskKey, taskID: TaskID, version: Int64, actorID: UserID, at: Date) {
+    /// Describes one logged change.
+    public init(kind: Kind, key: TaskKey, taskID: TaskID, version: Int64, actorID: UserID, at: Date, sequence: Int64) {
         self.kind = kind
         self.key = key
         self.taskID = taskID
         self.version = version
         self.actorID = actorID
         self.at = at
+        self.sequence = sequence
     }
 
-    /// The change that produced `task` (created or updated), made by its last updater.
-    public init(_ kind: Kind, _ task: TaskItem) {
-        self.init(kind: kind, key: task.key, taskID: task.id, version: task.version, actorID: task.updatedBy, at: task.updatedAt)
+    /// The change that produced `task` (created or updated), made by its last updater, logged at `sequence`.
+    public init(_ kind: Kind, _ task: TaskItem, sequence: Int64) {
+        self.init(
+            kind: kind, key: task.key, taskID: task.id, version: task.version, actorID: task.updatedBy, at: task.updatedAt, sequence: sequence)
     }
+
+    /// Above this many changed tasks an import is logged as one bulk entry, which watchers
+    /// receive as `TaskFeedEvent.resync` (a watcher would drown in per-task events).
+    public static let bulkImportThreshold = 10_000
 }

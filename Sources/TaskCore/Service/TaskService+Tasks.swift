@@ -67,9 +67,15 @@ extension TaskService {
         return TeamSummary(team: access.team, counts: counts, members: members)
     }
 
-    /// The team's live changes, by anyone (anyone in the team).
+    /// The team's changes by anyone (anyone in the team): those logged after `after`, then
+    /// live; nil starts from now. See `TaskChangeFeed.changes(in:after:access:)`.
+    public func changes(in team: TeamKey, after: Int64?, as actor: UserRef) async throws -> TaskChangeStream {
+        try await store.changes(in: team, after: after, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// The team's live changes from now on (anyone in the team).
     public func changes(in team: TeamKey, as actor: UserRef) async throws -> TaskChangeStream {
-        try await store.changes(in: team, access: AccessRequirement(actor: actor, action: .readTasks))
+        try await changes(in: team, after: nil, as: actor)
     }
 
     /// Merges batches of drafts into the team by external id (members), all or nothing; with

@@ -55,8 +55,10 @@ public struct LocalTaskSession: TaskSession {
     public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] { try await service.history(of: key, as: actor) }
     /// The team's summary.
     public func summary(of team: TeamKey) async throws -> TeamSummary { try await service.summary(of: team, as: actor) }
-    /// The team's live changes.
-    public func changes(in team: TeamKey) async throws -> TaskChangeStream { try await service.changes(in: team, as: actor) }
+    /// The team's changes.
+    public func changes(in team: TeamKey, after: Int64?) async throws -> TaskChangeStream {
+        try await service.changes(in: team, after: after, as: actor)
+    }
 }
 
 extension TaskService {

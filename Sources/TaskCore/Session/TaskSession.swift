@@ -38,8 +38,10 @@ public protocol TaskSession: Sendable {
     func history(of key: TaskKey) async throws -> [TaskHistoryEntry]
     /// The team's summary as of the service's today (anyone in the team).
     func summary(of team: TeamKey) async throws -> TeamSummary
-    /// The team's live changes, by anyone (anyone in the team).
-    func changes(in team: TeamKey) async throws -> TaskChangeStream
+    /// The team's changes, by anyone (anyone in the team): with `after: nil` those committed
+    /// after this returns; with `after: n` first every logged change above sequence `n`, or a
+    /// `resync` when the log no longer reaches back that far. Removal from the team ends it.
+    func changes(in team: TeamKey, after: Int64?) async throws -> TaskChangeStream
 }
 
 /// The shorthands `TaskService` offers, for every session.
@@ -47,6 +49,11 @@ extension TaskSession {
     /// The first page of the team's tasks in number order.
     public func listTasks(in team: TeamKey) async throws -> TaskPage {
         try await listTasks(in: team, TaskQuery())
+    }
+
+    /// The team's changes from now on.
+    public func changes(in team: TeamKey) async throws -> TaskChangeStream {
+        try await changes(in: team, after: nil)
     }
 
     /// Marks the task done (members).

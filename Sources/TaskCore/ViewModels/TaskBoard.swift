@@ -14,6 +14,7 @@ public actor TaskBoard {
     private var isTruncated = false
     private var watchers: [UUID: AsyncStream<BoardSnapshot>.Continuation] = [:]
     private var following: Task<Void, Never>?
+    private var sequence: Int64?
     /// The board as last loaded or updated; nil before `start()` has loaded it.
     public private(set) var current: BoardSnapshot?
     /// Why following the changes stopped, if it stopped on an error (the board keeps its
@@ -30,8 +31,8 @@ public actor TaskBoard {
     }
 
     /// Subscribes to the team's changes, loads the first page and starts following. Throws
-    /// what the first load throws (e.g. `notFound` for an outsider); later failures end the
-    /// snapshot streams and are kept in `failure`.
+    /// what the first load throws (e.g. `notFound` for an outsider); later refusals (the user
+    /// was removed) end the snapshot streams and are kept in `failure`.
     public func start() async throws {
         guard following == nil else { return }
         let changes = try await session.changes(in: team)
@@ -63,22 +64,42 @@ public actor TaskBoard {
 
     private func removeWatcher(_ id: UUID) { watchers[id] = nil }
 
-    private func follow(_ changes: TaskChangeStream) async {
-        do {
-            for try await change in changes { try await apply(change) }
-        } catch is CancellationError {
-        } catch {
-            failure = error
+    /// Applies the feed's events; a stream that fails for any reason but a refusal (a lost
+    /// database connection in process) is resumed after the last sequence applied.
+    private func follow(_ first: TaskChangeStream) async {
+        var changes = first
+        while !Task.isCancelled {
+            do {
+                for try await event in changes { try await apply(event) }
+                break
+            } catch is CancellationError {
+                break
+            } catch let error as TaskError {
+                failure = error
+                break
+            } catch {
+                do {
+                    try await Task.sleep(for: .seconds(1))
+                    changes = try await session.changes(in: team, after: sequence)
+                } catch {
+                    failure = error
+                    break
+                }
+            }
         }
         following = nil
         finishWatchers()
     }
 
-    /// Applies one change by re-reading its task: a task gone (or hidden) leaves the board.
-    func apply(_ change: TaskChange) async throws {
-        if change.kind == .deleted {
+    /// Applies one event: a change by re-reading its task (a task gone or hidden leaves the
+    /// board), a resync by loading the board again.
+    func apply(_ event: TaskFeedEvent) async throws {
+        switch event {
+        case .resync:
+            try await reload()
+        case .change(let change) where change.kind == .deleted:
             tasks[change.key.number] = nil
-        } else {
+        case .change(let change):
             do {
                 let task = try await session.task(change.key)
                 if task.version >= tasks[task.key.number]?.version ?? 0 { tasks[task.key.number] = task }
@@ -89,6 +110,7 @@ public actor TaskBoard {
                 tasks[change.key.number] = nil
             }
         }
+        sequence = max(sequence ?? 0, event.sequence)
         publish()
     }
 

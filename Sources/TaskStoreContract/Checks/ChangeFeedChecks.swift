@@ -10,7 +10,7 @@ extension TaskStoreContract {
             let created = try await f.service.createTask(in: f.team, try TaskDraft(title: "Watched"), as: f.member)
             let updated = try await f.service.completeTask(created.key, expectedVersion: 1, as: f.member)
             try await f.service.deleteTask(created.key, expectedVersion: 2, as: f.admin)
-            let changes = try await collect(3, from: stream)
+            let changes = try await collect(3, from: stream).changes
             let member = try await f.service.user(f.member).id, admin = try await f.service.user(f.admin).id
             #expect(changes.map(\.kind) == [.created, .updated, .deleted])
             #expect(changes.map(\.key) == [created.key, created.key, created.key])
@@ -25,7 +25,7 @@ extension TaskStoreContract {
             _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: drafts, as: f.member)
             let task = try await f.makeTask("Made")
             for stream in [first, second] {
-                let changes = try await collect(2, from: stream)
+                let changes = try await collect(2, from: stream).changes
                 #expect(changes.map(\.kind) == [.created, .created])
                 #expect(changes.last?.key == task.key)
             }
@@ -41,20 +41,87 @@ extension TaskStoreContract {
                 }
                 try await group.waitForAll()
             }
-            #expect(try await collect(10, from: stream).map(\.version) == Array(2...11))
+            #expect(try await collect(10, from: stream).changes.map(\.version) == Array(2...11))
+        },
+        ContractCheck("a watcher resuming after sequence n gets every later change, deletions included, then live ones") { f in
+            let live = try await f.service.changes(in: f.team, as: f.viewer)
+            let first = try await f.makeTask("One")
+            let second = try await f.makeTask("Two")
+            try await f.service.deleteTask(first.key, as: f.member)
+            let seen = try await collect(3, from: live)
+            #expect(seen.changes.map(\.kind) == [.created, .created, .deleted])
+            let resumed = try await f.service.changes(in: f.team, after: seen[0].sequence, as: f.viewer)
+            let third = try await f.makeTask("Three")
+            let events = try await collect(3, from: resumed)
+            #expect(events == Array(seen.dropFirst()) + [events[2]])
+            #expect(events.changes.map(\.key) == [second.key, first.key, third.key])
+            #expect(events.map(\.sequence) == [seen[1].sequence, seen[2].sequence, seen[2].sequence + 1])
+        },
+        ContractCheck("sequences are gapless and strictly increasing across concurrent writers of every kind") { f in
+            let stream = try await f.service.changes(in: f.team, as: f.viewer)
+            let doomed = try await f.makeTask("Doomed")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        let writer = index % 2 == 0 ? f.member : f.admin
+                        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Parallel \(index)"), as: writer)
+                        _ = try await f.service.completeTask(task.key, as: writer)
+                    }
+                }
+                group.addTask { try await f.service.deleteTask(doomed.key, as: f.owner) }
+                try await group.waitForAll()
+            }
+            let events = try await collect(18, from: stream)
+            let start = try #require(events.first?.sequence)
+            #expect(events.map(\.sequence) == Array(start..<(start + 18)))
+            #expect(events.changes.count == 18)
+        },
+        ContractCheck("a small import arrives task by task; one above the threshold arrives as one resync") { f in
+            let stream = try await f.service.changes(in: f.team, as: f.viewer)
+            let small = try (0..<3).map { try TaskImportDraft(try TaskDraft(title: "Small \($0)", externalID: "small-\($0)")) }
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: small, as: f.member)
+            let big = try (0...TaskChange.bulkImportThreshold).map {
+                try TaskImportDraft(try TaskDraft(title: "Big \($0)", externalID: "big-\($0)"))
+            }
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: big, as: f.member)
+            let after = try await f.makeTask("After")
+            let events = try await collect(5, from: stream)
+            #expect(Array(events.prefix(3)).changes.map(\.kind) == [.created, .created, .created])
+            let bulk = events[2].sequence + 1
+            #expect(events[3] == .resync(through: bulk))
+            #expect(Array(events.suffix(1)).changes.map(\.key) == [after.key])
+            #expect(events.last?.sequence == bulk + 1)
+        },
+        ContractCheck("a member removed while watching has their stream refused: it ends with permission denied") { f in
+            let watcher = try await f.makeUser()
+            try await f.service.setRole(.viewer, for: watcher, in: f.team, as: f.admin)
+            let stream = try await f.service.changes(in: f.team, as: watcher)
+            try await f.makeTask("Seen")
+            #expect(try await collect(1, from: stream).count == 1)
+            try await f.service.removeMember(watcher, from: f.team, as: f.admin)
+            try await f.makeTask("Not seen")
+            let ending = await Outcome.of {
+                for try await event in stream { Issue.record("received \(event) after removal") }
+            }
+            #expect(ending == .denied)
+        },
+        ContractCheck("a resume point is read under the watcher's access: an outsider gets nothing of the log") { f in
+            try await f.makeTask("Private")
+            #expect(await Outcome.of { _ = try await f.service.changes(in: f.team, after: 0, as: f.outsider) } == .notFound)
+            #expect(await Outcome.of { _ = try await f.service.changes(in: f.team, after: 0, as: f.disabled) } == .denied)
         },
     ]
 
-    /// The first `count` changes of `stream`, or fewer when `seconds` pass first.
-    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskChange] {
-        try await withThrowingTaskGroup(of: [TaskChange]?.self) { group in
+    /// The first `count` events of `stream`, or fewer when `seconds` pass first.
+    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskFeedEvent] {
+        try await withThrowingTaskGroup(of: [TaskFeedEvent]?.self) { group in
             group.addTask {
-                var changes: [TaskChange] = []
-                for try await change in stream {
-                    changes.append(change)
-                    if changes.count == count { break }
+                var events: [TaskFeedEvent] = []
+                for try await event in stream {
+                    events.append(event)
+                    if events.count == count { break }
                 }
-                return changes
+                return events
             }
             group.addTask {
                 try await Task.sleep(for: .seconds(seconds))
@@ -64,5 +131,12 @@ extension TaskStoreContract {
             group.cancelAll()
             return first ?? []
         }
+    }
+}
+
+extension [TaskFeedEvent] {
+    /// The task changes among the events (resyncs left out).
+    public var changes: [TaskChange] {
+        compactMap { if case .change(let change) = $0 { change } else { nil } }
     }
 }

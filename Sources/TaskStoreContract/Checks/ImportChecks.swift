@@ -81,7 +81,7 @@ extension TaskStoreContract {
                     == .alreadyExists)
             #expect(try await f.allTasks() == before)
             try await f.makeTask("After")
-            #expect(try await collect(1, from: stream).map(\.key.number) == [3])
+            #expect(try await collect(1, from: stream).changes.map(\.key.number) == [3])
         },
         ContractCheck("a refused import is refused before its source is read") { f in
             let unreadable = AsyncThrowingStream<[TaskImportDraft], any Error> {

@@ -9,14 +9,23 @@ enum StreamCommands {
         "watch", abstract: "Print each change to a team's tasks, made by anyone, live, until Ctrl-C.",
         discussion: """
             One line per change: time, kind (created, updated, deleted), key, version, who, title. \
-            With --json, one JSON object per line (JSON Lines). Ctrl-C stops watching and exits 0. \
-            "watching team KEY" is printed on stderr once changes are being received.
+            With --json, one JSON object per line (JSON Lines), with the change's "sequence" in the \
+            team's change log; --after SEQ first prints every change logged after it, so a watcher \
+            that stopped resumes without gaps. An import too large to list prints one "resync" \
+            line: reload the team. Ctrl-C stops watching and exits 0; a watcher removed from the \
+            team is refused (exit 4). "watching team KEY" is printed on stderr once changes are \
+            being received.
             """,
-        options: [SharedDeclarations.team],
+        options: [
+            SharedDeclarations.team,
+            Option("after", valueName: "SEQ", help: "Resume after this sequence of the team's change log.", type: .integer),
+        ],
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
-            let watch = ChangeWatch(service: try await invocation.openService(), team: team, actor: actor, json: format == .json)
+            let watch = ChangeWatch(
+                service: try await invocation.openService(), team: team, actor: actor, json: format == .json,
+                after: invocation.values.int("after").map(Int64.init))
             try await watch.run(ready: { try invocation.note("watching team \(team); Ctrl-C to stop") }, write: invocation.write)
         })
 

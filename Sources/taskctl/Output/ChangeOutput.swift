@@ -17,8 +17,19 @@ enum ChangeOutput {
         return (fields + [change.title.value].compactMap(\.self)).map(TerminalText.clean).joined(separator: "  ") + "\n"
     }
 
-    /// One JSON line.
-    static func jsonLine(_ change: ChangeDocument, encoder: JSONEncoder) throws -> String {
-        String(decoding: try encoder.encode(change), as: UTF8.self) + "\n"
+    /// One JSON line of any document.
+    static func jsonLine(_ document: some Encodable, encoder: JSONEncoder) throws -> String {
+        String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
+
+    /// `resync  through 42  (too many changes to list one by one: reload the team)`.
+    static func line(_ resync: ResyncDocument) -> String {
+        "resync  through \(resync.sequence)  (too many changes to list one by one: reload the team)\n"
+    }
+}
+
+/// The changes up to `sequence` came as a whole (a bulk import): `{"kind": "resync", "sequence": 42}`.
+struct ResyncDocument: Encodable {
+    var kind = "resync"
+    var sequence: Int64
 }

@@ -14,16 +14,24 @@ struct ChangeWatch: Sendable {
     var actor: UserRef
     /// JSON Lines rather than text lines.
     var json: Bool
+    /// Resume after this sequence of the team's log (nil: from now on).
+    var after: Int64? = nil
 
     /// Subscribes, calls `ready` once changes are being received, then calls `write` with each
-    /// change's line. Returns when cancelled; a feed that ends on its own is a failure (exit 3).
+    /// change's line. Returns when cancelled; a feed that ends on its own is a failure (exit 3);
+    /// a watcher who may no longer read the team is refused (`permissionDenied`, exit 4).
     func run(ready: () throws -> Void, write: (String) throws -> Void) async throws {
         var directory = try await UserDirectory.of(team, service: service, as: actor)
-        let stream = try await service.changes(in: team, as: actor)
+        let stream = try await service.changes(in: team, after: after, as: actor)
         try ready()
         let encoder = ChangeOutput.makeLineEncoder()
         do {
-            for try await change in stream {
+            for try await event in stream {
+                guard case .change(let change) = event else {
+                    let resync = ResyncDocument(sequence: event.sequence)
+                    try write(json ? try ChangeOutput.jsonLine(resync, encoder: encoder) : ChangeOutput.line(resync))
+                    continue
+                }
                 try await directory.resolve([change.actorID], using: service)
                 let document = ChangeDocument(change, actor: directory.email(change.actorID), title: try await title(of: change))
                 try write(json ? try ChangeOutput.jsonLine(document, encoder: encoder) : ChangeOutput.line(document))

@@ -14,7 +14,7 @@ extension EndToEnd {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
             try folder.write(
-                "0006_later_notes.sql",
+                MigrationFolder.laterName(1, "later_notes"),
                 """
                 -- migrate:up
                 CREATE TABLE later_notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body text NOT NULL);
@@ -23,7 +23,8 @@ extension EndToEnd {
                 """)
             try await FreshDatabase.with { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
-                #expect(try await runner.up().map(\.version) == [1, 2, 3, 4, 5, 6])
+                let all = MigrationFolder.projectVersions + [MigrationFolder.laterVersion(1)]
+                #expect(try await runner.up().map(\.version) == all)
                 let owners = try await Self.owners(database)
                 for object in [
                     "table users", "table teams", "table memberships", "table task_counters", "table tasks", "table task_history",
@@ -35,12 +36,12 @@ extension EndToEnd {
                 #expect(owners.values.allSatisfy { $0 == "taskbase_owner" }, "\(owners)")
 
                 let migrator = try #require(try await database.scalar("SELECT session_user::text"))
-                #expect(try await runner.down(to: 4).map(\.version) == [6, 5])
+                #expect(try await runner.down(to: 4).map(\.version) == all.filter { $0 > 4 }.reversed())
                 let handedBack = try await Self.owners(database)
                 #expect(handedBack["table tasks"] == migrator)
                 #expect(handedBack.values.allSatisfy { $0 == migrator }, "\(handedBack)")
 
-                #expect(try await runner.up().map(\.version) == [5, 6])
+                #expect(try await runner.up().map(\.version) == all.filter { $0 > 4 })
                 #expect(try await Self.owners(database).values.allSatisfy { $0 == "taskbase_owner" })
             }
         }
@@ -54,13 +55,18 @@ extension EndToEnd {
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 let deploy = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB NOCREATEROLE", memberOf: "taskbase_owner")
                 try await deploy.dropAfter {
-                    try folder.write("0006_deploy_notes.sql", "-- migrate:up\nCREATE TABLE deploy_notes (id bigint PRIMARY KEY, body text);\n")
-                    try folder.write("0007_task_estimate.sql", "-- migrate:up\nALTER TABLE tasks ADD COLUMN estimate_minutes integer;\n")
-                    try folder.write("0008_deploy_audit.sql", "-- migrate:no-transaction\n-- migrate:up\nCREATE TABLE deploy_audit (id bigint);\n")
+                    try folder.write(
+                        MigrationFolder.laterName(1, "deploy_notes"), "-- migrate:up\nCREATE TABLE deploy_notes (id bigint PRIMARY KEY, body text);\n"
+                    )
+                    try folder.write(
+                        MigrationFolder.laterName(2, "task_estimate"), "-- migrate:up\nALTER TABLE tasks ADD COLUMN estimate_minutes integer;\n")
+                    try folder.write(
+                        MigrationFolder.laterName(3, "deploy_audit"),
+                        "-- migrate:no-transaction\n-- migrate:up\nCREATE TABLE deploy_audit (id bigint);\n")
 
                     let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: deploy.url(for: database), folder: folder)
                     #expect(outcome.status == 0, "\(outcome.stderr)")
-                    #expect(outcome.stdout.contains("now at version 8"), "\(outcome.stdout)")
+                    #expect(outcome.stdout.contains("now at version \(MigrationFolder.laterVersion(3))"), "\(outcome.stdout)")
 
                     let owners = try await Self.owners(database)
                     #expect(owners["table deploy_notes"] == "taskbase_owner")
@@ -71,7 +77,8 @@ extension EndToEnd {
                             "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'tasks'::regclass AND attname = 'estimate_minutes'"
                         ) == "integer")
                     let recorders = try await database.scalar(
-                        "SELECT string_agg(DISTINCT split_part(applied_by, ' ', 1), ',') FROM schema_migrations WHERE version >= 6")
+                        "SELECT string_agg(DISTINCT split_part(applied_by, ' ', 1), ',') FROM schema_migrations WHERE version >= \(MigrationFolder.laterVersion(1))"
+                    )
                     #expect(recorders == deploy.name)
                 }
             }

@@ -31,6 +31,22 @@ struct MigrationFolder: Sendable {
         return folder
     }
 
+    /// The versions of the project's own migrations, in order: tests count on these rather
+    /// than on a number that every new migration would change.
+    static let projectVersions: [Int64] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: packageRoot + "/migrations")) ?? []
+        return names.filter { $0.hasSuffix(".sql") }.compactMap { Int64($0.prefix(4)) }.sorted()
+    }()
+
+    /// The file name of the migration `offset` versions after the project's newest one
+    /// (1: the next), as a test adds it to a copy of the project.
+    static func laterName(_ offset: Int64, _ name: String) -> String {
+        String(format: "%04lld_%@.sql", (projectVersions.last ?? 0) + offset, name)
+    }
+
+    /// The version `offset` after the project's newest.
+    static func laterVersion(_ offset: Int64) -> Int64 { (projectVersions.last ?? 0) + offset }
+
     /// Writes (or overwrites) a file.
     func write(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))

@@ -18,7 +18,7 @@ MEMBER = {"user_id": 7, "email": "ann@example.com", "display_name": "Ann", "role
 
 
 def change(number):
-    return {"kind": "updated", "key": "CORE-1", "task_id": 1, "version": number + 1, "actor": "ann@example.com",
+    return {"sequence": number, "kind": "updated", "key": "CORE-1", "task_id": 1, "version": number + 1, "actor": "ann@example.com",
             "at": "2026-03-10T12:00:00.000000Z", "title": "Busy"}
 
 

@@ -36,6 +36,36 @@ struct WatchAndExportTests {
         #expect(lines.last??["title"] is NSNull)
     }
 
+    @Test("a viewer removed from the team while watching is refused at the next read: watch exits 4")
+    func removedWatcherIsRefused() async throws {
+        let fixture = try await Fixture.make()
+        let watcher = try await BackgroundTaskctl(["watch", "--team", fixture.team], as: fixture.viewer)
+        defer { watcher.terminate() }
+        try await watcher.waitFor("watching team \(fixture.team)", onStandardError: true)
+        try await fixture.expectSuccess(["team", "remove-member", fixture.team, fixture.viewer], as: fixture.admin)
+        _ = try await fixture.addTask("Not for the removed", as: fixture.member)
+        #expect(await watcher.waitForExit() == 4)
+        #expect(!watcher.standardOutput.contains("Not for the removed"))
+    }
+
+    @Test("watch --after SEQ prints every change logged after it, then live ones, without gaps")
+    func watchResumes() async throws {
+        let fixture = try await Fixture.make()
+        let first = try await fixture.addTask("First")
+        let second = try await fixture.addTask("Second")
+        let watcher = try await BackgroundTaskctl(["--json", "watch", "-t", fixture.team, "--after", "1"], as: fixture.viewer)
+        defer { watcher.terminate() }
+        try await watcher.waitFor(#""sequence":2"#)
+        let third = try await fixture.addTask("Third")
+        try await watcher.waitFor(#""sequence":3"#)
+        #expect(await watcher.interrupt() == 0)
+        let keys = watcher.standardOutput.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["key"] as? String
+        }
+        #expect(keys == [second, third])
+        #expect(!keys.contains(first))
+    }
+
     @Test("watch by an outsider is refused before it starts")
     func watchRefused() async throws {
         let fixture = try await Fixture.make()

@@ -34,13 +34,22 @@ final class BackgroundTaskctl: @unchecked Sendable {
     /// Sends Ctrl-C (SIGINT) and waits for the exit; returns the exit code.
     func interrupt() async -> Int32 {
         process.interrupt()
+        return await waitForExit()
+    }
+
+    /// Waits for the process to exit on its own and returns its exit code, reading what it
+    /// wrote meanwhile.
+    func waitForExit() async -> Int32 {
         let process = process
-        return await withCheckedContinuation { continuation in
+        let status = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 process.waitUntilExit()
                 continuation.resume(returning: process.terminationStatus)
             }
         }
+        standardOutput += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        standardError += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return status
     }
 
     /// Stops the process if it still runs (a failed test must not leave it behind).

@@ -113,12 +113,13 @@ struct OutputFormattingTests {
     @Test("a watched change prints as one line, or one compact JSON line")
     func change() throws {
         let change = TaskChange(
-            kind: .updated, key: try TaskKey(parsing: "CORE-7"), taskID: TaskID(9), version: 3, actorID: Samples.ann.id, at: Samples.created)
+            kind: .updated, key: try TaskKey(parsing: "CORE-7"), taskID: TaskID(9), version: 3, actorID: Samples.ann.id, at: Samples.created,
+            sequence: 12)
         let document = ChangeDocument(change, actor: "ann@example.com", title: "Fix\nlogin")
         #expect(ChangeOutput.line(document) == "\(Timestamp.iso(Samples.created))  updated  CORE-7  v3  ann@example.com  Fix login\n")
         let line = try ChangeOutput.jsonLine(document, encoder: ChangeOutput.makeLineEncoder())
         #expect(line.filter { $0 == "\n" }.count == 1)
-        #expect(try Self.keys(ofJSON: line) == ["kind", "key", "task_id", "version", "actor", "at", "title"])
+        #expect(try Self.keys(ofJSON: line) == ["sequence", "kind", "key", "task_id", "version", "actor", "at", "title"])
     }
 
     @Test("the export header maps every importer field and nothing else")
