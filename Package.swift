@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
         .executable(name: "taskimport", targets: ["taskimport"]),
+        .executable(name: "taskserve", targets: ["taskserve"]),
+        .library(name: "TaskbaseServer", targets: ["TaskbaseServer"]),
     ],
     targets: [
         // PostgreSQL client.
@@ -47,12 +49,31 @@ let package = Package(
         .target(name: "TaskbaseWire", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskbaseWireTests", dependencies: ["TaskbaseWire", "TaskCore"]),
 
+        // API tokens: random secrets and their keyed hash, with libcrypto.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "APITokens", dependencies: ["TaskCore", "CLibCrypto"]),
+
+        // The HTTP API: libmicrohttpd, the router and handlers, and the program.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore"]),
+        .executableTarget(
+            name: "taskserve",
+            dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),
+        .testTarget(
+            name: "TaskbaseServerTests",
+            dependencies: [
+                "TaskbaseServer", "TaskbaseWire", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport", "PGStore",
+                "taskserve",
+                "taskctl",
+            ]),
+
         // The HTTP client: TaskCore types over the API, no libpq, no libmicrohttpd.
         .target(name: "TaskbaseClient", dependencies: ["TaskCore", "TaskbaseWire"]),
         .testTarget(
             name: "TaskbaseClientTests",
             dependencies: [
                 "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
+                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore",
             ],
             exclude: ["Fixtures"]),
 
@@ -62,7 +83,8 @@ let package = Package(
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(
-            name: "taskctl", dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore"]),
+            name: "taskctl",
+            dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "APITokens", "TaskStorePG", "PGStore"]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [

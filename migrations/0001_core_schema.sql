@@ -1,11 +1,11 @@
 -- The core of Taskbase: users, teams, memberships, tasks and their history.
 --
--- Scale-out shape (DESIGN.md §8): every tenant table carries team_id and leads its keys with
+-- Scale-out shape (docs/design.md, "Scale-out"): every tenant table carries team_id and leads its keys with
 -- it, so memberships, task_counters, tasks and task_history can be distributed by team with
 -- Citus (co-located); users and teams are small and keyed globally (unique email, unique team
 -- key), so they become reference tables.
--- Per-team task numbers come from task_counters: the store bumps the team's row
--- (INSERT ... ON CONFLICT (team_id) DO UPDATE SET last_number = last_number + 1 RETURNING)
+-- Per-team task numbers come from task_counters: the store inserts the team's row with the
+-- team (last_number 0) and bumps it (UPDATE ... SET last_number = last_number + 1 RETURNING)
 -- in the transaction that inserts the task, so numbers are gapless and never reused.
 
 -- migrate:up

@@ -1,4 +1,4 @@
--- The runtime role and row-level security (DESIGN.md §4, defense in depth).
+-- The runtime role and row-level security (docs/design.md, "Trust model": defense in depth).
 --
 -- taskbase_app is what the programs run as: it reads and writes rows but owns nothing and
 -- has no DDL rights. Deployments give it a login through a role of their own

@@ -1,4 +1,4 @@
--- The owner role (DESIGN.md §4, defense in depth; issue #9): taskbase_owner owns every
+-- The owner role (docs/design.md, "Trust model": defense in depth; issue #9): taskbase_owner owns every
 -- object of the schema, so migrations need no superuser once this has run.
 --
 -- It has no login. Deployments run taskmigrate as a login role of their own that is a

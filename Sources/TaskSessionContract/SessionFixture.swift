@@ -1,6 +1,7 @@
 import Foundation
 import TaskCore
 import TaskStoreContract
+import Testing
 
 /// The cast and stage for one session check: a session for every role of a fresh team, an
 /// outsider and a disabled owner, each acting as themselves only.
@@ -33,7 +34,8 @@ public struct SessionFixture: Sendable {
     public let disabled: Person
     /// A team with the whole cast.
     public let team: TeamKey
-    let host: SessionHost
+    /// Where the sessions come from.
+    public let host: SessionHost
     private let names: NameSource
 
     static func make(_ host: SessionHost) async throws -> SessionFixture {
@@ -57,6 +59,18 @@ public struct SessionFixture: Sendable {
         (owner, admin, member, viewer, outsider, disabled) = (cast[0], cast[1], cast[2], cast[3], cast[4], cast[5])
         self.team = team ?? (try! TeamKey("UNSET"))
         self.names = names
+    }
+
+    /// How the disabled user is refused by this host.
+    public var disabledRefusal: Outcome { host.disabledRefusal }
+
+    /// Runs `body`, which needs the change feed: as a known issue while the host has none.
+    public func needingFeed(_ body: () async throws -> Void) async rethrows {
+        if let missing = host.feedMissing {
+            await withKnownIssue(Comment(rawValue: missing)) { try await body() }
+        } else {
+            try await body()
+        }
     }
 
     /// Everyone, each with the role they hold in a `makeTeam` team.

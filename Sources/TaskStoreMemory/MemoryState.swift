@@ -21,6 +21,9 @@ struct MemoryState {
     /// The doorbells of each team's watchers, by listener id.
     var doorbells: [TeamID: [Int: AsyncThrowingStream<Void, any Error>.Continuation]] = [:]
     var lastListenerID = 0
+    var tokens: [TokenID: APIToken] = [:]
+    var tokenIDsByHash: [[UInt8]: TokenID] = [:]
+    var tokenListeners: [Int: AsyncThrowingStream<Void, any Error>.Continuation] = [:]
     var lastID: Int64 = 0
 
     /// A fresh id for any entity; ids are never reused.

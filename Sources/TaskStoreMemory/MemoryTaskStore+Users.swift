@@ -29,6 +29,7 @@ extension MemoryTaskStore: UserRepository {
             guard var user = state.users[id] else { throw TaskError.notFound(what: UserRef.id(id).description) }
             user.isDisabled = disabled
             state.users[id] = user
+            for listener in state.tokenListeners.values { listener.yield() }
             for (team, roles) in state.roles where roles[id] != nil { state.ring(team) }
             return user
         }

@@ -65,11 +65,22 @@ extension PostgresTaskStore: TaskChangeFeed {
     /// closes when the stream ends.
     public func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
+        let (doorbell, stop) = try await doorbell(on: Self.channel(for: team))
+        return try await ChangeLogFollower.follow(
+            team, after: after, doorbell: doorbell,
+            read: { [self] position, limit in try await changeLog(team, after: position, limit: limit, access: access) },
+            finish: stop)
+    }
+
+    /// LISTENs on `channel` on a connection of its own (a listening session cannot serve
+    /// queries; `listenConfig` when set): each notification rings once (rings coalesce while
+    /// nobody reads). `stop` ends the listening and closes the connection.
+    func doorbell(on channel: String) async throws -> (rings: AsyncThrowingStream<Void, any Error>, stop: @Sendable () async -> Void) {
         let connection: PGConnection
         let notifications: PGNotificationStream
         do {
             connection = try await PGConnection.connect(listenConfig ?? source.config)
-            notifications = try await connection.notifications(on: Self.channel(for: team))
+            notifications = try await connection.notifications(on: channel)
         } catch let error as PGError {
             throw Self.translate(error)
         }
@@ -84,13 +95,13 @@ extension PostgresTaskStore: TaskChangeFeed {
                 ringer.finish(throwing: error)
             }
         }
-        return try await ChangeLogFollower.follow(
-            team, after: after, doorbell: doorbell,
-            read: { [self] position, limit in try await changeLog(team, after: position, limit: limit, access: access) },
-            finish: {
+        return (
+            doorbell,
+            {
                 relay.cancel()
                 _ = await relay.result
                 await connection.close()
-            })
+            }
+        )
     }
 }

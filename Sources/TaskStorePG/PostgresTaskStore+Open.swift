@@ -10,9 +10,9 @@ extension PostgresTaskStore {
     /// fails here, with a connection error, rather than at the first call.
     public static func open(
         config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app",
-        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil, acquireTimeout: Duration = .seconds(10)
     ) async throws -> PostgresTaskStore {
-        let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections))
+        let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections, acquireTimeout: acquireTimeout))
         try await pool.withConnection { _ in }
         return PostgresTaskStore(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig)
     }

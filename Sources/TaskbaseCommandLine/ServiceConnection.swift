@@ -10,11 +10,14 @@ import TaskStorePG
 public enum ServiceConnection {
     /// A service over the configured PostgreSQL; any failure to get there is exit 3 with one
     /// line that says where to look.
-    public static func open(maxConnections: Int = 8, clock: TaskClock = localClock) async throws -> TaskService {
+    /// `acquireTimeout` is how long a call waits for a free connection before failing.
+    public static func open(
+        maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), clock: TaskClock = localClock
+    ) async throws -> TaskService {
         let config: PGConfig
         var listenConfig: PGConfig?
         do {
-            config = try PGConfig.fromEnvironment()
+            config = try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note)
             if let url = ProcessInfo.processInfo.environment["TASKBASE_LISTEN_URL"], !url.isEmpty {
                 var direct = try PGConfig(connectionString: url)
                 direct.connectTimeout = config.connectTimeout
@@ -26,7 +29,8 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
         do {
-            let store = try await PostgresTaskStore.open(config: config, maxConnections: maxConnections, listenConfig: listenConfig)
+            let store = try await PostgresTaskStore.open(
+                config: config, maxConnections: maxConnections, listenConfig: listenConfig, acquireTimeout: acquireTimeout)
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()

@@ -3,7 +3,7 @@ import PGStore
 import TaskCore
 
 /// The one place where the service layer's and the database's errors become exit codes
-/// (DESIGN.md §6) and one line on stderr, for every program that uses `TaskService`:
+/// (docs/design.md, "The command-line contract") and one line on stderr, for every program that uses `TaskService`:
 ///
 /// | error                                                               | exit |
 /// |---------------------------------------------------------------------|------|

@@ -2,10 +2,11 @@ import Foundation
 import TaskCore
 
 /// One change of `watch --json` and of the event stream's `data:` lines, printed as one compact
-/// line: `sequence` (its place in the team's log, for `--after` and `Last-Event-ID`), `kind` (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`,
-/// and `title` (null for a deletion or a task gone since).
+/// line: `sequence` (its place in the team's log, for `--after` and `Last-Event-ID`), `kind`
+/// (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`, and `title`
+/// (null for a deletion or a task gone since).
 public struct ChangeDocument: Codable, Hashable, Sendable {
-    /// Its place in the team's change log.
+    /// The change's place in the team's change log.
     public var sequence: Int64
     /// created, updated or deleted.
     public var kind: String

@@ -1,4 +1,5 @@
 import Foundation
+import TaskCore
 
 /// The body of `POST /v1/me/tokens`: an optional `name` and lifetime `expires_in` (`90d`, `12h`,
 /// `30m`, `3600s`; default 90 days).
@@ -51,6 +52,13 @@ public struct TokenDocument: Codable, Hashable, Sendable {
         self.lastUsedAt = JSONNullable(lastUsedAt)
         self.revokedAt = JSONNullable(revokedAt)
     }
+
+    /// The document of `token`.
+    public init(_ token: APIToken) {
+        self.init(
+            id: token.id.rawValue, name: token.name, prefix: token.prefix, createdAt: token.createdAt, expiresAt: token.expiresAt,
+            lastUsedAt: token.lastUsedAt, revokedAt: token.revokedAt)
+    }
 }
 
 /// A token just made, the only time its secret is shown: `token`, `id`, `name`, `prefix`,
@@ -78,5 +86,10 @@ public struct NewTokenDocument: Codable, Hashable, Sendable {
         self.name = name
         self.prefix = prefix
         self.expiresAt = expiresAt
+    }
+
+    /// The document of `token` just made, whose secret is `secret`.
+    public init(secret: String, token: APIToken) {
+        self.init(token: secret, id: token.id.rawValue, name: token.name, prefix: token.prefix, expiresAt: token.expiresAt)
     }
 }

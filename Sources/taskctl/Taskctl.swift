@@ -14,7 +14,7 @@ enum Taskctl {
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
             file in the working directory fills in what the environment does not set. \
             Acting user: --as EMAIL, else TASKBASE_ACTOR. \
-            Output: tables for people; --json prints one JSON document (field names in the README); \
+            Output: tables for people; --json prints one JSON document (field names in docs/taskctl.md); \
             lists also take --csv. Errors: one line on stderr. \
             Exit codes: 0 ok, 1 failed or not found, 2 usage, 3 cannot connect or bad configuration, \
             4 permission denied, 5 conflict (stale --if-version, name already taken), 6 input rejected.
@@ -22,7 +22,9 @@ enum Taskctl {
         version: version,
         options: [Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")],
         flags: [Flag("json", help: "Print one JSON document.")],
-        subcommands: [UserCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export])
+        subcommands: [
+            UserCommands.command, TokenCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export,
+        ])
 
     /// Runs the command line; Ctrl-C cancels the running command.
     static func main() async {

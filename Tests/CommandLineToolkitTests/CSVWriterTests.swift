@@ -50,4 +50,36 @@ struct CSVWriterTests {
     func unicode() {
         #expect(CSVWriter.format([["Café ☕", "日本"]]) == "Café ☕,日本\r\n")
     }
+
+    @Test("for a terminal, escape sequences and invisible characters are shown escaped; otherwise fields stay exact")
+    func terminalEscaping() {
+        var terminal = CSVWriter.Configuration()
+        terminal.escapesForTerminal = true
+        let row: [String?] = ["\u{1B}]8;;http://evil\u{7}link", "invoice\u{202E}fdp.exe", "zero\u{200B}width"]
+        #expect(CSVWriter.format([row], configuration: terminal) == "\\x1B]8;;http://evil\\x07link,invoice<U+202E>fdp.exe,zero<U+200B>width\r\n")
+        #expect(CSVWriter.format([row]) == "\u{1B}]8;;http://evil\u{7}link,invoice\u{202E}fdp.exe,zero\u{200B}width\r\n")
+    }
+
+    @Test("formula defusing, when asked for, starts cells beginning with = + - @ with a quote and leaves the rest")
+    func formulaDefusing() {
+        var defusing = CSVWriter.Configuration()
+        defusing.defusesFormulas = true
+        let row: [String?] = ["=HYPERLINK(\"http://evil\")", "+1", "-2", "@SUM(A1)", "plain", "a=b", nil]
+        #expect(CSVWriter.format([row], configuration: defusing) == "\"'=HYPERLINK(\"\"http://evil\"\")\",'+1,'-2,'@SUM(A1),plain,a=b,\r\n")
+        #expect(CSVWriter.format([row]).hasPrefix("\"=HYPERLINK("))
+    }
+}
+
+@Suite("Terminal text")
+struct TerminalTextTests {
+    @Test("ESC, OSC, C1 controls, bidi overrides and zero-width characters are shown escaped, visibly")
+    func escapesVisibly() {
+        #expect(TerminalText.clean("a\u{1B}[31mb\tc") == "a\\x1B[31mb c")
+        #expect(TerminalText.clean("\u{1B}]0;owned\u{7}") == "\\x1B]0;owned\\x07")
+        #expect(TerminalText.clean("invoice\u{202E}fdp.exe") == "invoice<U+202E>fdp.exe")
+        #expect(TerminalText.clean("a\u{200B}b\u{2066}c\u{FEFF}") == "a<U+200B>b<U+2066>c<U+FEFF>")
+        #expect(TerminalText.clean("c1\u{9B}31m") == "c1\\x9B31m")
+        #expect(TerminalText.escape("two\nlines\r") == "two\\nlines\\r")
+        #expect(TerminalText.clean("Zoë — 東京 🙂") == "Zoë — 東京 🙂")
+    }
 }

@@ -74,6 +74,59 @@ struct ConfigTests {
         #expect(overridden["host"] == "realhost" && overridden["user"] == "real")
     }
 
+    @Test("once the environment sets any connection variable, a .env's PG* and DATABASE_URL are all set aside, and the notice says so")
+    func dotEnvNeverMixesWithTheEnvironment() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "DATABASE_URL=postgresql://victim@evilhost/db\nPGPORT=6666\nTASKBASE_STATEMENT_CACHE=7\n"
+            .write(toFile: directory + "/.env", atomically: true, encoding: .utf8)
+        var notices: [String] = []
+        let config = try PGConfig.fromEnvironment(
+            ["PGHOST": "realhost", "PGPASSWORD": "real-s3cret"], dotEnvDirectory: directory
+        ) { notices.append($0) }
+        #expect(config["host"] == "realhost" && config["port"] == nil && config["user"] == nil)
+        #expect(config.statementCacheSize == 7)
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.first?.hasPrefix("ignoring DATABASE_URL, PGPORT in \(directory)/.env: the environment sets PGHOST, PGPASSWORD") == true)
+        #expect(notices.last == "reading TASKBASE_STATEMENT_CACHE from \(directory)/.env")
+        #expect(!notices.joined().contains("real-s3cret") && !notices.joined().contains("evilhost"))
+    }
+
+    @Test("TASKBASE_STATEMENT_CACHE that is not a whole number of 0 or more is a configuration error naming it")
+    func statementCacheSetting() throws {
+        for bad in ["abc", "-1", "1.5"] {
+            #expect {
+                _ = try PGConfig.fromEnvironment(["DATABASE_URL": "host=h", "TASKBASE_STATEMENT_CACHE": bad], dotEnvDirectory: "/nonexistent")
+            } throws: { error in
+                let error = error as! PGError
+                return error.kind == .configuration && error.description.contains("TASKBASE_STATEMENT_CACHE")
+                    && error.description.contains("'\(bad)'")
+            }
+        }
+        let off = try PGConfig.fromEnvironment(["DATABASE_URL": "host=h", "TASKBASE_STATEMENT_CACHE": "0"], dotEnvDirectory: "/nonexistent")
+        #expect(off.statementCacheSize == 0)
+    }
+
+    @Test("masking hides unknown keys, an unencoded @ in a URI password and bare words of a key=value string")
+    func maskWhatIsNotKnownSafe() throws {
+        for text in [
+            "host=x passwd=s3cret user=y", "host=x PASSWORD = 's3cret' user=y", "postgresql://alice:s3c@ret@db/tasks",
+            "postgres://h/db?user=a&passwd=s3cret", "host=db sslpassword=s3cret",
+        ] {
+            #expect(!PGConfig.mask(text).contains("ret"), "\(PGConfig.mask(text))")
+        }
+        #expect(PGConfig.mask("postgresql://alice:s3c@ret@db/tasks") == "postgresql://alice:***@db/tasks")
+        #expect(PGConfig.mask("host=db port=5432 dbname=tasks user=alice") == "host=db port=5432 dbname=tasks user=alice")
+        #expect(PGConfig.mask(connectionString: "host=db s3cret user=alice") == "host=db *** user=alice")
+        #expect {
+            _ = try PGConfig(connectionString: "host=db s3cret user=alice")
+        } throws: { error in
+            !String(describing: error).contains("s3cret")
+        }
+        let config = PGConfig(parameters: [("host", "db"), ("sslpassword", "s3cret"), ("password", "s3cret")])
+        #expect(config.description == "host=db sslpassword=*** password=***")
+    }
+
     @Test("connect_timeout in the string sets the connect timeout")
     func connectTimeout() throws {
         let config = try PGConfig(connectionString: "host=localhost connect_timeout=3")

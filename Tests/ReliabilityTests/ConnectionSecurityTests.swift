@@ -35,4 +35,19 @@ struct ConnectionSecurityTests {
         #expect(!config.description.contains(secret) && config.description.contains("password=***"))
         #expect(!PGConfig.mask("postgresql://u:\(secret)@h/db password=\(secret)").contains(secret))
     }
+
+    @Test("scripts/pg mask hides what PGConfig.mask hides: unknown keys, an unencoded @ in a URI password, bare words")
+    func scriptMasksTheSameShapes() async throws {
+        let cases = [
+            ("postgresql://taskbase:s3c@ret@127.0.0.1:5432/db", "postgresql://taskbase:***@127.0.0.1:5432/db"),
+            ("postgres://h/db?user=a&passwd=s3cret&sslmode=require", "postgres://h/db?user=a&passwd=***&sslmode=require"),
+            ("host=db passwd=s3cret user=alice", "host=db passwd=*** user=alice"),
+            ("host=db s3cret user=alice", "host=db *** user=alice"),
+            ("host=db password='s3 cret' port=5432", "host=db password=*** port=5432"),
+        ]
+        for (text, masked) in cases {
+            #expect(try await Scripts.run("pg", ["mask", text]) == masked)
+            #expect(PGConfig.mask(connectionString: text) == masked)
+        }
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("the deployment's runtime login role", .timeLimit(.minutes(3)))
 struct RuntimeRoleTests {
-    @Test("a login role granted taskbase_app (as docker-compose.yml and the README set it up) runs the store and cannot change the schema")
+    @Test("a login role granted taskbase_app (as docker-compose.yml and docs/operations.md set it up) runs the store and cannot change the schema")
     func loginRoleRunsTheStore() async throws {
         try await ScratchDatabase.with(migrated: true) { database in
             let role = "reliability_web_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"

@@ -24,6 +24,34 @@ struct ValidationTests {
         #expect(invalidField { _ = try TaskChanges(title: "") } == "title")
     }
 
+    @Test("a title's length is counted in code points, as the database's char_length counts it")
+    func titleLengthInCodePoints() throws {
+        // "कि" is one character of two code points (क and the vowel sign ि).
+        let hindi = String(repeating: "कि", count: 225) + String(repeating: "क", count: 70)
+        #expect(hindi.count == 295)
+        #expect(hindi.unicodeScalars.count == 520)
+        let flags = String(repeating: "🇩🇪", count: 251)
+        let accents = String(repeating: "e\u{301}", count: 300)
+        for title in [hindi, flags, accents] {
+            #expect(title.count <= 500)
+            #expect(TextRules.length(title) > 500)
+            #expect(invalidField { _ = try TaskDraft(title: title) } == "title")
+            #expect(invalidField { _ = try TaskChanges(title: title) } == "title")
+        }
+        #expect(throws: TaskError.validation(field: "title", reason: "a title has at most 500 characters (Unicode code points), got 502")) {
+            try TaskDraft(title: flags)
+        }
+        #expect(try TaskDraft(title: String(repeating: "🇩🇪", count: 250)).title.unicodeScalars.count == 500)
+        #expect(TextRules.length("e\u{301}") == 2)
+    }
+
+    @Test("notes lose trailing white space scalar by scalar, keeping a combining mark after a space")
+    func notesTrailingWhitespace() throws {
+        #expect(try TaskFields.notes("line one\nline two \t\n\u{3000}") == "line one\nline two")
+        #expect(try TaskFields.notes(" \u{301}") == " \u{301}")
+        #expect(try TaskFields.notes(" \n ") == "")
+    }
+
     @Test(
         "only real dates in YYYY-MM-DD form are dates",
         arguments: [

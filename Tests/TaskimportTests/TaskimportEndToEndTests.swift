@@ -117,6 +117,27 @@ struct TaskimportEndToEndTests {
         #expect(reasons[4].contains("no user nobody@example.com exists"))
     }
 
+    @Test("a title of 295 Hindi characters (520 code points) is one rejected row with its line, not a database error")
+    func titleLongInCodePoints() async throws {
+        let fixture = try await ImportFixture.make()
+        let hindi = String(repeating: "कि", count: 225) + String(repeating: "क", count: 70)
+        let path = try fixture.file("long.csv", "Title\nFirst\n\(hindi)\nThird\n")
+        for options in [["--max-errors", "100", "--dry-run"], ["--max-errors", "100"]] {
+            let result = try await fixture.importFile(path, options + ["--json"])
+            #expect(result.exitCode == 0, "\(result.standardError)")
+            let summary = try fixture.summary(result)
+            #expect(summary["rejected"] as? Int == 1)
+            #expect(summary["inserted"] as? Int == 2)
+            let rejection = try #require((summary["rejections"] as? [[String: Any]])?.first)
+            #expect(rejection["line"] as? Int == 3)
+            #expect((rejection["reason"] as? String)?.contains("at most 500 characters (Unicode code points), got 520") == true)
+        }
+        let strict = try await fixture.importFile(try fixture.file("strict.csv", "Title\nFourth\n\(hindi)\n"))
+        #expect(strict.exitCode == 6)
+        #expect(strict.standardError.contains("line 3, column 1 (Title): a title has at most 500"), "\(strict.standardError)")
+        #expect(try await fixture.tasks().map(\.title) == ["First", "Third"])
+    }
+
     @Test("a viewer's import is refused with exit 4 and writes nothing")
     func viewerIsRefused() async throws {
         let fixture = try await ImportFixture.make()

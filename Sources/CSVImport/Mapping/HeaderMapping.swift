@@ -65,10 +65,16 @@ public struct HeaderMapping: Sendable, Equatable {
         unmappedColumns.map { header[$0].isEmpty ? "column \($0 + 1)" : header[$0] }
     }
 
-    /// The warning to print about unmapped columns, or `nil` when every column is used.
+    /// How many unmapped column names the warning lists before it only counts the rest.
+    static let listedUnmappedColumns = 5
+
+    /// The warning to print about unmapped columns, or `nil` when every column is used; past
+    /// the first few names it gives a count, so 10,000 stray columns make one short line.
     public var unmappedColumnsWarning: String? {
         guard !unmappedColumns.isEmpty else { return nil }
-        let names = unmappedColumnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        let listed = unmappedColumnNames.prefix(Self.listedUnmappedColumns).map { "\"\($0)\"" }.joined(separator: ", ")
+        let more = unmappedColumns.count - Self.listedUnmappedColumns
+        let names = more > 0 ? "\(listed) and \(more) more (\(unmappedColumns.count) in all)" : listed
         return "ignoring columns that match no task field: \(names); "
             + "import one with --map FIELD=HEADER"
     }

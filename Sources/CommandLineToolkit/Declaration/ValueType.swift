@@ -4,6 +4,8 @@ public enum ValueType: Sendable, Equatable {
     case string
     /// A whole number, possibly negative.
     case integer
+    /// A whole number of 1 or more (a version, a count of things that cannot be none).
+    case positiveInteger
     /// One of a fixed list of words, e.g. `csv` or `json`.
     case choice([String])
 
@@ -19,6 +21,8 @@ public enum ValueType: Sendable, Equatable {
             return nil
         case .integer:
             return Int(text) == nil ? "expected a whole number" : nil
+        case .positiveInteger:
+            return Int(text).map { $0 >= 1 } == true ? nil : "expected a whole number of 1 or more"
         case .choice(let allowed):
             return allowed.contains(text) ? nil : "expected one of: \(allowed.joined(separator: ", "))"
         }

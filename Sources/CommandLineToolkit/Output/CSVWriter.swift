@@ -16,6 +16,12 @@ public final class CSVWriter {
         public var lineEnding: String
         /// How many bytes collect before they are handed to the sink.
         public var bufferCapacity: Int
+        /// Show escape sequences and invisible characters escaped (`TerminalText.escape`), for
+        /// CSV written to a terminal; off, every field is written exactly.
+        public var escapesForTerminal = false
+        /// Start a field that begins with `=`, `+`, `-`, `@`, a tab or CR with `'`, so a
+        /// spreadsheet shows it as text instead of running it as a formula.
+        public var defusesFormulas = false
 
         /// Comma-separated, CRLF line endings as RFC 4180 specifies, 64 KiB buffer.
         public init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: String = "\r\n", bufferCapacity: Int = 64 * 1024) {
@@ -23,6 +29,14 @@ public final class CSVWriter {
             self.delimiter = delimiter
             self.lineEnding = lineEnding
             self.bufferCapacity = bufferCapacity
+        }
+
+        /// The settings for CSV on standard output: escaped when a person watches a terminal.
+        public static func standardOutput(defusesFormulas: Bool = false) -> Configuration {
+            var configuration = Configuration()
+            configuration.escapesForTerminal = StandardStream.standardOutput.isTerminal
+            configuration.defusesFormulas = defusesFormulas
+            return configuration
         }
 
         /// Whether `byte` can separate fields; check user input (`--delimiter`) with it first.
@@ -85,7 +99,12 @@ public final class CSVWriter {
         return String(decoding: collected, as: UTF8.self)
     }
 
-    private func append(_ field: String) {
+    /// The characters a spreadsheet reads as the start of a formula.
+    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+
+    private func append(_ text: String) {
+        var field = configuration.escapesForTerminal ? TerminalText.escape(text) : text
+        if configuration.defusesFormulas, let first = field.first, Self.formulaStarts.contains(first) { field = "'" + field }
         let bytes = field.utf8
         if needsQuotes(bytes) {
             buffer.append(UInt8(ascii: "\""))

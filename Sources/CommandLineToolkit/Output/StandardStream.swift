@@ -36,6 +36,11 @@ public enum StandardStream: Sendable {
         if let failure { throw failure }
     }
 
+    /// Writes `bytes` as they are (an export's buffer); a failure is an `OutputError` naming the cause.
+    public func write(bytes: UnsafeRawBufferPointer) throws(OutputError) {
+        try Self.writeAll(bytes, to: fileDescriptor)
+    }
+
     /// Writes every byte to `descriptor`, retrying short and interrupted writes.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(OutputError) {
         var offset = 0

@@ -1,7 +1,7 @@
 /// An aligned plain-text table for people reading a terminal: a header row, then data rows.
 ///
-/// Control characters in cells (newlines, tabs, escape sequences) are shown as spaces, so a
-/// task title can neither break the layout nor drive the terminal.
+/// Cells go through `TerminalText.clean`: newlines and tabs show as spaces, escape sequences and
+/// invisible characters escaped, so a task title can neither break the layout nor drive the terminal.
 public struct TextTable: Sendable {
     /// Which side of its column a cell sticks to.
     public enum Alignment: Sendable {
@@ -51,8 +51,8 @@ public struct TextTable: Sendable {
 
     /// The table as lines separated by two spaces between columns, each line ending in a newline.
     public func render() -> String {
-        let header = columns.map { Self.clean($0.header) }
-        let cells = rows.map { row in zip(row, columns).map { Self.fit(Self.clean($0), to: $1.maxWidth) } }
+        let header = columns.map { TerminalText.clean($0.header) }
+        let cells = rows.map { row in zip(row, columns).map { Self.fit(TerminalText.clean($0), to: $1.maxWidth) } }
         let widths = columns.indices.map { index in
             ([header] + cells).map { DisplayWidth.measure($0[index]) }.max() ?? 0
         }
@@ -69,10 +69,6 @@ public struct TextTable: Sendable {
             }
             return text + "\n"
         }.joined()
-    }
-
-    private static func clean(_ cell: String) -> String {
-        String(cell.map { $0.unicodeScalars.first?.properties.generalCategory == .control ? " " : $0 })
     }
 
     private static func fit(_ cell: String, to maxWidth: Int?) -> String {

@@ -37,7 +37,7 @@ public struct ParsedValues: Sendable {
         return values[name] ?? []
     }
 
-    /// The value of an option or positional declared with `type: .integer`.
+    /// The value of an option or positional declared with `type: .integer` or `.positiveInteger`.
     public func int(_ name: String) -> Int? {
         string(name).flatMap { Int($0) }
     }

@@ -31,15 +31,33 @@ public struct CommandRunner: Sendable {
 
     /// Runs with the process's arguments, Ctrl-C cancelling the command, and exits with the resulting code.
     public func main() async -> Never {
+        if let position = Self.firstInvalidUTF8Argument() {
+            // CommandLine.arguments would have turned the bytes into U+FFFD without a word.
+            ErrorPrinter(program: root.name, output: standardError).error(
+                "argument \(position) is not valid UTF-8; pass text in UTF-8 (check the terminal's or the script's encoding)")
+            exit(ExitCode.usage.rawValue)
+        }
         let code = await run(Array(CommandLine.arguments.dropFirst()), cancelsOnInterrupt: true)
         exit(code.rawValue)
     }
 
+    /// The 1-based position of the first argument whose bytes are not UTF-8, if any.
+    static func firstInvalidUTF8Argument() -> Int? {
+        let count = Int(CommandLine.argc)
+        guard count > 1 else { return nil }
+        for index in 1..<count {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            if String(validatingCString: argument) == nil { return index }
+        }
+        return nil
+    }
+
     /// Runs with `arguments` (program name excluded) and returns the exit code.
     ///
-    /// With `cancelsOnInterrupt`, Ctrl-C cancels the command's task: a command that returns
-    /// normally on cancellation (such as a live watch) exits 0, one that throws
-    /// `CancellationError` exits 130, and a second Ctrl-C exits 130 at once.
+    /// With `cancelsOnInterrupt`, Ctrl-C, SIGTERM and SIGHUP cancel the command's task: a command
+    /// that returns normally on cancellation (such as a live watch) exits 0, one that throws
+    /// exits 128 + the signal number (130, 143, 129) with one line saying it was interrupted,
+    /// and a second signal exits so at once.
     public func run(_ arguments: [String], cancelsOnInterrupt: Bool = false) async -> ExitCode {
         assert(root.declarationProblems().isEmpty, root.declarationProblems().joined(separator: "\n"))
         let printer = ErrorPrinter(program: root.name, output: standardError)
@@ -66,6 +84,12 @@ public struct CommandRunner: Sendable {
             do {
                 try await task.value
                 return .success
+            } catch  where watcher?.receivedSignal != nil {
+                // Stopped on purpose: whatever the cancelled work threw (a CancellationError, the
+                // server's "canceling statement due to user request"), say so, not "failed".
+                let number = watcher?.receivedSignal ?? SIGINT
+                printer.error(Self.stoppedMessage(error, signal: number))
+                return .stopped(by: number)
             } catch is CancellationError {
                 return .interrupted
             } catch let usage as UsageError {
@@ -76,6 +100,16 @@ public struct CommandRunner: Sendable {
                 return (error as? any ExitCodeProviding)?.exitCode ?? .failure
             }
         }
+    }
+
+    /// The line for a command stopped by `signal`: the command's own words when it said what
+    /// stopping meant (taskimport: "nothing was imported"), else what the runner knows.
+    static func stoppedMessage(_ error: any Error, signal: Int32) -> String {
+        let name = ExitCode.signalName(signal)
+        if let failure = error as? CommandFailure, failure.exitCode == .interrupted {
+            return "\(failure.message) (\(name))"
+        }
+        return "interrupted by \(name): the running statement was cancelled and its transaction rolled back"
     }
 
     private func reportUsage(_ error: UsageError, defaultPath: [String], printer: ErrorPrinter) {

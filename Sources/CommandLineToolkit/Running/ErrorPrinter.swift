@@ -27,6 +27,16 @@ public struct ErrorPrinter: Sendable {
         output("\(program): warning: \(Self.singleLine(message))\n")
     }
 
+    /// Prints `program: note: message`: something an operator should know, not a problem.
+    public func note(_ message: String) {
+        output("\(program): note: \(Self.singleLine(message))\n")
+    }
+
+    /// A printer named after the running executable (`taskctl`), for code that serves every program.
+    public static var forThisProgram: ErrorPrinter {
+        ErrorPrinter(program: URL(fileURLWithPath: CommandLine.arguments.first ?? "taskbase").lastPathComponent)
+    }
+
     /// The human line for an error: its `LocalizedError` description, else its `description`.
     public static func message(for error: any Error) -> String {
         if let localized = error as? LocalizedError, let description = localized.errorDescription {
@@ -35,7 +45,9 @@ public struct ErrorPrinter: Sendable {
         return String(describing: error)
     }
 
+    /// One line, with escape sequences and invisible characters (from a CSV header, a title,
+    /// a server message) shown escaped rather than sent to the terminal.
     private static func singleLine(_ message: String) -> String {
-        message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        TerminalText.clean(message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
     }
 }

@@ -15,6 +15,10 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
         public var fileChecksum: String?
         /// When it was applied.
         public var appliedAt: Date?
+        /// The version, for the line a reviewed comment-only edit adds to `superseded-checksums`.
+        public var version: Int64
+        /// The fingerprint of the file's statements now (`MigrationFile.statementsFingerprint`).
+        public var statementsFingerprint: String?
 
         init(entry: MigrationPlan.Entry) {
             path = entry.displayPath
@@ -22,6 +26,8 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
             recordedChecksum = entry.record?.checksum
             fileChecksum = entry.file?.checksum
             appliedAt = entry.record?.appliedAt
+            version = entry.version
+            statementsFingerprint = entry.file?.name == entry.record?.name ? entry.file?.statementsFingerprint : nil
         }
     }
 
@@ -37,7 +43,7 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
             switch problem.state {
             case .changed:
                 return
-                    "\(problem.path): changed after it was applied\(applied) (checksum \(problem.recordedChecksum?.prefix(12) ?? "?")… is now \(problem.fileChecksum?.prefix(12) ?? "?")…); restore the applied file and put the change in a new migration"
+                    "\(problem.path): changed after it was applied\(applied) (checksum \(problem.recordedChecksum?.prefix(12) ?? "?")… is now \(problem.fileChecksum?.prefix(12) ?? "?")…); restore the applied file and put the change in a new migration\(problem.commentEditLine)"
             case .missing:
                 return "\(problem.path): applied\(applied) but the file is gone; restore it from version control"
             case .outOfOrder:
@@ -47,5 +53,15 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
                 return "\(problem.path): \(problem.state.rawValue)"
             }
         }.joined(separator: "\n")
+    }
+}
+
+extension MigrationDriftError.Problem {
+    /// For a changed file whose name is unchanged: the line that would accept the change as a
+    /// reviewed comment-only edit (refused at load when the statements differ after all).
+    var commentEditLine: String {
+        guard let recordedChecksum, let statementsFingerprint, recordedChecksum != fileChecksum else { return "" }
+        return
+            "; if only comments changed, and a reviewer agrees, add this line to migrations/\(SupersededChecksums.fileName) instead: \(version) \(recordedChecksum) \(statementsFingerprint)"
     }
 }

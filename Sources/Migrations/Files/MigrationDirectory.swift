@@ -8,14 +8,19 @@ public struct MigrationDirectory: Sendable {
     /// The environment variable that names the folder when `--dir` is not given.
     public static let environmentVariable = "TASKBASE_MIGRATIONS_DIR"
 
+    /// The generated dump of the schema after every migration (`scripts/schema`), which sits
+    /// beside the migrations for reviewers and is never run.
+    public static let schemaFileName = "schema.sql"
+
     /// The folder at `path`.
     public init(path: String) {
         self.path = path
     }
 
-    /// Every `.sql` file in the folder, parsed, in version order. Other files and hidden files
-    /// are ignored; a `.sql` file with a bad name, a duplicate version or a broken directive
-    /// is an error naming it.
+    /// Every `.sql` file in the folder, parsed, in version order, with the earlier checksums its
+    /// `superseded-checksums` file accepts. Other files, hidden files and `schema.sql` are
+    /// ignored; a `.sql`
+    /// file with a bad name, a duplicate version or a broken directive is an error naming it.
     public func load() throws(MigrationFileError) -> [MigrationFile] {
         let names: [String]
         do {
@@ -25,7 +30,7 @@ public struct MigrationDirectory: Sendable {
                 path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
         }
         var files: [MigrationFile] = []
-        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") {
+        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") && name != Self.schemaFileName {
             files.append(try load(fileName: name))
         }
         files.sort { $0.version < $1.version }
@@ -34,7 +39,12 @@ public struct MigrationDirectory: Sendable {
                 path: filePath(next.fileName),
                 message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
         }
-        return files
+        let supersededPath = filePath(SupersededChecksums.fileName)
+        guard let data = FileManager.default.contents(atPath: supersededPath) else { return files }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw MigrationFileError(path: supersededPath, message: "the file is not valid UTF-8; save it as UTF-8")
+        }
+        return try SupersededChecksums.parse(text, path: supersededPath).apply(to: files, path: supersededPath)
     }
 
     /// One file of the folder, parsed.

@@ -84,12 +84,37 @@ extension MigrationFile {
             fileName: fileName,
             path: path,
             checksum: SHA256.hexDigest(of: bytes),
+            statementsFingerprint: Self.statementsFingerprint(tokens),
             source: source,
             up: up,
             down: down,
             runsInTransaction: runsInTransaction,
             allowedLintRules: allowed
         )
+    }
+
+    /// SHA-256 of what the file means: every token but comments, each with its kind, and the
+    /// directive comments (they decide sections, transactions and lint). Unchanged by any edit
+    /// of comments, spacing or line breaks; changed by any edit of SQL or of a directive.
+    private static func statementsFingerprint(_ tokens: [SQLToken]) -> String {
+        var text = ""
+        for token in tokens where !token.isComment || (token.kind == .lineComment && Directive(comment: token.text) != nil) {
+            let kind: String
+            switch token.kind {
+            case .word: kind = "w"
+            case .quotedIdentifier: kind = "q"
+            case .string: kind = "s"
+            case .dollarString: kind = "d"
+            case .number: kind = "n"
+            case .parameter: kind = "p"
+            case .punctuation: kind = "o"
+            case .lineComment: kind = "c"
+            case .blockComment: kind = "b"
+            }
+            let value = token.kind == .lineComment ? token.text.trimmingCharacters(in: .whitespaces) : token.text
+            text += "\(kind)\(value.utf8.count):\(value)\n"
+        }
+        return SHA256.hexDigest(of: Array(text.utf8))
     }
 
     private static func lineOfFirstInvalidUTF8(_ bytes: [UInt8]) -> Int {

@@ -11,6 +11,12 @@ public struct MigrationFile: Sendable {
     public var path: String
     /// Lowercase hex SHA-256 of the file's bytes, exactly as stored.
     public var checksum: String
+    /// SHA-256 of the file's statements and directives without its comments and spacing: the
+    /// same before and after an edit that changed only comments (see `SupersededChecksums`).
+    public var statementsFingerprint: String
+    /// Earlier checksums of this file that a reviewed comment-only edit superseded: a history
+    /// row holding one of them is applied, not changed (`up` re-records it).
+    public var supersededChecksums: Set<String> = []
     /// The file's text, for mapping offsets to lines.
     public var source: SourceText
     /// The statements of the `-- migrate:up` section (the whole file when it has no sections).

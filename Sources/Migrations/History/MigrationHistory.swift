@@ -65,6 +65,13 @@ struct MigrationHistory: Sendable {
             """)
     }
 
+    /// Records `file`'s checksum now in place of `previous`, one a reviewed comment-only edit
+    /// superseded; a row that no longer holds `previous` is left alone.
+    func recordChecksum(of file: MigrationFile, replacing previous: String, on connection: PGConnection) async throws {
+        try await connection.execute(
+            "UPDATE \(unsafeSQL: Self.tableName) SET checksum = \(file.checksum) WHERE version = \(file.version) AND checksum = \(previous)")
+    }
+
     /// Forgets `file` (after its down section ran), in the caller's transaction when there is one.
     func delete(_ file: MigrationFile, on connection: PGConnection) async throws {
         try await connection.execute("DELETE FROM \(unsafeSQL: Self.tableName) WHERE version = \(file.version)")

@@ -14,6 +14,12 @@ public struct MigrationPlan: Sendable {
         /// The history row, when there is one.
         public var record: AppliedMigration?
 
+        /// True when the history holds a checksum a reviewed comment-only edit superseded:
+        /// applied, and `up` records the file's checksum now.
+        public var recordsSupersededChecksum: Bool {
+            state == .applied && record?.checksum != file?.checksum
+        }
+
         /// The file's path, or the file name the history row stands for.
         public var displayPath: String { file?.path ?? record?.fileName ?? name }
     }
@@ -33,7 +39,8 @@ public struct MigrationPlan: Sendable {
             let state: MigrationState
             switch (file, record) {
             case let (file?, record?):
-                state = file.checksum == record.checksum && file.name == record.name ? .applied : .changed
+                let accepted = file.checksum == record.checksum || file.supersededChecksums.contains(record.checksum)
+                state = accepted && file.name == record.name ? .applied : .changed
             case (nil, _?):
                 state = .missing
             case _:

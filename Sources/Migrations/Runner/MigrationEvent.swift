@@ -8,6 +8,9 @@ public enum MigrationEvent: Sendable {
     case starting(MigrationFile, direction: MigrationDirection)
     /// A migration finished and its history change committed.
     case finished(MigrationFile, direction: MigrationDirection, milliseconds: Int64)
+    /// An applied file's history row held a checksum a reviewed comment-only edit superseded
+    /// (`superseded-checksums`); it now holds the file's checksum.
+    case checksumRecorded(MigrationFile, previous: String)
     /// A migration hit its lock timeout and will be tried again after `delay`.
     case retrying(MigrationFile, attempt: Int, of: Int, delay: Duration, blocker: LockBlocker?)
 }

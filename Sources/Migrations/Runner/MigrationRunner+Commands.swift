@@ -3,11 +3,13 @@ import PGStore
 extension MigrationRunner {
     /// Applies pending migrations up to `target` (all when nil), in order, each in its own
     /// transaction unless marked no-transaction. Returns what it applied; empty means the
-    /// database was already up to date (perhaps thanks to a concurrent runner).
+    /// database was already up to date (perhaps thanks to a concurrent runner). First it
+    /// records the checksums of files whose reviewed comment-only edits the history predates.
     @discardableResult
     public func up(to target: Int64? = nil) async throws -> [MigrationFile] {
         try await withMigrationLock { work, lockConnection, plan in
             let files = try runnable(plan, upTo: target)
+            try await recordSupersededChecksums(plan, on: work)
             try await runAll(files, .up, work: work, lockConnection: lockConnection)
             return files
         }
@@ -47,6 +49,23 @@ extension MigrationRunner {
                 }
             }
             return files
+        }
+    }
+
+    /// Replaces every superseded checksum in the history with its file's checksum now, in one
+    /// transaction, so the history names the bytes in the folder again.
+    func recordSupersededChecksums(_ plan: MigrationPlan, on work: PGConnection) async throws {
+        let stale = plan.entries.filter(\.recordsSupersededChecksum)
+        guard !stale.isEmpty else { return }
+        try await work.withTransaction { connection in
+            for entry in stale {
+                guard let file = entry.file, let record = entry.record else { continue }
+                try await history.recordChecksum(of: file, replacing: record.checksum, on: connection)
+            }
+        }
+        for entry in stale {
+            guard let file = entry.file, let record = entry.record else { continue }
+            onEvent(.checksumRecorded(file, previous: record.checksum))
         }
     }
 }

@@ -76,7 +76,7 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         self.init(kind: .server, message: primary.trimmingCharacters(in: .whitespacesAndNewlines))
         sqlState = field(Int32(UInt8(ascii: "C")))
         severity = field(Int32(UInt8(ascii: "V"))) ?? field(Int32(UInt8(ascii: "S")))
-        detail = field(Int32(UInt8(ascii: "D"))).map(PGConfig.mask)
+        detail = field(Int32(UInt8(ascii: "D"))).map { PGConfig.mask($0) }
         hint = field(Int32(UInt8(ascii: "H")))
         context = field(Int32(UInt8(ascii: "W")))
         schema = field(Int32(UInt8(ascii: "s")))

@@ -1,2 +1,2 @@
 /// Everything a complete store provides; `TaskService` needs one of these.
-public typealias TaskStore = UserRepository & TeamRepository & TaskRepository & TaskChangeFeed & TaskImportPort
+public typealias TaskStore = UserRepository & TeamRepository & TaskRepository & TaskChangeFeed & TaskImportPort & TokenRepository

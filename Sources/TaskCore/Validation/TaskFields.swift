@@ -1,7 +1,8 @@
 import Foundation
 
 /// The rules for a task's free-text fields, shared by drafts, edits and the importer so that
-/// a value is accepted or refused the same way wherever it comes from.
+/// a value is accepted or refused the same way wherever it comes from. Lengths are
+/// `TextRules.length`: Unicode scalars, as the database counts them.
 public enum TaskFields {
     /// A title's length after trimming.
     public static let titleLength = 1...500
@@ -12,13 +13,16 @@ public enum TaskFields {
     /// The longest external id.
     public static let externalIDMaxLength = 200
 
-    /// A trimmed title of 1-500 characters.
+    /// A trimmed title of 1-500 characters (code points, as `tasks_title_length` counts them).
     public static func title(_ text: String) throws -> String {
         let title = TextRules.trimmed(text)
         try TextRules.rejectNUL(title, field: "title")
         guard !title.isEmpty else { throw TaskError.validation(field: "title", reason: "a title cannot be empty") }
-        guard titleLength.contains(title.count) else {
-            throw TaskError.validation(field: "title", reason: "a title has at most \(titleLength.upperBound) characters, got \(title.count)")
+        let length = TextRules.length(title)
+        guard titleLength.contains(length) else {
+            throw TaskError.validation(
+                field: "title",
+                reason: "a title has at most \(titleLength.upperBound) characters (Unicode code points), got \(length)")
         }
         return title
     }
@@ -26,10 +30,11 @@ public enum TaskFields {
     /// Notes with trailing whitespace removed, at most 10,000 characters.
     public static func notes(_ text: String) throws -> String {
         try TextRules.rejectNUL(text, field: "notes")
-        var notes = text
-        while let last = notes.last, last.isWhitespace { notes.removeLast() }
-        guard notes.count <= notesMaxLength else {
-            throw TaskError.validation(field: "notes", reason: "notes have at most \(notesMaxLength) characters, got \(notes.count)")
+        let notes = TextRules.trailingWhitespaceRemoved(text)
+        let length = TextRules.length(notes)
+        guard length <= notesMaxLength else {
+            throw TaskError.validation(
+                field: "notes", reason: "notes have at most \(notesMaxLength) characters (Unicode code points), got \(length)")
         }
         return notes
     }
@@ -50,8 +55,10 @@ public enum TaskFields {
         guard !value.contains(where: \.isNewline) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line")
         }
-        guard value.count <= maxLength else {
-            throw TaskError.validation(field: field, reason: "a \(field) has at most \(maxLength) characters, got \(value.count)")
+        let length = TextRules.length(value)
+        guard length <= maxLength else {
+            throw TaskError.validation(
+                field: field, reason: "a \(field) has at most \(maxLength) characters (Unicode code points), got \(length)")
         }
         return value
     }

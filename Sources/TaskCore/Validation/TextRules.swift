@@ -1,6 +1,23 @@
-/// What every text field shares: trimming without Foundation's bridging (the importer calls
-/// it for every cell), and no NUL, which PostgreSQL text cannot store.
+/// What every text field shares: one definition of length, trimming without Foundation's
+/// bridging (the importer calls it for every cell), and no NUL, which PostgreSQL text cannot
+/// store.
 public enum TextRules {
+    /// A text's length as every limit counts it: Unicode scalars (code points), exactly what
+    /// PostgreSQL's `char_length` counts, so a CHECK such as `tasks_title_length` agrees with
+    /// TaskCore on every text. Not `Character`s: "नमस्ते" is 3 characters but 6 code points, a
+    /// flag 1 character but 2 code points.
+    public static func length(_ text: String) -> Int {
+        text.unicodeScalars.count
+    }
+
+    /// `text` without trailing white space (the same White_Space set as `trimmed`).
+    public static func trailingWhitespaceRemoved(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let last = scalars.last, last.properties.isWhitespace else { return text }
+        guard let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[...end])
+    }
+
     /// `text` without leading and trailing white space (Unicode's White_Space property, the
     /// set Foundation's `.whitespacesAndNewlines` holds); the same string when there is none.
     public static func trimmed(_ text: String) -> String {

@@ -32,7 +32,7 @@ public enum UserFields {
     public static func name(_ text: String, field: String = "name") throws -> String {
         let name = TextRules.trimmed(text)
         try TextRules.rejectNUL(name, field: field)
-        guard !name.isEmpty, name.count <= nameMaxLength, !name.contains(where: \.isNewline) else {
+        guard !name.isEmpty, TextRules.length(name) <= nameMaxLength, !name.contains(where: \.isNewline) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line of 1 to \(nameMaxLength) characters")
         }
         return name

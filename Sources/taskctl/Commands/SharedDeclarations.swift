@@ -10,7 +10,7 @@ enum SharedDeclarations {
     static let ifVersion = Option(
         "if-version", valueName: "N",
         help: "Change nothing and exit 5 unless the task is still at version N (task show prints it; --json gives it as version).",
-        type: .integer)
+        type: .positiveInteger)
     /// `--csv` on list commands.
     static let csv = Flag("csv", help: "Print CSV with a header row; the column names are the JSON field names.")
     /// The `KEY-N` positional of task commands.

@@ -37,20 +37,28 @@ enum StreamCommands {
             Due Date, Assignee (email), Category. A task without an external id exports its key \
             (CORE-7) as its external id, so importing the file into another team round-trips and \
             re-importing it changes nothing. The JSON is one array of task documents (as task show \
-            --json prints them). Tasks are read and written page by page: memory stays flat.
+            --json prints them). Tasks are read and written page by page: memory stays flat. CSV \
+            written to a terminal shows escape sequences and invisible characters escaped; to a file \
+            or pipe it is exact.
             """,
         options: [
             SharedDeclarations.team,
             Option("format", help: "What to write.", type: .choice(of: ExportFormat.self), default: ExportFormat.csv.rawValue),
         ],
+        flags: [
+            Flag(
+                "defuse-formulas",
+                help:
+                    "Start CSV cells beginning with = + - or @ with ' so a spreadsheet shows them as text, not formulas (the file then no longer round-trips exactly)."
+            )
+        ],
         run: Invocation.action { invocation in
             if invocation.values.flag("json") { throw UsageError("export takes --format json, not --json") }
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
-            let export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
+            var export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
+            export.csvConfiguration = .standardOutput(defusesFormulas: invocation.values.flag("defuse-formulas"))
             _ = try await export.write(
                 as: invocation.values.value("format", as: ExportFormat.self) ?? .csv,
-                to: { bytes in
-                    try FileHandle.standardOutput.write(contentsOf: Data(bytes))
-                })
+                to: { bytes in try invocation.write(bytes: Array(bytes)) })
         })
 }

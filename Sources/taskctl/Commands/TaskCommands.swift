@@ -40,7 +40,7 @@ enum TaskCommands {
                 assignee: values.string("assignee").map(UserRef.init),
                 category: values.string("category"), externalID: values.string("external-id"))
             let task = try await service.createTask(in: team, draft, as: actor)
-            try await printTask(task, format: format, service: service, actor: actor) { "\($0.key)\n" }
+            try await printTask(task, to: invocation, format: format, service: service, actor: actor) { "\($0.key)\n" }
         })
 
     /// `task show`.
@@ -52,7 +52,7 @@ enum TaskCommands {
             let (key, actor) = (try invocation.values.taskKey(), try invocation.actor())
             let service = try await invocation.openService()
             let task = try await service.task(key, as: actor)
-            try await printTask(task, format: format, service: service, actor: actor, detailed: true) { _ in "" }
+            try await printTask(task, to: invocation, format: format, service: service, actor: actor, detailed: true) { _ in "" }
         })
 
     /// `task update`.
@@ -97,7 +97,7 @@ enum TaskCommands {
                 category: values.string("category").map { .set($0) } ?? .unchanged,
                 externalID: values.string("external-id").map { .set($0) } ?? .unchanged)
             let task = try await service.updateTask(key, changes, expectedVersion: values.expectedVersion, as: actor)
-            try await printTask(task, format: format, service: service, actor: actor) { TaskOutput.line($0, "updated") }
+            try await printTask(task, to: invocation, format: format, service: service, actor: actor) { TaskOutput.line($0, "updated") }
         })
 
     /// `task done`.
@@ -167,7 +167,7 @@ enum TaskCommands {
                 let (key, actor) = (try invocation.values.taskKey(), try invocation.actor())
                 let service = try await invocation.openService()
                 let (task, what) = try await body(service, key, invocation.values.expectedVersion, actor, invocation.values)
-                try await printTask(task, format: format, service: service, actor: actor) { TaskOutput.line($0, what) }
+                try await printTask(task, to: invocation, format: format, service: service, actor: actor) { TaskOutput.line($0, what) }
             })
     }
 
@@ -181,16 +181,16 @@ enum TaskCommands {
 
     /// Prints `task`: its JSON document, its detail block, or the `line` a change prints.
     private static func printTask(
-        _ task: TaskItem, format: OutputFormat, service: TaskService, actor: UserRef, detailed: Bool = false,
+        _ task: TaskItem, to invocation: Invocation, format: OutputFormat, service: TaskService, actor: UserRef, detailed: Bool = false,
         line: (TaskItem) -> String
     ) async throws {
         guard format == .json || detailed else {
-            try StandardStream.standardOutput.write(line(task))
+            try invocation.write(line(task))
             return
         }
         var directory = try await UserDirectory.of(task.key.team, service: service, as: actor)
         try await directory.resolve(usersOf: [task], using: service)
         let item = TaskListItem(task, users: directory, today: service.clock.today())
-        try StandardStream.standardOutput.write(format == .json ? try JSONOutput.encode(item.document) : TaskOutput.detail(item))
+        try invocation.write(format == .json ? try JSONOutput.encode(item.document) : TaskOutput.detail(item))
     }
 }

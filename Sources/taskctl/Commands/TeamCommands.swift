@@ -28,7 +28,7 @@ enum TeamCommands {
             try invocation.write(
                 format == .json
                     ? try JSONOutput.encode(TeamDocument(team, role: .owner))
-                    : "created team \(team.key) (\(TerminalText.clean(team.name))), owned by \(owner)\n")
+                    : "created team \(team.key) (\(TerminalText.clean(team.name))), owned by \(TerminalText.clean(owner.description))\n")
         })
 
     /// `team list`.
@@ -160,6 +160,7 @@ enum TeamCommands {
         try invocation.write(
             format == .json
                 ? try JSONOutput.encode(MemberDocument(member))
-                : "\(member.user.email) is \(member.role == .admin || member.role == .owner ? "an" : "a") \(member.role.rawValue) of team \(key)\n")
+                : "\(TerminalText.clean(member.user.email)) is \(member.role == .admin || member.role == .owner ? "an" : "a") \(member.role.rawValue) of team \(key)\n"
+        )
     }
 }

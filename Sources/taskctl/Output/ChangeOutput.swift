@@ -1,3 +1,4 @@
+import CommandLineToolkit
 import Foundation
 import TaskCore
 import TaskbaseWire

@@ -24,7 +24,7 @@ enum HistoryOutput {
             if entry.changes.isEmpty { return [head + [nil, nil, nil]] }
             return entry.changes.map { head + [$0.field, $0.old.value, $0.new.value] }
         }
-        return CSVWriter.format([["version", "at", "actor", "kind", "field", "old", "new"]] + rows)
+        return CSVWriter.format([["version", "at", "actor", "kind", "field", "old", "new"]] + rows, configuration: .standardOutput())
     }
 
     /// `status: open → done; assignee: - → ann@example.com`.

@@ -45,7 +45,7 @@ struct ListOutput<Item>: Sendable {
 
     /// `items` as CSV with a header row.
     func renderCSV(_ items: [Item]) -> String {
-        CSVWriter.format([csv.map(\.name)] + items.map { item in csv.map { $0.field(item) } })
+        CSVWriter.format([csv.map(\.name)] + items.map { item in csv.map { $0.field(item) } }, configuration: .standardOutput())
     }
 
     /// `items` in `format`; `document` is the JSON document to print for `.json`.

@@ -1,3 +1,4 @@
+import CommandLineToolkit
 import Foundation
 import TaskCore
 import TaskbaseWire
@@ -22,7 +23,7 @@ enum UserOutput {
 
     /// One line after a change: `user ann@example.com (#3): Ann Lee, enabled`.
     static func line(_ user: User) -> String {
-        "user \(user.email) (#\(user.id)): \(TerminalText.clean(user.displayName)), \(status(user))\n"
+        "user \(TerminalText.clean(user.email)) (#\(user.id)): \(TerminalText.clean(user.displayName)), \(status(user))\n"
     }
 
     private static func status(_ user: User) -> String {

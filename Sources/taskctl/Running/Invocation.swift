@@ -6,17 +6,20 @@ import TaskbaseCommandLine
 import TaskStorePG
 
 /// What a command's action works with: its parsed values, the acting user, the output format,
-/// and the service, opened on demand from `DATABASE_URL` / `PG*` / `.env`.
+/// and the environment it runs against (`TaskctlEnvironment`: the service, opened on demand,
+/// the clock and the output streams).
 struct Invocation: Sendable {
     /// The values the command line gave.
     let values: ParsedValues
+    /// The service, clock and streams of this run.
+    let environment: TaskctlEnvironment
 
     /// The action for `body`: it runs with an invocation, and whatever it throws leaves as a
     /// usage error, a cancellation, or a one-line failure with its exit code (`ServiceExitCodes`).
     static func action(_ body: @escaping @Sendable (Invocation) async throws -> Void) -> Command.Action {
         { values in
             do {
-                try await body(Invocation(values: values))
+                try await body(Invocation(values: values, environment: TaskctlEnvironment.current))
             } catch {
                 throw ServiceExitCodes.failure(for: error)
             }
@@ -38,23 +41,29 @@ struct Invocation: Sendable {
         return json ? .json : csv ? .csv : .table
     }
 
-    /// A service over the configured PostgreSQL; any failure to get there is exit 3.
+    /// The service the command acts through (for the program: the configured PostgreSQL; any
+    /// failure to get there is exit 3).
     func openService() async throws -> TaskService {
-        try await ServiceConnection.open()
+        try await environment.service()
     }
 
-    /// Today in the machine's time zone, the day relative dates count from.
+    /// Today by the environment's clock (the machine's time zone), the day relative dates count from.
     var today: CalendarDate {
-        ServiceConnection.localClock.today()
+        environment.clock.today()
     }
 
     /// Writes `text` to standard output.
     func write(_ text: String) throws {
-        try StandardStream.standardOutput.write(text)
+        try environment.standardOutput(Array(text.utf8))
+    }
+
+    /// Writes `bytes` to standard output as they are.
+    func write(bytes: [UInt8]) throws {
+        try environment.standardOutput(bytes)
     }
 
     /// Writes a note for a person (a hint, "watching...") to standard error.
     func note(_ text: String) throws {
-        try StandardStream.standardError.write(text + "\n")
+        try environment.standardError(text + "\n")
     }
 }

@@ -26,12 +26,14 @@ struct TaskExport: Sendable {
     var actor: UserRef
     /// Tasks per page read.
     var pageSize = TaskQuery.limitRange.upperBound
+    /// How CSV is written (escaped for a terminal, formulas defused).
+    var csvConfiguration = CSVWriter.Configuration()
 
     /// Writes every task to `sink` in `format` and returns how many were written.
     func write(as format: ExportFormat, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void) async throws -> Int {
         var directory = try await UserDirectory.of(team, service: service, as: actor)
         let today = service.clock.today()
-        let csv = format == .csv ? CSVWriter(sink: sink) : nil
+        let csv = format == .csv ? CSVWriter(configuration: csvConfiguration, sink: sink) : nil
         let json = format == .json ? JSONArrayWriter(sink: sink) : nil
         try csv?.writeRow(Self.csvHeader)
         var query = TaskQuery(limit: pageSize)

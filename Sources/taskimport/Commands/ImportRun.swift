@@ -18,6 +18,8 @@ struct ImportRun {
             team: team, actor: actor, policy: values.value("on-conflict", as: ImportConflictPolicy.self) ?? .update,
             dryRun: values.flag("dry-run"), maxRejectedRows: try maxErrors())
         let path = values.requiredString("file")
+        try InputPaths.checkInput(path)
+        try InputPaths.checkRejectFile(values.string("reject-file"), input: path)
         let file = try TaskCSVImport(reader: try reader(path: path), overrides: try overrides())
         let printer = ErrorPrinter(program: "taskimport")
         if let warning = file.mapping.unmappedColumnsWarning { printer.warning(warning) }

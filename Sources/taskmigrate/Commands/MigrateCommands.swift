@@ -120,7 +120,9 @@ enum MigrateCommands {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries
         }
-        return MigrationRunner(directory: directory(values), config: try PGConfig.fromEnvironment(), settings: settings, onEvent: report)
+        return MigrationRunner(
+            directory: directory(values), config: try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note), settings: settings,
+            onEvent: report)
     }
 
     /// Progress on stderr: waits and retries always (they explain a pause), each migration's
@@ -135,6 +137,9 @@ enum MigrateCommands {
                 "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
+        case let .checksumRecorded(file, previous):
+            line =
+                "\(file.fileName): recorded checksum \(file.checksum.prefix(12))… in place of \(previous.prefix(12))… (a reviewed comment-only edit)"
         case .migrationLockAcquired, .finished:
             line = nil
         }

@@ -4,7 +4,7 @@ import PGStore
 
 /// Turns what the Migrations module and PGStore throw into what the user sees: detail lines
 /// printed first (one per drifted file or lint finding), then one summary line and the exit
-/// code of DESIGN.md §6.
+/// code of docs/design.md, "The command-line contract".
 struct FailureReport {
     var details: [String] = []
     var summary: String

@@ -81,6 +81,20 @@ struct TaskCSVImportTests {
         #expect(rejections[0].fields == ["Two\nlines", "sleeping", "", ""])
     }
 
+    @Test("a title over 500 code points is that row's rejection with its line, in a dry run too")
+    func titleTooLongInCodePoints() async throws {
+        let hindi = String(repeating: "कि", count: 225) + String(repeating: "क", count: 70)
+        let csv = "Title,Notes\nShort,\n\(hindi),x\n\(String(repeating: "🇫🇷", count: 251)),y\n\(String(repeating: "e\u{301}", count: 300)),z\nLast,\n"
+        for dryRun in [false, true] {
+            let team = try await Team()
+            let (report, rejections) = try await team.run(csv, maxErrors: 10, dryRun: dryRun)
+            #expect(report.summary.inserted == 2)
+            #expect(rejections.map(\.line) == [3, 4, 5])
+            #expect(rejections.map(\.column) == [1, 1, 1])
+            #expect(rejections[0].reason == "a title has at most 500 characters (Unicode code points), got 520")
+        }
+    }
+
     @Test("a repeated external id is refused with both lines; so is a repeated row without one")
     func duplicatesNameBothLines() async throws {
         let team = try await Team()

@@ -112,8 +112,8 @@ extension EndToEnd {
     @Suite("Killed and interrupted runs")
     struct KilledRunTests {
         @Test(
-            "a migration killed with SIGKILL, or stopped with Ctrl-C, mid-way leaves database and history as before; the next up applies it",
-            arguments: [SIGKILL, SIGINT])
+            "a migration killed with SIGKILL, or stopped with Ctrl-C or SIGTERM, mid-way leaves database and history as before; the next up applies it",
+            arguments: [SIGKILL, SIGINT, SIGTERM])
         func stopped(signal: Int32) async throws {
             let folder = try MigrationFolder([
                 "0001_base.sql": "CREATE TABLE base (id int);\n",
@@ -142,7 +142,7 @@ extension EndToEnd {
                     })
                 kill(process.processIdentifier, signal)
                 let status = await exited.first { _ in true }
-                #expect(status == (signal == SIGINT ? 130 : SIGKILL))
+                #expect(status == (signal == SIGKILL ? SIGKILL : 128 + signal))
                 // After SIGKILL the server rolls the orphaned transaction back once its statement ends.
                 #expect(
                     try await eventually {

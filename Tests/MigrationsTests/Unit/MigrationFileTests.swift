@@ -153,6 +153,15 @@ struct MigrationDirectoryTests {
         #expect(try folder.directory.load().map(\.version) == [2, 10])
     }
 
+    @Test("schema.sql, the generated dump beside the migrations, is not a migration; another badly named .sql file is an error")
+    func schemaFile() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", MigrationDirectory.schemaFileName: "CREATE TABLE a (id int);\n"])
+        defer { folder.delete() }
+        #expect(try folder.directory.load().map(\.version) == [1])
+        try folder.write("schema_dump.sql", "SELECT 2;\n")
+        #expect(throws: MigrationFileError.self) { try folder.directory.load() }
+    }
+
     @Test("two files with one version are rejected, naming both")
     func duplicateVersion() throws {
         let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "00001_b.sql": "SELECT 1;\n"])

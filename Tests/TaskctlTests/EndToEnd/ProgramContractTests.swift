@@ -64,7 +64,7 @@ struct ProgramContractTests {
         }
     }
 
-    @Test("each exit code of DESIGN §6 from a real refusal")
+    @Test("each exit code of the command-line contract (docs/design.md) from a real refusal")
     func exitCodes() async throws {
         let fixture = try await Fixture.make()
         let key = try await fixture.addTask("Task")

@@ -45,6 +45,19 @@ struct TaskCommandTests {
         #expect(relative["due_date"] as? String == ServiceConnection.localClock.today().adding(days: 3).description)
     }
 
+    @Test("task add refuses a title over 500 code points with a validation error, exit 6, whatever its character count")
+    func titleLongInCodePoints() async throws {
+        let fixture = try await Fixture.make()
+        let hindi = String(repeating: "कि", count: 225) + String(repeating: "क", count: 70)
+        for title in [hindi, String(repeating: "🇩🇪", count: 251), String(repeating: "e\u{301}", count: 300)] {
+            let refused = try await fixture.expectFailure(6, ["task", "add", "--team", fixture.team, title], as: fixture.member)
+            #expect(refused.standardError.contains("a title has at most 500 characters (Unicode code points)"), "\(refused)")
+            #expect(!refused.standardError.contains("tasks_title_length"))
+        }
+        let fits = try await fixture.addTask(String(repeating: "🇩🇪", count: 250))
+        #expect(try await fixture.show(fits)["title"] as? String == String(repeating: "🇩🇪", count: 250))
+    }
+
     @Test("task update, done, reopen, assign and delete; history records each step")
     func edits() async throws {
         let fixture = try await Fixture.make()

@@ -2,10 +2,13 @@ import Foundation
 import Testing
 
 /// A team of its own for one test, with a user in each role and one outside it, so tests can
-/// run side by side in one database. Everything is set up through `taskctl` itself.
+/// run side by side in one database. Everything is set up through `taskctl` itself, run as
+/// `runner` says: the built program against the test database, or in process over a service.
 struct Fixture {
     /// Makes names unique: letters and digits.
     let suffix: String
+    /// How `taskctl` runs.
+    var runner: TaskctlRunner = .process
 
     /// The team's key, e.g. `TAB12CD`.
     var team: String { "T" + suffix }
@@ -23,10 +26,10 @@ struct Fixture {
     /// The email of the fixture's user called `name`.
     func email(_ name: String) -> String { "\(name)-\(suffix.lowercased())@example.com" }
 
-    /// Creates the users, the team and the memberships.
-    static func make() async throws -> Fixture {
+    /// Creates the users, the team and the memberships, running `taskctl` as `runner` says.
+    static func make(runner: TaskctlRunner = .process) async throws -> Fixture {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        let fixture = Fixture(suffix: String((0..<7).map { _ in alphabet.randomElement()! }))
+        let fixture = Fixture(suffix: String((0..<7).map { _ in alphabet.randomElement()! }), runner: runner)
         for name in ["owner", "admin", "member", "viewer", "outsider"] {
             try await fixture.expectSuccess(["user", "add", fixture.email(name), "--name", name.capitalized])
         }
@@ -39,7 +42,7 @@ struct Fixture {
 
     /// Runs `taskctl arguments` as `actor`.
     func run(_ arguments: [String], as actor: String? = nil) async throws -> TaskctlResult {
-        try await TaskctlProcess.run(arguments, as: actor)
+        try await runner.run(arguments, actor)
     }
 
     /// Runs `taskctl arguments` as `actor`, expecting exit 0 and nothing on stderr.

@@ -81,7 +81,7 @@ struct OutputFormattingTests {
 
     @Test("control characters in titles cannot drive the terminal")
     func controlCharacters() {
-        #expect(TerminalText.clean("a\u{1B}[31mb\tc") == "a [31mb c")
+        #expect(TerminalText.clean("a\u{1B}[31mb\tc") == "a\\x1B[31mb c")
     }
 
     @Test("history names the assignee by email and summarises the changes on one line")

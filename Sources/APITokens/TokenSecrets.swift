@@ -1,0 +1,93 @@
+import CLibCrypto
+import Foundation
+import TaskCore
+
+/// Making and checking API token secrets with libcrypto: 256 random bits written
+/// `tb_<43 base64url characters>`, stored only as HMAC-SHA-256 under the installation's key.
+public struct TokenSecrets: Sendable {
+    /// Every token starts so, which makes leaked ones easy to recognise (and to scan for).
+    public static let marker = "tb_"
+    /// How many characters of a token lists and log lines show.
+    public static let prefixLength = 10
+    /// The key used when `TASKBASE_TOKEN_KEY` is not set: hashes are then only as secret as this
+    /// source file, so deployments set their own.
+    static let fallbackKey = Array("taskbase api token key: set TASKBASE_TOKEN_KEY".utf8)
+
+    private let key: [UInt8]
+    /// Whether the key came from the configuration rather than the built-in fallback.
+    public let hasConfiguredKey: Bool
+
+    /// Secrets hashed under `key`; nil or empty uses the built-in fallback.
+    public init(key: String?) {
+        if let key, !key.isEmpty {
+            self.key = Array(key.utf8)
+            hasConfiguredKey = true
+        } else {
+            self.key = Self.fallbackKey
+            hasConfiguredKey = false
+        }
+    }
+
+    /// Secrets hashed under `TASKBASE_TOKEN_KEY` from `environment`.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TokenSecrets {
+        TokenSecrets(key: environment["TASKBASE_TOKEN_KEY"])
+    }
+
+    /// A new secret and its stored parts.
+    public func generate() throws -> (secret: String, digest: TokenDigest) {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else { throw TokenSecretFailure("the random source failed (RAND_bytes)") }
+        let secret = Self.marker + Self.base64URL(bytes)
+        return (secret, try digest(of: secret))
+    }
+
+    /// The stored parts of `secret`: its prefix and keyed hash.
+    public func digest(of secret: String) throws -> TokenDigest {
+        TokenDigest(prefix: Self.prefix(of: secret), hash: try hmac(Array(secret.utf8)))
+    }
+
+    /// The first characters of `text`, safe to log whatever it is.
+    public static func prefix(of text: String) -> String {
+        String(text.prefix(prefixLength).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+    }
+
+    /// Whether `text` has a token's shape (marker and 43 base64url characters).
+    public static func looksLikeToken(_ text: String) -> Bool {
+        text.hasPrefix(marker) && text.utf8.count == marker.utf8.count + 43
+            && text.utf8.dropFirst(marker.utf8.count).allSatisfy { byte in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+    }
+
+    private func hmac(_ data: [UInt8]) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length = 0
+        let result = key.withUnsafeBufferPointer { key in
+            data.withUnsafeBufferPointer { data in
+                output.withUnsafeMutableBufferPointer { out in
+                    EVP_Q_mac(
+                        nil, "HMAC", nil, "SHA256", nil, key.baseAddress, key.count, data.baseAddress, data.count, out.baseAddress, out.count, &length
+                    )
+                }
+            }
+        }
+        guard result != nil, length == 32 else { throw TokenSecretFailure("HMAC-SHA-256 failed (EVP_Q_mac)") }
+        return output
+    }
+
+    private static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// libcrypto refused to make randomness or a hash; nothing was stored.
+public struct TokenSecretFailure: Error, CustomStringConvertible {
+    /// What failed.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

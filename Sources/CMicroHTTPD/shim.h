@@ -1,0 +1,51 @@
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
+/* libmicrohttpd for taskserve. MHD_start_daemon is variadic, which Swift cannot call: the one
+ * start function below passes taskserve's fixed option list. Macros Swift cannot import (casts)
+ * become constants. */
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+
+static const ssize_t taskbase_mhd_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
+static const ssize_t taskbase_mhd_end_with_error = MHD_CONTENT_READER_END_WITH_ERROR;
+static const uint64_t taskbase_mhd_size_unknown = MHD_SIZE_UNKNOWN;
+static const enum MHD_Result taskbase_mhd_yes = MHD_YES;
+static const enum MHD_Result taskbase_mhd_no = MHD_NO;
+static const enum MHD_ValueKind taskbase_mhd_header_kind = MHD_HEADER_KIND;
+static const enum MHD_ValueKind taskbase_mhd_argument_kind = MHD_GET_ARGUMENT_KIND;
+static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MUST_COPY;
+
+/* Starts a daemon on the IPv4 address `host` (dotted quad) and `port` (0: any free one) with an
+ * internal epoll thread and suspend/resume; NULL when it cannot (address taken, bad host). */
+static inline struct MHD_Daemon *taskbase_mhd_start(
+    const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
+    unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof(address));
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    return MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, port, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_END);
+}
+
+/* The port a daemon listens on (the one chosen when started with 0). */
+static inline uint16_t taskbase_mhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+#endif

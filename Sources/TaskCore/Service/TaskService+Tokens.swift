@@ -1,0 +1,65 @@
+import Foundation
+
+/// API tokens: operators mint and revoke anyone's (`taskctl token`); users manage their own
+/// over the API. Authentication turns a token's hash into its enabled user, or nothing.
+extension TaskService {
+    /// Makes a token for `user` living `lifetime` seconds (operators).
+    public func createToken(for user: UserRef, name: String, lifetime: TimeInterval, digest: TokenDigest) async throws -> APIToken {
+        let user = try await existingUser(user)
+        return try await storeToken(of: user, name: name, lifetime: lifetime, digest: digest)
+    }
+
+    /// Makes a token for the acting user, who must be enabled.
+    public func createOwnToken(name: String, lifetime: TimeInterval, digest: TokenDigest, as actor: UserRef) async throws -> APIToken {
+        try await storeToken(of: try await enabledActor(actor), name: name, lifetime: lifetime, digest: digest)
+    }
+
+    /// Every token of `user`, newest first (operators).
+    public func tokens(of user: UserRef) async throws -> [APIToken] {
+        try await store.tokens(of: try await existingUser(user).id)
+    }
+
+    /// The acting user's tokens, newest first.
+    public func ownTokens(as actor: UserRef) async throws -> [APIToken] {
+        try await store.tokens(of: try await enabledActor(actor).id)
+    }
+
+    /// Revokes any token (operators); an unknown id is `notFound`.
+    public func revokeToken(_ id: TokenID) async throws -> APIToken {
+        try await store.revokeToken(id, at: clock.now())
+    }
+
+    /// Revokes one of the acting user's tokens; anyone else's reads as not found.
+    public func revokeOwnToken(_ id: TokenID, as actor: UserRef) async throws -> APIToken {
+        let user = try await enabledActor(actor)
+        guard let token = try await store.token(id), token.userID == user.id else { throw TaskError.notFound(what: "token #\(id)") }
+        return try await store.revokeToken(id, at: clock.now())
+    }
+
+    /// The token whose secret hashes to `hash` and its user, when the token is active and the
+    /// user enabled; nil otherwise (unknown, expired, revoked or disabled all look alike).
+    public func authenticate(hash: [UInt8]) async throws -> (token: APIToken, user: User)? {
+        guard let found = try await store.token(hash: hash), found.token.isActive(at: clock.now()), !found.user.isDisabled else { return nil }
+        return found
+    }
+
+    /// Records that `token` was used now, at most once a minute.
+    public func recordUse(of token: APIToken) async throws {
+        let now = clock.now()
+        if token.needsUseRecorded(at: now) { try await store.recordTokenUse(token.id, at: now) }
+    }
+
+    /// Signals each revocation and each user disabled or enabled, in any process.
+    public func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error> {
+        try await store.tokenInvalidations()
+    }
+
+    private func storeToken(of user: User, name: String, lifetime: TimeInterval, digest: TokenDigest) async throws -> APIToken {
+        let name = try TokenFields.name(name)
+        guard lifetime >= 60, lifetime <= TokenFields.maxLifetime else {
+            throw TaskError.validation(field: "expires_in", reason: "a lifetime is from 1 minute to 2 years")
+        }
+        let now = clock.now()
+        return try await store.createToken(of: user.id, name: name, digest: digest, expiresAt: now.addingTimeInterval(lifetime), at: now)
+    }
+}

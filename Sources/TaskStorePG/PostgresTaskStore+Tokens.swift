@@ -1,0 +1,100 @@
+import Foundation
+import PGStore
+import TaskCore
+
+extension PostgresTaskStore: TokenRepository {
+    /// The channel the `api_tokens` and `users` triggers ring (migration 0010).
+    static let tokenChannel = "taskbase_tokens"
+    static let tokenColumns =
+        "k.id AS token_id, k.user_id AS token_user_id, k.name AS token_name, k.prefix, k.created_at AS token_created_at, k.expires_at, k.last_used_at, k.revoked_at"
+
+    /// The token in `row` (columns of `tokenColumns`).
+    static func token(in row: PGRow) throws -> APIToken {
+        APIToken(
+            id: TokenID(try row.decode(Int64.self, "token_id")), userID: UserID(try row.decode(Int64.self, "token_user_id")),
+            name: try row.decode(String.self, "token_name"), prefix: try row.decode(String.self, "prefix"),
+            createdAt: try row.decode(Date.self, "token_created_at"), expiresAt: try row.decode(Date.self, "expires_at"),
+            lastUsedAt: try row.decode(Date?.self, "last_used_at"), revokedAt: try row.decode(Date?.self, "revoked_at"))
+    }
+
+    public func createToken(of user: UserID, name: String, digest: TokenDigest, expiresAt: Date, at time: Date) async throws -> APIToken {
+        try await transaction(as: nil) { tx in
+            let rows = try await tx.query(
+                """
+                INSERT INTO api_tokens AS k (user_id, name, prefix, hash, created_at, expires_at)
+                SELECT u.id, \(name), \(digest.prefix), \(Data(digest.hash)), \(time), \(expiresAt) FROM users u WHERE u.id = \(user.rawValue)
+                RETURNING \(unsafeSQL: Self.tokenColumns)
+                """)
+            guard let row = rows.first else { throw TaskError.notFound(what: UserRef.id(user).description) }
+            return try Self.token(in: row)
+        }
+    }
+
+    public func tokens(of user: UserID) async throws -> [APIToken] {
+        try await transaction(as: nil) { tx in
+            try await tx.query(
+                """
+                SELECT \(unsafeSQL: Self.tokenColumns) FROM api_tokens k WHERE k.user_id = \(user.rawValue) ORDER BY k.created_at DESC, k.id DESC
+                """
+            ).map(Self.token(in:))
+        }
+    }
+
+    public func token(_ id: TokenID) async throws -> APIToken? {
+        try await transaction(as: nil) { tx in
+            try await tx.query("SELECT \(unsafeSQL: Self.tokenColumns) FROM api_tokens k WHERE k.id = \(id.rawValue)").first.map(Self.token(in:))
+        }
+    }
+
+    public func token(hash: [UInt8]) async throws -> (token: APIToken, user: User)? {
+        try await transaction(as: nil) { tx in
+            let rows = try await tx.query(
+                """
+                SELECT \(unsafeSQL: Self.tokenColumns), \(unsafeSQL: Self.userColumns)
+                  FROM api_tokens k JOIN users u ON u.id = k.user_id WHERE k.hash = \(Data(hash))
+                """)
+            guard let row = rows.first, let user = try Self.user(in: row) else { return nil }
+            return (try Self.token(in: row), user)
+        }
+    }
+
+    public func revokeToken(_ id: TokenID, at time: Date) async throws -> APIToken {
+        try await transaction(as: nil) { tx in
+            let rows = try await tx.query(
+                """
+                UPDATE api_tokens k SET revoked_at = coalesce(k.revoked_at, \(time)) WHERE k.id = \(id.rawValue)
+                RETURNING \(unsafeSQL: Self.tokenColumns)
+                """)
+            guard let row = rows.first else { throw TaskError.notFound(what: "token #\(id)") }
+            return try Self.token(in: row)
+        }
+    }
+
+    public func recordTokenUse(_ id: TokenID, at time: Date) async throws {
+        let cutoff = time.addingTimeInterval(-APIToken.useRecordingInterval)
+        try await transaction(as: nil) { tx in
+            try await tx.execute(
+                """
+                UPDATE api_tokens k SET last_used_at = \(time)
+                 WHERE k.id = \(id.rawValue) AND (k.last_used_at IS NULL OR k.last_used_at <= \(cutoff))
+                """)
+        }
+    }
+
+    /// LISTENs on `taskbase_tokens`, closed when the consumer stops iterating.
+    public func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error> {
+        let (rings, stop) = try await doorbell(on: Self.tokenChannel)
+        return AsyncThrowingStream { continuation in
+            let forward = Task {
+                do {
+                    for try await _ in rings { continuation.yield() }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+                await stop()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
+    }
+}

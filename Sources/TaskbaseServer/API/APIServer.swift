@@ -1,0 +1,75 @@
+import APITokens
+import Foundation
+import TaskCore
+
+/// The API served over HTTP: the router over a service, on a libmicrohttpd server, with an
+/// access log line per request. Start it on port 0 for tests; `taskserve` is a thin program
+/// around it.
+public final class APIServer: Sendable {
+    /// The HTTP server.
+    public let http: HTTPServer
+    /// The router, for tests that hold its route table to the OpenAPI document.
+    public let router: Router
+    let verifier: TokenVerifier
+
+    private init(http: HTTPServer, router: Router, verifier: TokenVerifier) {
+        self.http = http
+        self.router = router
+        self.verifier = verifier
+    }
+
+    /// Starts serving `service` on `host:port` (0: any free port); `log` receives one JSON line
+    /// per request (method, route, path, status, duration, token prefix — never a secret).
+    public static func start(
+        service: TaskService, options: APIOptions, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
+        log: (@Sendable (String) -> Void)? = nil
+    ) throws -> APIServer {
+        let verifier = TokenVerifier(service: service, secrets: options.secrets)
+        verifier.start()
+        let router = buildRouter(service: service, verifier: verifier, options: options)
+        let http = try HTTPServer.start(host: host, port: port, limits: limits) { request in
+            let started = ContinuousClock.now
+            let (response, route, prefix) = await router.respond(to: request)
+            if let log {
+                log(AccessLog.line(request: request, response: response, route: route, tokenPrefix: prefix, duration: ContinuousClock.now - started))
+            }
+            return response
+        }
+        return APIServer(http: http, router: router, verifier: verifier)
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT`.
+    public var baseURL: String { "http://\(http.host):\(http.port)" }
+
+    /// Stops gracefully: no new connections, event streams ended, in-flight requests answered.
+    public func shutdown(grace: Duration = .seconds(10)) async {
+        await http.shutdown(grace: grace)
+        verifier.stop()
+    }
+}
+
+/// The access log: one JSON object per request.
+enum AccessLog {
+    private struct Line: Encodable {
+        var at: Date
+        var method: String
+        var route: String
+        var path: String
+        var status: Int
+        var durationMS: Double
+        var token: String?
+
+        enum CodingKeys: String, CodingKey {
+            case at, method, route, path, status, durationMS = "duration_ms", token
+        }
+    }
+
+    /// The line for one request.
+    static func line(request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, duration: Duration) -> String {
+        let milliseconds = Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+        let line = Line(
+            at: Date(), method: request.method, route: route, path: request.path, status: response.status,
+            durationMS: (milliseconds * 1_000).rounded() / 1_000, token: tokenPrefix)
+        return ((try? String(decoding: ServerJSON.encoder.encode(line), as: UTF8.self)) ?? #"{"status":\#(response.status)}"#) + "\n"
+    }
+}

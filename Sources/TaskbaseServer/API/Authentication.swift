@@ -1,0 +1,134 @@
+import APITokens
+import Foundation
+import Synchronization
+import TaskCore
+
+/// Who a request acts as: the token's user.
+public struct Caller: Sendable {
+    /// The user, enabled when the request was authenticated.
+    public let user: User
+    /// The token it came with.
+    public let token: APIToken
+}
+
+/// Why a request is not authenticated: 401 with the challenge.
+struct AuthenticationRefusal: Error {
+    /// The 401 response.
+    let response: HTTPResponse
+    /// The presented token's prefix, for the log (never the token).
+    let tokenPrefix: String?
+}
+
+/// Turns a request's `Authorization` header into a caller.
+protocol RequestAuthenticator: Sendable {
+    /// The caller, or the 401 (or 503) to answer.
+    func authenticate(_ request: HTTPRequest) async -> Result<Caller, AuthenticationRefusal>
+}
+
+/// Verifies bearer tokens against the service, caching what it verified so that the hot path
+/// costs no database round trip. The cache is trusted only while the invalidation doorbell
+/// (`TaskService.tokenInvalidations`, NOTIFY across processes) is connected: each ring, and each
+/// reconnection, empties it. Expiry is checked on every use; use is recorded once a minute.
+public final class TokenVerifier: Sendable {
+    private struct Cache {
+        var entries: [[UInt8]: Caller] = [:]
+        var trusted = false
+    }
+
+    let service: TaskService
+    let secrets: TokenSecrets
+    private let cache = Mutex(Cache())
+    private let doorbell = Mutex<Task<Void, Never>?>(nil)
+    /// The most verified tokens held; more empties the cache.
+    let capacity = 10_000
+
+    /// A verifier over `service`, hashing with `secrets`.
+    public init(service: TaskService, secrets: TokenSecrets) {
+        self.service = service
+        self.secrets = secrets
+    }
+
+    /// Starts listening for invalidations; until it is connected the cache is bypassed.
+    public func start() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                do {
+                    let rings = try await self.service.tokenInvalidations()
+                    self.cache.withLock { $0 = Cache(entries: [:], trusted: true) }
+                    for try await _ in rings { self.cache.withLock { $0.entries = [:] } }
+                } catch {}
+                self.cache.withLock { $0 = Cache() }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        doorbell.withLock { $0 = task }
+    }
+
+    /// Stops listening.
+    public func stop() {
+        doorbell.withLock { $0?.cancel() }
+    }
+
+    /// Whether the cache is in use (the doorbell is connected).
+    public var isCaching: Bool { cache.withLock { $0.trusted } }
+
+    /// The user the token `secret` authenticates, or nil (unknown, expired, revoked, disabled).
+    public func verify(_ secret: String) async throws -> Caller? {
+        guard TokenSecrets.looksLikeToken(secret) else { return nil }
+        let hash = try secrets.digest(of: secret).hash
+        let now = service.clock.now()
+        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
+            guard cached.token.isActive(at: now) else { return nil }
+            recordUse(cached, hash: hash, at: now)
+            return cached
+        }
+        guard let found = try await service.authenticate(hash: hash) else { return nil }
+        let caller = Caller(user: found.user, token: found.token)
+        cache.withLock { cache in
+            guard cache.trusted else { return }
+            if cache.entries.count >= capacity { cache.entries = [:] }
+            cache.entries[hash] = caller
+        }
+        recordUse(caller, hash: hash, at: now)
+        return caller
+    }
+
+    private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {
+        guard caller.token.needsUseRecorded(at: now) else { return }
+        var used = caller.token
+        used.lastUsedAt = now
+        cache.withLock { cache in
+            if cache.entries[hash] != nil { cache.entries[hash] = Caller(user: caller.user, token: used) }
+        }
+        let service = service, token = caller.token
+        Task { try? await service.recordUse(of: token) }
+    }
+}
+
+extension TokenVerifier: RequestAuthenticator {
+    func authenticate(_ request: HTTPRequest) async -> Result<Caller, AuthenticationRefusal> {
+        guard let header = request.header("authorization") else {
+            return .failure(
+                AuthenticationRefusal(response: ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), tokenPrefix: nil))
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return .failure(
+                AuthenticationRefusal(response: ServerProblems.unauthorized("the Authorization header must be Bearer <token>"), tokenPrefix: nil))
+        }
+        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        let prefix = TokenSecrets.prefix(of: secret)
+        do {
+            guard let caller = try await verify(secret) else {
+                return .failure(
+                    AuthenticationRefusal(
+                        response: ServerProblems.unauthorized("the token is unknown, expired or revoked, or its user is disabled"),
+                        tokenPrefix: prefix))
+            }
+            return .success(caller)
+        } catch {
+            return .failure(AuthenticationRefusal(response: ServerFailures.response(for: error), tokenPrefix: prefix))
+        }
+    }
+}

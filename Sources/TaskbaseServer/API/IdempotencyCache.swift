@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import TaskCore
+import TaskbaseWire
+
+/// `Idempotency-Key` on POST: the first response to a key (per user) is kept for a day and
+/// replayed to retries with the same request; the same key with another request is refused (422),
+/// and a retry while the first is still running is told to wait (409). Kept per process.
+final class IdempotencyCache: Sendable {
+    private enum Entry {
+        case running(fingerprint: [UInt8])
+        case done(fingerprint: [UInt8], response: HTTPResponse, at: ContinuousClock.Instant)
+    }
+
+    private struct Key: Hashable {
+        var user: UserID
+        var key: String
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
+    /// How long a response is kept.
+    let lifetime: Duration = .seconds(86_400)
+    /// The most responses kept; the oldest go first.
+    let capacity = 10_000
+
+    /// What makes two requests the same: method, path, query and body.
+    static func fingerprint(_ request: HTTPRequest) -> [UInt8] {
+        var bytes = Array("\(request.method) \(request.path)?\(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))\n".utf8)
+        bytes += request.body
+        return bytes
+    }
+
+    /// Runs `body` unless this key already answered (or is answering) for `user`.
+    func run(key: String, user: UserID, fingerprint: [UInt8], _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        guard !key.isEmpty, key.utf8.count <= 255 else {
+            throw TaskError.validation(field: "Idempotency-Key", reason: "a key is 1 to 255 characters")
+        }
+        let id = Key(user: user, key: key)
+        let now = ContinuousClock.now
+        let earlier: HTTPResponse? = try entries.withLock { entries in
+            switch entries[id] {
+            case .running(let seen):
+                guard seen == fingerprint else { throw Self.reused(key) }
+                throw ProblemDocument(
+                    .idempotencyKeyReused, detail: "a request with Idempotency-Key \(key) is still running; retry shortly", status: 409)
+            case .done(let seen, let response, let at) where now - at < lifetime:
+                guard seen == fingerprint else { throw Self.reused(key) }
+                return response
+            default:
+                if entries.count >= capacity { Self.evictOldest(&entries) }
+                entries[id] = .running(fingerprint: fingerprint)
+                return nil
+            }
+        }
+        if let earlier { return earlier }
+        do {
+            let response = try await body()
+            entries.withLock { entries in
+                // Only successes are kept: a refused request may be retried once corrected.
+                entries[id] = (200..<300).contains(response.status) ? .done(fingerprint: fingerprint, response: response, at: now) : nil
+            }
+            return response
+        } catch {
+            entries.withLock { _ = $0.removeValue(forKey: id) }
+            throw error
+        }
+    }
+
+    private static func reused(_ key: String) -> ProblemDocument {
+        ProblemDocument(.idempotencyKeyReused, detail: "Idempotency-Key \(key) was used for a different request; use a new key for a new request")
+    }
+
+    private static func evictOldest(_ entries: inout [Key: Entry]) {
+        let done = entries.compactMap { key, entry -> (Key, ContinuousClock.Instant)? in
+            if case .done(_, _, let at) = entry { (key, at) } else { nil }
+        }.sorted { $0.1 < $1.1 }
+        for (key, _) in done.prefix(max(1, done.count / 10)) { entries.removeValue(forKey: key) }
+    }
+}

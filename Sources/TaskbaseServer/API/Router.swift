@@ -1,0 +1,145 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+/// One route: a method and a path pattern like `/v1/tasks/{key}`, whether it needs a token,
+/// and the handler.
+public struct Route: Sendable {
+    /// `GET`, `POST`, ...
+    public let method: String
+    /// The pattern, with `{name}` for a path parameter.
+    public let pattern: String
+    /// Whether a bearer token is required.
+    public let authenticated: Bool
+    let handler: @Sendable (RouteContext) async throws -> HTTPResponse
+    let segments: [Substring]
+
+    /// A route answering `method pattern` with `handler`.
+    init(_ method: String, _ pattern: String, authenticated: Bool = true, _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse)
+    {
+        self.method = method
+        self.pattern = pattern
+        self.authenticated = authenticated
+        self.handler = handler
+        segments = pattern.split(separator: "/")
+    }
+
+    /// The path parameters when `path` matches, nil otherwise.
+    func match(_ path: [Substring]) -> [String: String]? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, path) {
+            if segment.hasPrefix("{") {
+                parameters[String(segment.dropFirst().dropLast())] = String(part)
+            } else if segment != part {
+                return nil
+            }
+        }
+        return parameters
+    }
+
+    /// The names of the path parameters, in order.
+    public var parameterNames: [String] {
+        segments.filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+    }
+}
+
+/// What a handler gets: the request, its path parameters, and the authenticated user.
+public struct RouteContext: Sendable {
+    /// The request.
+    public let request: HTTPRequest
+    /// The path parameters by name.
+    public let parameters: [String: String]
+    /// The token's user; nil on routes that need none.
+    public let caller: Caller?
+
+    /// The acting user, for the service.
+    var actor: UserRef {
+        get throws {
+            guard let caller else { throw TaskError.permissionDenied(what: "call this route", why: "no token was given") }
+            return .id(caller.user.id)
+        }
+    }
+
+    /// Path parameter `name`.
+    func parameter(_ name: String) -> String {
+        parameters[name] ?? ""
+    }
+
+    /// The body decoded as `type`; anything wrong is a validation error (a body that is not
+    /// JSON at all is answered 400).
+    func body<Document: Decodable>(_ type: Document.Type) throws -> Document {
+        try WireJSON.decodeBody(type, from: Data(request.body))
+    }
+}
+
+/// The routes of the API and how a request finds one: authentication, errors as problems.
+public struct Router: Sendable {
+    /// Every route, in the order they are tried.
+    public let routes: [Route]
+    let authenticator: any RequestAuthenticator
+
+    /// A router over `routes`, authenticating with `authenticator`.
+    init(routes: [Route], authenticator: any RequestAuthenticator) {
+        self.routes = routes
+        self.authenticator = authenticator
+    }
+
+    /// The route and parameters for `method path`, or the response saying why there is none.
+    func resolve(_ method: String, _ path: String) -> Result<(Route, [String: String]), RoutingMiss> {
+        let parts = path.split(separator: "/")
+        var methods: [String] = []
+        for route in routes {
+            guard let parameters = route.match(parts) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") { return .success((route, parameters)) }
+            methods.append(route.method)
+        }
+        return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
+    }
+
+    /// Answers `request`: finds the route, checks the token, runs the handler, and turns every
+    /// refusal into a problem document. Also says which route and token answered, for the log.
+    public func respond(to request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
+        switch resolve(request.method, request.path) {
+        case .failure(.noRoute):
+            return (ServerProblems.response(.notFound(what: "route \(request.path)")), "-", nil)
+        case .failure(.wrongMethod(let allowed)):
+            let problem = ProblemDocument(
+                .methodNotAllowed, detail: "\(request.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+            return (ServerProblems.response(problem, headers: [("Allow", allowed.joined(separator: ", "))]), "-", nil)
+        case .success(let (route, parameters)):
+            let label = "\(route.method) \(route.pattern)"
+            var caller: Caller?
+            if route.authenticated {
+                switch await authenticator.authenticate(request) {
+                case .success(let found): caller = found
+                case .failure(let refusal): return (refusal.response, label, refusal.tokenPrefix)
+                }
+            }
+            let context = RouteContext(request: request, parameters: parameters, caller: caller)
+            do {
+                return (try await route.handler(context), label, caller?.token.prefix)
+            } catch let error as TaskError {
+                let status = if case .validation(field: "body", _) = error { 400 } else { error.defaultStatus }
+                return (ServerProblems.response(error, status: status), label, caller?.token.prefix)
+            } catch let problem as ProblemDocument {
+                return (ServerProblems.response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : []), label, caller?.token.prefix)
+            } catch {
+                return (ServerFailures.response(for: error), label, caller?.token.prefix)
+            }
+        }
+    }
+}
+
+/// Why no route answers a request.
+enum RoutingMiss: Error {
+    /// No pattern matches the path: 404.
+    case noRoute
+    /// Patterns match but not with this method: 405.
+    case wrongMethod(allowed: [String])
+}
+
+extension TaskError {
+    /// The status `ProblemDocument` gives this refusal.
+    var defaultStatus: Int { ProblemDocument(self).status }
+}

@@ -1,0 +1,243 @@
+import APITokens
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+/// What the routes need beside the service: how tokens are made and the server's name.
+public struct APIOptions: Sendable {
+    /// Hashing (and making) token secrets.
+    public var secrets: TokenSecrets
+    /// `taskserve --version`, reported by `/healthz`.
+    public var version: String
+    /// The interval between heartbeat comments on an event stream.
+    public var heartbeat: Duration
+    /// The bytes an event stream may hold for a slow client.
+    public var streamBufferBytes: Int
+
+    /// Options with these values.
+    public init(secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10) {
+        self.secrets = secrets
+        self.version = version
+        self.heartbeat = heartbeat
+        self.streamBufferBytes = streamBufferBytes
+    }
+}
+
+/// Builds the API's router over `service`, authenticating with `verifier`.
+public func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions) -> Router {
+    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache())
+    return Router(routes: api.routes, authenticator: verifier)
+}
+
+/// The handlers, one per route, each a thin translation between HTTP and `TaskService`.
+struct APIHandlers: Sendable {
+    let service: TaskService
+    let options: APIOptions
+    let idempotency: IdempotencyCache
+
+    /// The route table, which the OpenAPI document mirrors.
+    var routes: [Route] {
+        [
+            Route("GET", "/healthz", authenticated: false) { _ in try .json(["status": "ok", "version": options.version]) },
+            Route("GET", "/readyz", authenticated: false) { _ in try await readiness() },
+            Route("GET", "/openapi.json", authenticated: false) { _ in OpenAPIDocument.response(version: options.version) },
+            Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
+            Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
+            Route("POST", "/v1/me/tokens") { context in try await idempotent(context) { try await createToken(context) } },
+            Route("DELETE", "/v1/me/tokens/{id}") { context in try await revokeToken(context) },
+            Route("GET", "/v1/teams") { context in
+                try .json(try await service.teams(as: try context.actor).map { TeamDocument($0.team, role: $0.role) })
+            },
+            Route("POST", "/v1/teams") { context in try await idempotent(context) { try await createTeam(context) } },
+            Route("GET", "/v1/teams/{team}") { context in
+                let membership = try await service.team(try teamKey(context), as: try context.actor)
+                return try .json(TeamDocument(membership.team, role: membership.role))
+            },
+            Route("PATCH", "/v1/teams/{team}") { context in try await renameTeam(context) },
+            Route("DELETE", "/v1/teams/{team}") { context in
+                try await service.deleteTeam(try teamKey(context), as: try context.actor)
+                return .empty(204)
+            },
+            Route("GET", "/v1/teams/{team}/summary") { context in
+                let (team, actor) = (try teamKey(context), try context.actor)
+                let membership = try await service.team(team, as: actor)
+                return try .json(SummaryDocument(try await service.summary(of: team, as: actor), role: membership.role))
+            },
+            Route("GET", "/v1/teams/{team}/members") { context in
+                try .json(try await service.members(of: try teamKey(context), as: try context.actor).map(MemberDocument.init))
+            },
+            Route("GET", "/v1/teams/{team}/members/{user}") { context in try await member(context) },
+            Route("PUT", "/v1/teams/{team}/members/{user}") { context in try await setRole(context) },
+            Route("DELETE", "/v1/teams/{team}/members/{user}") { context in
+                try await service.removeMember(UserRef(context.parameter("user")), from: try teamKey(context), as: try context.actor)
+                return .empty(204)
+            },
+            Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
+            Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
+            Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
+            Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
+            Route("DELETE", "/v1/tasks/{key}") { context in
+                try await service.deleteTask(try taskKey(context), expectedVersion: try expectedVersion(context), as: try context.actor)
+                return .empty(204)
+            },
+            Route("GET", "/v1/tasks/{key}/history") { context in try await history(context) },
+        ]
+    }
+
+    // MARK: - Health
+
+    func readiness() async throws -> HTTPResponse {
+        do {
+            _ = try await service.user(.id(UserID(1)))
+        } catch TaskError.notFound {
+        } catch {
+            let problem = ProblemDocument(.unavailable, detail: "the database is not reachable")
+            return ServerProblems.response(problem, headers: [("Retry-After", "1")])
+        }
+        return try .json(["status": "ready"])
+    }
+
+    // MARK: - Tokens
+
+    func listTokens(_ context: RouteContext) async throws -> HTTPResponse {
+        try .json(try await service.ownTokens(as: try context.actor).map(TokenDocument.init))
+    }
+
+    func createToken(_ context: RouteContext) async throws -> HTTPResponse {
+        let body = try context.request.body.isEmpty ? CreateTokenRequest() : context.body(CreateTokenRequest.self)
+        let lifetime = try body.expiresIn.map { try TokenFields.lifetime($0) } ?? TokenFields.defaultLifetime
+        let (secret, digest) = try options.secrets.generate()
+        let token = try await service.createOwnToken(name: body.name ?? "api", lifetime: lifetime, digest: digest, as: try context.actor)
+        return try .json(
+            NewTokenDocument(secret: secret, token: token), status: 201,
+            headers: [("Location", "/v1/me/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+    }
+
+    func revokeToken(_ context: RouteContext) async throws -> HTTPResponse {
+        guard let id = Int64(context.parameter("id")), id > 0 else { throw TaskError.notFound(what: "token #\(context.parameter("id"))") }
+        _ = try await service.revokeOwnToken(TokenID(id), as: try context.actor)
+        return .empty(204)
+    }
+
+    // MARK: - Teams and members
+
+    func createTeam(_ context: RouteContext) async throws -> HTTPResponse {
+        let body = try context.body(CreateTeamRequest.self)
+        let team = try await service.createTeam(key: body.key, name: body.name, as: try context.actor)
+        return try .json(TeamDocument(team, role: .owner), status: 201, headers: [("Location", "/v1/teams/\(team.key)")])
+    }
+
+    func renameTeam(_ context: RouteContext) async throws -> HTTPResponse {
+        let (team, actor) = (try teamKey(context), try context.actor)
+        let renamed = try await service.renameTeam(team, to: try context.body(RenameTeamRequest.self).name, as: actor)
+        return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
+    }
+
+    func member(_ context: RouteContext) async throws -> HTTPResponse {
+        let team = try teamKey(context)
+        let members = try await service.members(of: team, as: try context.actor)
+        let user = try await service.user(UserRef(context.parameter("user")))
+        guard let member = members.first(where: { $0.user.id == user.id }) else {
+            throw TaskError.notFound(what: "member \(user.email) of team \(team)")
+        }
+        return try .json(MemberDocument(member))
+    }
+
+    func setRole(_ context: RouteContext) async throws -> HTTPResponse {
+        let role = try Role(parsing: try context.body(MemberRoleRequest.self).role)
+        let member = try await service.setRole(role, for: UserRef(context.parameter("user")), in: try teamKey(context), as: try context.actor)
+        return try .json(MemberDocument(member))
+    }
+
+    // MARK: - Tasks
+
+    func createTask(_ context: RouteContext) async throws -> HTTPResponse {
+        let (team, actor) = (try teamKey(context), try context.actor)
+        let task = try await service.createTask(in: team, try context.body(CreateTaskRequest.self).draft(), as: actor)
+        return try await taskResponse(task, actor: actor, status: 201, headers: [("Location", "/v1/tasks/\(task.key)")])
+    }
+
+    func showTask(_ context: RouteContext) async throws -> HTTPResponse {
+        let actor = try context.actor
+        let task = try await service.task(try taskKey(context), as: actor)
+        if let header = context.request.header("if-none-match"),
+            header.split(separator: ",").contains(where: { (try? ETag.version(in: String($0), field: "If-None-Match")) ?? 0 == task.version })
+        {
+            return .empty(304, headers: [("ETag", ETag.of(task.version))])
+        }
+        return try await taskResponse(task, actor: actor)
+    }
+
+    func updateTask(_ context: RouteContext) async throws -> HTTPResponse {
+        let (key, actor) = (try taskKey(context), try context.actor)
+        let contentType = context.request.header("content-type") ?? "application/merge-patch+json"
+        guard contentType.hasPrefix("application/merge-patch+json") || contentType.hasPrefix("application/json") else {
+            throw ProblemDocument(.unsupportedMediaType, detail: "PATCH takes application/merge-patch+json (RFC 7396), not \(contentType)")
+        }
+        let changes = try context.body(TaskMergePatch.self).changes()
+        let task = try await service.updateTask(key, changes, expectedVersion: try expectedVersion(context), as: actor)
+        return try await taskResponse(task, actor: actor)
+    }
+
+    func history(_ context: RouteContext) async throws -> HTTPResponse {
+        let (key, actor) = (try taskKey(context), try context.actor)
+        let entries = try await service.history(of: key, as: actor)
+        var directory = try await UserDirectory.of(key.team, service: service, as: actor)
+        try await directory.resolve(entries.flatMap(HistoryDocument.userIDs), using: service)
+        return try .json(entries.map { HistoryDocument($0, users: directory) })
+    }
+
+    func listTasks(_ context: RouteContext) async throws -> HTTPResponse {
+        let (team, actor) = (try teamKey(context), try context.actor)
+        let page = try await service.listTasks(in: team, try TaskListParameters.query(from: context.request), as: actor)
+        var directory = try await UserDirectory.of(team, service: service, as: actor)
+        try await directory.resolve(usersOf: page.tasks, using: service)
+        let today = service.clock.today()
+        let document = TaskPageDocument(
+            tasks: page.tasks.map { TaskDocument($0, users: directory, today: today) }, nextCursor: JSONNullable(page.nextCursor?.encoded))
+        var headers: [(name: String, value: String)] = []
+        if let next = page.nextCursor {
+            headers.append(("Link", "<\(TaskListParameters.nextPage(of: context.request, cursor: next.encoded))>; rel=\"next\""))
+        }
+        return try .json(document, headers: headers)
+    }
+
+    /// A task as JSON with its ETag.
+    func taskResponse(_ task: TaskItem, actor: UserRef, status: Int = 200, headers: [(name: String, value: String)] = []) async throws -> HTTPResponse
+    {
+        var directory = try await UserDirectory.of(task.key.team, service: service, as: actor)
+        try await directory.resolve(usersOf: [task], using: service)
+        return try .json(
+            TaskDocument(task, users: directory, today: service.clock.today()), status: status, headers: [("ETag", ETag.of(task.version))] + headers)
+    }
+
+    // MARK: - Parameters
+
+    func teamKey(_ context: RouteContext) throws -> TeamKey {
+        do {
+            return try TeamKey(context.parameter("team"))
+        } catch {
+            throw TaskError.notFound(what: "team \(context.parameter("team"))")
+        }
+    }
+
+    func taskKey(_ context: RouteContext) throws -> TaskKey {
+        do {
+            return try TaskKey(parsing: context.parameter("key"))
+        } catch {
+            throw TaskError.notFound(what: "task \(context.parameter("key"))")
+        }
+    }
+
+    /// The version `If-Match` names; nil without the header or with `*`.
+    func expectedVersion(_ context: RouteContext) throws -> Int64? {
+        try context.request.header("if-match").flatMap { try ETag.version(in: $0, field: "If-Match") }
+    }
+
+    /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer.
+    func idempotent(_ context: RouteContext, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        guard let key = context.request.header("idempotency-key"), let caller = context.caller else { return try await body() }
+        return try await idempotency.run(
+            key: key, user: caller.user.id, fingerprint: IdempotencyCache.fingerprint(context.request), body)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TaskCore
+
+/// `GET /v1/teams/{team}/tasks`'s query parameters, the filters of `taskctl task list`:
+/// `status` (repeatable or comma-separated), `assignee` (email or `#id`), `unassigned`,
+/// `category`, `uncategorized`, `due_before`, `due_after` (`YYYY-MM-DD`), `overdue`, `text`,
+/// `sort` (number, created, updated, due, priority), `desc`, `limit` (1-1000, default 50) and
+/// `after` (the previous page's `next_cursor`).
+enum TaskListParameters {
+    /// Every parameter name the route reads; others are refused so a typo does not list everything.
+    static let names: Set<String> = [
+        "status", "assignee", "unassigned", "category", "uncategorized", "due_before", "due_after", "overdue", "text", "sort", "desc", "limit",
+        "after",
+    ]
+
+    /// The query `request` asks for; a bad or contradictory parameter is a validation error naming it.
+    static func query(from request: HTTPRequest) throws -> TaskQuery {
+        if let unknown = request.query.first(where: { !names.contains($0.name) }) {
+            throw TaskError.validation(field: unknown.name, reason: "the task list takes no such parameter")
+        }
+        let statuses = try request.queryValues("status").flatMap { $0.split(separator: ",") }.map { try TaskStatus(parsing: String($0)) }
+        var query = TaskQuery(
+            statuses: Set(statuses),
+            dueBefore: try request.queryValue("due_before").map { try CalendarDate(iso: $0, field: "due_before") },
+            dueAfter: try request.queryValue("due_after").map { try CalendarDate(iso: $0, field: "due_after") },
+            overdueOnly: try flag("overdue", in: request), text: request.queryValue("text"),
+            sort: try request.queryValue("sort").map { try TaskSort(parsing: $0) } ?? .number, descending: try flag("desc", in: request),
+            limit: try limit(in: request), after: try request.queryValue("after").map { try TaskCursor(encoded: $0) })
+        let assignee = request.queryValue("assignee"), category = request.queryValue("category")
+        if try flag("unassigned", in: request) {
+            guard assignee == nil else { throw TaskError.validation(field: "unassigned", reason: "cannot be combined with assignee") }
+            query.assignee = .unassigned
+        } else if let assignee {
+            query.assignee = .user(UserRef(assignee))
+        }
+        if try flag("uncategorized", in: request) {
+            guard category == nil else { throw TaskError.validation(field: "uncategorized", reason: "cannot be combined with category") }
+            query.category = .uncategorized
+        } else if let category {
+            query.category = .named(category)
+        }
+        return query
+    }
+
+    /// The path and query of the next page: the same parameters with `after` set to `cursor`.
+    static func nextPage(of request: HTTPRequest, cursor: String) -> String {
+        let kept = request.query.filter { $0.name != "after" } + [("after", cursor)]
+        return request.path + "?" + kept.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
+    }
+
+    private static func flag(_ name: String, in request: HTTPRequest) throws -> Bool {
+        switch request.queryValue(name)?.lowercased() {
+        case nil, "false", "0": return false
+        case "", "true", "1": return true
+        case let other?: throw TaskError.validation(field: name, reason: "\(other) is not true or false")
+        }
+    }
+
+    private static func limit(in request: HTTPRequest) throws -> Int {
+        guard let text = request.queryValue("limit") else { return 50 }
+        guard let limit = Int(text) else { throw TaskError.validation(field: "limit", reason: "\(text) is not a number") }
+        return limit
+    }
+
+    private static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

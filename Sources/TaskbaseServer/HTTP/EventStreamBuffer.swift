@@ -1,0 +1,103 @@
+import Synchronization
+
+/// The bytes waiting to go out on one event stream, bounded: a producer (the subscriber's task)
+/// writes, libmicrohttpd's thread reads when the socket can take more. A client too slow to keep
+/// up overflows the bound and is disconnected, so it never holds anyone else back.
+public final class EventStreamBuffer: Sendable {
+    private struct State {
+        var pending: [UInt8] = []
+        var closed = false
+        var overflowed = false
+        var wake: (@Sendable () -> Void)?
+        var onTerminate: (@Sendable () -> Void)?
+        var gone = false
+    }
+
+    private let state = Mutex(State())
+    /// The most bytes held for a client before it is cut off.
+    public let capacity: Int
+
+    /// A buffer holding at most `capacity` bytes.
+    public init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Queues `text`; false when the stream is closed or the client fell too far behind (the
+    /// stream is then closed and the client disconnected).
+    @discardableResult
+    public func write(_ text: String) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.closed else { return (false, nil) }
+            if state.pending.count + text.utf8.count > capacity {
+                state.closed = true
+                state.overflowed = true
+                state.pending = []
+            } else {
+                state.pending.append(contentsOf: text.utf8)
+            }
+            let wake = state.wake
+            state.wake = nil
+            return (!state.overflowed, wake)
+        }
+        wake?()
+        return accepted
+    }
+
+    /// Ends the stream once what is queued has gone out.
+    public func close() {
+        let wake = state.withLock { state in
+            state.closed = true
+            let wake = state.wake
+            state.wake = nil
+            return wake
+        }
+        wake?()
+    }
+
+    /// Whether the stream was cut off for falling behind.
+    public var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// Whether the stream has ended (closed, overflowed or the connection gone).
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Runs `body` once the connection is gone (the client left, or the stream ended); at once
+    /// if it already is.
+    public func onTerminate(_ body: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            if state.gone { return true }
+            state.onTerminate = body
+            return false
+        }
+        if runNow { body() }
+    }
+
+    /// libmicrohttpd's thread: copies up to `max` bytes to `buffer`; returns how many, -1 at the
+    /// end, or 0 after calling `suspend` (then `resume` is called once there is more).
+    func read(into buffer: UnsafeMutableRawPointer, max: Int, suspend: () -> Void, resume: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            if !state.pending.isEmpty {
+                let count = Swift.min(max, state.pending.count)
+                state.pending.withUnsafeBytes { bytes in buffer.copyMemory(from: bytes.baseAddress!, byteCount: count) }
+                state.pending.removeFirst(count)
+                return count
+            }
+            if state.closed { return -1 }
+            state.wake = resume
+            suspend()
+            return 0
+        }
+    }
+
+    /// libmicrohttpd let go of the response: the connection is gone.
+    func terminated() {
+        let body = state.withLock { state in
+            state.closed = true
+            state.gone = true
+            state.wake = nil
+            let body = state.onTerminate
+            state.onTerminate = nil
+            return body
+        }
+        body?()
+    }
+}

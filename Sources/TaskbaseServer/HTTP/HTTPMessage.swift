@@ -1,0 +1,88 @@
+import Foundation
+
+/// One request as the router sees it: libmicrohttpd has parsed it; nothing here parses HTTP.
+public struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, ...
+    public var method: String
+    /// The path without the query, `/v1/tasks/CORE-7`.
+    public var path: String
+    /// The query's parameters in order (a name may repeat).
+    public var query: [(name: String, value: String)]
+    /// The headers, names lowercased; a repeated header's values joined with `, `.
+    public var headers: [String: String]
+    /// The body, at most the configured cap.
+    public var body: [UInt8]
+
+    /// A request with these parts.
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The header `name` (any case).
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+
+    /// Every value of query parameter `name`.
+    public func queryValues(_ name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The last value of query parameter `name`.
+    public func queryValue(_ name: String) -> String? {
+        queryValues(name).last
+    }
+}
+
+/// A reply: status, headers and either a whole body or an event stream.
+public struct HTTPResponse: Sendable {
+    /// What follows the headers.
+    public enum Body: Sendable {
+        /// All of it, now.
+        case bytes([UInt8])
+        /// Written as it comes, until the stream ends (Server-Sent Events).
+        case stream(EventStreamBuffer)
+    }
+
+    /// The status code.
+    public var status: Int
+    /// Header fields in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: Body
+
+    /// A response with these parts.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON document with `status`.
+    public static func json<Document: Encodable>(
+        _ document: Document, status: Int = 200, headers: [(name: String, value: String)] = []
+    ) throws -> HTTPResponse {
+        var bytes = Array(try ServerJSON.encoder.encode(document))
+        bytes.append(UInt8(ascii: "\n"))
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(bytes))
+    }
+
+    /// A status with no body (204, 304).
+    public static func empty(_ status: Int, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers)
+    }
+
+    /// The value of header `name` (any case).
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body's bytes, empty for a stream.
+    public var bytes: [UInt8] {
+        if case .bytes(let bytes) = body { bytes } else { [] }
+    }
+}

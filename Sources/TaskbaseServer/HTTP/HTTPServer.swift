@@ -1,0 +1,284 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+import Synchronization
+
+/// What one server accepts: connections, body and header sizes, idle time.
+public struct HTTPServerLimits: Sendable {
+    /// The largest request body; a larger one is refused with 413 before it is read.
+    public var maxBodyBytes: Int
+    /// Connections open at once; more wait in the kernel's queue.
+    public var maxConnections: UInt32
+    /// Connections open at once from one address (0: no limit of its own).
+    public var maxConnectionsPerAddress: UInt32
+    /// A connection that sends nothing for this long is closed (slow or stuck clients).
+    public var idleTimeoutSeconds: UInt32
+    /// Memory per connection for its request line and headers; larger headers are refused with 431.
+    public var headerMemoryBytes: Int
+    /// The bytes an event stream holds for a slow client before cutting it off.
+    public var streamBufferBytes: Int
+
+    /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers.
+    public init(
+        maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
+        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10
+    ) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.headerMemoryBytes = headerMemoryBytes
+        self.streamBufferBytes = streamBufferBytes
+    }
+}
+
+/// The server could not start: the address is taken or not an IPv4 address.
+public struct HTTPServerStartFailure: Error, CustomStringConvertible {
+    /// What failed and what to do.
+    public let description: String
+}
+
+/// A libmicrohttpd daemon with an internal epoll thread, answering every request through an
+/// async handler. The daemon's thread never waits: on a request's last call the connection is
+/// suspended and a Swift task runs the handler; its reply is stored and the connection resumed,
+/// and the daemon then sends it. Stopping resumes every suspended connection first.
+public final class HTTPServer: Sendable {
+    private struct Tracker {
+        var inFlight = 0
+        var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
+        var stopped = false
+    }
+
+    let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    let limits: HTTPServerLimits
+    private let daemon = Mutex<DaemonHandle?>(nil)
+    private let tracker = Mutex(Tracker())
+    /// The port it listens on (the one chosen when started with 0).
+    public let port: UInt16
+    /// The address it listens on.
+    public let host: String
+
+    private init(host: String, port: UInt16, limits: HTTPServerLimits, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.handler = handler
+    }
+
+    /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
+    public static func start(
+        host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(),
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) throws -> HTTPServer {
+        // The daemon needs the server as its callbacks' context before it exists; a box lends it.
+        let box = ServerBox()
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        guard
+            let started = taskbase_mhd_start(
+                host, port,
+                { cls, connection, url, method, _, data, size, slot in
+                    Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server!.access(
+                        connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+                }, context,
+                { _, _, slot, _ in
+                    guard let slot, let exchange = slot.pointee else { return }
+                    Unmanaged<Exchange>.fromOpaque(exchange).release()
+                    slot.pointee = nil
+                }, nil, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
+        else {
+            throw HTTPServerStartFailure(
+                description:
+                    "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
+            )
+        }
+        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, handler: handler)
+        server.daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        box.server = server
+        server.box.withLock { $0 = box }
+        return server
+    }
+
+    private let box = Mutex<ServerBox?>(nil)
+
+    /// Requests being answered now.
+    public var inFlight: Int { tracker.withLock { $0.inFlight } }
+
+    /// Event streams open now.
+    public var openStreams: Int { tracker.withLock { $0.streams.count } }
+
+    /// Stops gracefully: no new connections, every event stream ended, in-flight requests
+    /// answered (waiting up to `grace`), then the daemon stops.
+    public func shutdown(grace: Duration = .seconds(10)) async {
+        guard let handle = daemon.withLock({ $0 }) else { return }
+        let listener = MHD_quiesce_daemon(handle.pointer)
+        let streams = tracker.withLock { tracker in
+            tracker.stopped = true
+            return Array(tracker.streams.values)
+        }
+        for stream in streams { stream.close() }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline, tracker.withLock({ $0.inFlight > 0 || !$0.streams.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        // Anything still suspended now must be resumed before the daemon stops.
+        for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
+        daemon.withLock { $0 = nil }
+        MHD_stop_daemon(handle.pointer)
+        if listener >= 0 { close(listener) }
+        box.withLock { $0?.server = nil }
+    }
+
+    /// Whether `shutdown` has begun.
+    public var isStopping: Bool { tracker.withLock { $0.stopped } }
+
+    // MARK: - The daemon's calls
+
+    fileprivate func access(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?,
+        size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let pointer = slot.pointee else {
+            // First call: the headers are in; the body (if any) follows.
+            let exchange = Exchange(
+                request: HTTPRequest(
+                    method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                    query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
+            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            if let length = exchange.request.header("content-length").flatMap(Int.init), length > limits.maxBodyBytes {
+                return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection)
+            }
+            return taskbase_mhd_yes
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
+        if size.pointee > 0 {
+            if exchange.request.body.count + size.pointee > limits.maxBodyBytes {
+                exchange.tooLarge = true
+            } else if let data {
+                data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
+                    exchange.request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size.pointee))
+                }
+            }
+            size.pointee = 0
+            return taskbase_mhd_yes
+        }
+        if let response = exchange.takeResponse() { return queue(response, on: connection) }
+        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection) }
+        guard !exchange.dispatched else { return taskbase_mhd_yes }
+        exchange.dispatched = true
+        tracker.withLock { $0.inFlight += 1 }
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(pointer: connection)
+        let request = exchange.request
+        Task {
+            let response = await handler(request)
+            exchange.store(response)
+            MHD_resume_connection(handle.pointer)
+            self.tracker.withLock { $0.inFlight -= 1 }
+        }
+        return taskbase_mhd_yes
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let made: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            made = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), taskbase_mhd_must_copy)
+            }
+        case .stream(let stream):
+            let context = StreamContext(stream: stream, connection: ConnectionHandle(pointer: connection), server: self)
+            tracker.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
+            made = MHD_create_response_from_callback(
+                taskbase_mhd_size_unknown, 4_096,
+                { cls, _, buffer, max in
+                    let context = Unmanaged<StreamContext>.fromOpaque(cls!).takeUnretainedValue()
+                    let connection = context.connection
+                    let count = context.stream.read(
+                        into: UnsafeMutableRawPointer(buffer!), max: max, suspend: { MHD_suspend_connection(connection.pointer) },
+                        resume: { MHD_resume_connection(connection.pointer) })
+                    return count < 0 ? taskbase_mhd_end_of_stream : count
+                }, Unmanaged.passRetained(context).toOpaque(),
+                { cls in
+                    let context = Unmanaged<StreamContext>.fromOpaque(cls!).takeRetainedValue()
+                    context.stream.terminated()
+                    context.server.tracker.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(context.stream)) }
+                })
+        }
+        guard let made else { return taskbase_mhd_no }
+        defer { MHD_destroy_response(made) }
+        for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
+        return MHD_queue_response(connection, UInt32(response.status), made)
+    }
+
+    private static func headers(of connection: OpaquePointer) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in values(of: connection, kind: taskbase_mhd_header_kind) {
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        }
+        return headers
+    }
+
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        let collector = ValueCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(
+                connection, kind,
+                { cls, _, key, value in
+                    let collector = Unmanaged<ValueCollector>.fromOpaque(cls!).takeUnretainedValue()
+                    collector.values.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+                    return taskbase_mhd_yes
+                }, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.values
+    }
+}
+
+/// A daemon or connection pointer, handed between the daemon's thread and Swift tasks: the
+/// daemon allows resuming a suspended connection from any thread.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// See `DaemonHandle`.
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The callbacks' context, pointing at the server once it exists.
+private final class ServerBox: @unchecked Sendable {
+    var server: HTTPServer?
+}
+
+/// One request in progress: filled by the daemon's thread, answered by a task.
+private final class Exchange: @unchecked Sendable {
+    var request: HTTPRequest
+    var tooLarge = false
+    var dispatched = false
+    private let response = Mutex<HTTPResponse?>(nil)
+
+    init(request: HTTPRequest) {
+        self.request = request
+    }
+
+    func store(_ reply: HTTPResponse) { response.withLock { $0 = reply } }
+    func takeResponse() -> HTTPResponse? { response.withLock { $0.take() } }
+}
+
+/// What a streamed response's callbacks need.
+private final class StreamContext: @unchecked Sendable {
+    let stream: EventStreamBuffer
+    let connection: ConnectionHandle
+    let server: HTTPServer
+
+    init(stream: EventStreamBuffer, connection: ConnectionHandle, server: HTTPServer) {
+        self.stream = stream
+        self.connection = connection
+        self.server = server
+    }
+}
+
+/// Collects the header or query values the daemon iterates over.
+private final class ValueCollector {
+    var values: [(name: String, value: String)] = []
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+/// Problems as responses: `application/problem+json` with the problem's status.
+public enum ServerProblems {
+    /// `problem` as a response, with extra `headers`.
+    public static func response(_ problem: ProblemDocument, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var bytes = (try? Array(ServerJSON.encoder.encode(problem))) ?? Array(#"{"status":500}"#.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        return HTTPResponse(status: problem.status, headers: [("Content-Type", "application/problem+json")] + headers, body: .bytes(bytes))
+    }
+
+    /// A service refusal as a response; a conflict carries the current version as the ETag.
+    public static func response(_ error: TaskError, status: Int? = nil) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = []
+        if case .conflict(_, let version) = error { headers.append(("ETag", ETag.of(version))) }
+        return response(ProblemDocument(error, status: status), headers: headers)
+    }
+
+    /// 413 for a body over `limit` bytes.
+    public static func tooLarge(limit: Int) -> HTTPResponse {
+        response(
+            ProblemDocument(.payloadTooLarge, detail: "the request body is larger than \(limit) bytes; send less (or raise TASKBASE_HTTP_MAX_BODY)"))
+    }
+
+    /// 401 with the `WWW-Authenticate` challenge.
+    public static func unauthorized(_ detail: String) -> HTTPResponse {
+        response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])
+    }
+}
+
+/// Entity tags: a task's version, quoted.
+public enum ETag {
+    /// `"3"`.
+    public static func of(_ version: Int64) -> String { "\"\(version)\"" }
+
+    /// The version an `If-Match` or `If-None-Match` value names: nil for `*` (any), otherwise a
+    /// quoted (or weak, `W/"3"`) number; anything else is a validation error on the header.
+    public static func version(in header: String, field: String) throws -> Int64? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        if text == "*" { return nil }
+        var tag = Substring(text)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast()), version > 0 else {
+            throw TaskError.validation(
+                field: field, reason: "\(text) is not an entity tag this API made (a task's version in quotes, like \"3\", or *)")
+        }
+        return version
+    }
+}

@@ -1,0 +1,109 @@
+import APITokens
+import CommandLineToolkit
+import Foundation
+import TaskCore
+import TaskbaseCommandLine
+import TaskbaseServer
+
+/// The taskserve program: Taskbase's HTTP/JSON API over PostgreSQL, acting for whoever's API
+/// token a request carries.
+@main
+enum TaskServe {
+    static let version = "taskserve 0.1.0"
+
+    static func main() async {
+        await CommandRunner(root: command).main()
+    }
+
+    /// The whole command line: one command, no subcommands.
+    static let command = Command(
+        "taskserve",
+        abstract: "Serve Taskbase's HTTP/JSON API (see docs/api.md).",
+        discussion: """
+            Every request acts as the user of its API token (Authorization: Bearer <token>; make one \
+            with taskctl token create EMAIL). One JSON access-log line per request goes to stderr. \
+            SIGTERM, SIGHUP or Ctrl-C stops gracefully: no new connections, event streams ended, requests \
+            in flight answered, exit 0.
+
+            Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
+            not set. Tokens are hashed under TASKBASE_TOKEN_KEY (set the same value for taskctl). \
+            Exit codes: 0 stopped, 2 usage, 3 cannot connect or listen.
+            """,
+        version: version,
+        options: [
+            Option(
+                "listen", valueName: "HOST:PORT", help: "Where to listen (an IPv4 address; port 0 picks a free one).",
+                default: "127.0.0.1:8080", environment: "TASKBASE_HTTP_ADDR"),
+            Option(
+                "max-connections", valueName: "N", help: "Connections served at once.", type: .integer,
+                default: "1024", environment: "TASKBASE_HTTP_MAX_CONNECTIONS"),
+            Option(
+                "max-body", valueName: "BYTES", help: "The largest request body (413 beyond).", type: .integer,
+                default: "1048576", environment: "TASKBASE_HTTP_MAX_BODY"),
+            Option(
+                "idle-timeout", valueName: "SECONDS", help: "Close connections idle this long (slow clients).", type: .integer,
+                default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
+            Option(
+                "pool-size", valueName: "N", help: "Database connections.", type: .integer, default: "16", environment: "TASKBASE_POOL_SIZE"),
+            Option(
+                "pool-timeout", valueName: "MS", help: "How long a request waits for a database connection before 503.", type: .integer,
+                default: "2000", environment: "TASKBASE_POOL_TIMEOUT_MS"),
+            Option(
+                "heartbeat", valueName: "SECONDS", help: "Seconds between keep-alive comments on event streams.", type: .integer,
+                default: "15", environment: "TASKBASE_SSE_HEARTBEAT"),
+            Option(
+                "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
+                default: "10"),
+        ],
+        run: { values in try await serve(values) })
+
+    static func serve(_ values: ParsedValues) async throws {
+        let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080")
+        let limits = HTTPServerLimits(
+            maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
+            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")))
+        let secrets = TokenSecrets.fromEnvironment()
+        let service: TaskService
+        do {
+            service = try await ServiceConnection.open(
+                maxConnections: try positive(values, "pool-size"), acquireTimeout: .milliseconds(try positive(values, "pool-timeout")))
+        } catch {
+            throw ServiceExitCodes.failure(for: error)
+        }
+        let options = APIOptions(secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")))
+        let log = StandardStream.standardError
+        let server: APIServer
+        do {
+            server = try APIServer.start(service: service, options: options, host: host, port: port, limits: limits) { line in
+                try? log.write(line)
+            }
+        } catch {
+            throw CommandFailure(String(describing: error), exitCode: .cannotConnect)
+        }
+        if !secrets.hasConfiguredKey {
+            try? log.write(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
+        }
+        try? log.write(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
+        // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+        try? log.write(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
+        let grace = Duration.seconds(try positive(values, "shutdown-grace"))
+        // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
+        await Task { await server.shutdown(grace: grace) }.value
+        try? log.write(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
+    }
+
+    /// `HOST:PORT` as an IPv4 address and a port; `localhost` is 127.0.0.1.
+    static func address(_ text: String) throws -> (String, UInt16) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw UsageError("--listen wants HOST:PORT, like 127.0.0.1:8080, not \(text)")
+        }
+        let host = String(text[..<colon])
+        return (host == "localhost" || host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {
+        guard let value = values.int(name), value > 0 else { throw UsageError("--\(name) wants a positive number") }
+        return value
+    }
+}

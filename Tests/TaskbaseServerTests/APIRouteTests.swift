@@ -1,0 +1,308 @@
+import Foundation
+import TaskCore
+import TaskbaseServer
+import TaskbaseWire
+import Testing
+
+@Suite("The HTTP API over both stores, through a real HTTP client")
+struct APIRouteTests {
+    @Test("GET /v1/me answers the token's user; no token or an unknown one is 401 with the Bearer challenge", arguments: StoreKind.allCases)
+    func me(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let me = try await f.client("member").get("/v1/me")
+        #expect(me.status == 200)
+        #expect(try me.decode(UserDocument.self).email == f.member.email)
+        for client in [f.client(), f.client().with(token: "tb_" + String(repeating: "A", count: 43)), f.client().with(token: "nonsense")] {
+            let refused = try await client.get("/v1/me")
+            #expect(refused.status == 401)
+            #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            #expect(refused.header("Content-Type") == "application/problem+json")
+            #expect(refused.problem?.code == "unauthorized")
+        }
+        let basic = try await f.client().get("/v1/me", headers: ["Authorization": "Basic YTpi"])
+        #expect(basic.status == 401)
+        await f.stop()
+    }
+
+    @Test(
+        "a task's whole life: 201 with Location and ETag, read, 304, merge patch, stale If-Match is 412 with the current ETag, delete",
+        arguments: StoreKind.allCases)
+    func taskLife(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let created = try await member.send(
+            "POST", "/v1/teams/\(f.team)/tasks",
+            json:
+                #"{"title": "Fix the login page", "priority": "high", "due_date": "2026-12-24", "assignee": "\#(f.member.email)", "category": "Web"}"#
+        )
+        #expect(created.status == 201)
+        let task = try created.decode(TaskDocument.self)
+        #expect(created.header("Location") == "/v1/tasks/\(task.key)")
+        #expect(created.header("ETag") == "\"1\"")
+        #expect(task.assignee.value == f.member.email)
+        #expect(task.priority == "high")
+
+        let read = try await f.client("viewer").get("/v1/tasks/\(task.key)")
+        #expect(read.status == 200)
+        #expect(try read.decode(TaskDocument.self) == task)
+        let unchanged = try await f.client("viewer").get("/v1/tasks/\(task.key)", headers: ["If-None-Match": "\"1\""])
+        #expect(unchanged.status == 304)
+        #expect(unchanged.body.isEmpty)
+
+        let patched = try await member.send(
+            "PATCH", "/v1/tasks/\(task.key)", json: #"{"due_date": null, "status": "in_progress"}"#, headers: ["If-Match": "\"1\""])
+        #expect(patched.status == 200)
+        let after = try patched.decode(TaskDocument.self)
+        #expect(after.dueDate.value == nil)
+        #expect(after.category.value == "Web")
+        #expect(after.status == "in_progress")
+        #expect(patched.header("ETag") == "\"2\"")
+
+        let stale = try await member.send("PATCH", "/v1/tasks/\(task.key)", json: #"{"title": "Overwrite"}"#, headers: ["If-Match": "\"1\""])
+        #expect(stale.status == 412)
+        #expect(stale.header("ETag") == "\"2\"")
+        #expect(stale.problem?.taskError == .conflict(what: "task \(task.key)", currentVersion: 2))
+        #expect(try await f.service.task(try TaskKey(parsing: task.key), as: .id(f.owner.id)).title == "Fix the login page")
+
+        let staleDelete = try await member.send("DELETE", "/v1/tasks/\(task.key)", headers: ["If-Match": "\"1\""])
+        #expect(staleDelete.status == 412)
+        let deleted = try await member.send("DELETE", "/v1/tasks/\(task.key)", headers: ["If-Match": "\"2\""])
+        #expect(deleted.status == 204)
+        #expect(try await member.get("/v1/tasks/\(task.key)").status == 404)
+        await f.stop()
+    }
+
+    @Test("viewers read but get 403 on writes; outsiders get 404 for everything, exactly as for what does not exist", arguments: StoreKind.allCases)
+    func rolesAndOutsiders(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Secret"), as: .id(f.member.id))
+        let viewer = f.client("viewer"), outsider = f.client("outsider")
+        let write = try await viewer.send("PATCH", "/v1/tasks/\(task.key)", json: #"{"title": "x"}"#)
+        #expect(write.status == 403)
+        #expect(write.problem?.code == "permission_denied")
+        #expect(try await viewer.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "x"}"#).status == 403)
+        #expect(try await viewer.send("DELETE", "/v1/tasks/\(task.key)").status == 403)
+        #expect(try await viewer.get("/v1/teams/\(f.team)/summary").status == 200)
+
+        let hidden = try await outsider.get("/v1/tasks/\(task.key)")
+        let missing = try await outsider.get("/v1/tasks/\(f.team)-999")
+        #expect(hidden.status == 404)
+        #expect(missing.status == 404)
+        #expect(hidden.problem?.code == missing.problem?.code)
+        #expect(hidden.problem?.title == missing.problem?.title)
+        for (method, path) in [
+            ("GET", "/v1/teams/\(f.team)"), ("GET", "/v1/teams/\(f.team)/tasks"), ("GET", "/v1/teams/\(f.team)/members"),
+            ("GET", "/v1/teams/\(f.team)/summary"), ("GET", "/v1/tasks/\(task.key)/history"), ("DELETE", "/v1/tasks/\(task.key)"),
+            ("DELETE", "/v1/teams/\(f.team)"),
+        ] {
+            let reply = try await outsider.send(method, path)
+            #expect(reply.status == 404, "\(method) \(path)")
+        }
+        #expect(try await outsider.send("PATCH", "/v1/tasks/\(task.key)", json: #"{"title": "x"}"#).status == 404)
+        #expect(try await f.service.task(task.key, as: .id(f.owner.id)) == task)
+        await f.stop()
+    }
+
+    @Test(
+        "teams and members: create (201), list, show, rename, summary, set roles, remove, delete; admins' limits hold", arguments: StoreKind.allCases)
+    func teamsAndMembers(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let owner = f.client("owner")
+        let key = "N" + String(f.team.rawValue.dropFirst().prefix(6))
+        let created = try await owner.send("POST", "/v1/teams", json: #"{"key": "\#(key.lowercased())", "name": "New team"}"#)
+        #expect(created.status == 201)
+        #expect(created.header("Location") == "/v1/teams/\(key)")
+        #expect(try created.decode(TeamDocument.self).role == "owner")
+        #expect(try await owner.send("POST", "/v1/teams", json: #"{"key": "\#(key)", "name": "Again"}"#).status == 409)
+        let teams = try await owner.get("/v1/teams").decode([TeamDocument].self)
+        #expect(Set(teams.map(\.key)) == [f.team.rawValue, key])
+        let renamed = try await owner.send("PATCH", "/v1/teams/\(key)", json: #"{"name": "Renamed"}"#)
+        #expect(try renamed.decode(TeamDocument.self).name == "Renamed")
+        #expect(try await f.client("member").send("PATCH", "/v1/teams/\(f.team)", json: #"{"name": "No"}"#).status == 403)
+
+        let put = try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.viewer.email)", json: #"{"role": "admin"}"#)
+        #expect(put.status == 200)
+        #expect(try put.decode(MemberDocument.self).role == "admin")
+        let one = try await owner.get("/v1/teams/\(key)/members/\(f.viewer.email)")
+        #expect(try one.decode(MemberDocument.self).email == f.viewer.email)
+        #expect(try await owner.get("/v1/teams/\(key)/members/\(f.outsider.email)").status == 404)
+        let admin = f.client("viewer")
+        let promote = try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "owner"}"#)
+        #expect(promote.status == 403)
+        #expect(try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "member"}"#).status == 200)
+        #expect(try await owner.get("/v1/teams/\(key)/members").decode([MemberDocument].self).count == 3)
+        #expect(try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "boss"}"#).status == 422)
+        #expect(try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.outsider.email)").status == 204)
+        #expect(try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.owner.email)").status == 422)
+
+        let summary = try await owner.get("/v1/teams/\(f.team)/summary").decode(SummaryDocument.self)
+        #expect(summary.team.key == f.team.rawValue)
+        #expect(summary.byStatus.keys.sorted() == ["done", "in_progress", "open"])
+        #expect(try await owner.send("DELETE", "/v1/teams/\(key)").status == 204)
+        #expect(try await owner.get("/v1/teams/\(key)").status == 404)
+        await f.stop()
+    }
+
+    @Test("the task list takes taskctl's filters and pages by cursor with next_cursor and a Link header", arguments: StoreKind.allCases)
+    func listAndPages(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        for index in 1...5 {
+            _ = try await f.service.createTask(
+                in: f.team,
+                try TaskDraft(title: "Task \(index)", status: index == 5 ? .done : .open, category: index.isMultiple(of: 2) ? "Even" : nil),
+                as: .id(f.member.id))
+        }
+        let client = f.client("viewer")
+        let first = try await client.get("/v1/teams/\(f.team)/tasks?limit=2&status=open")
+        let page = try first.decode(TaskPageDocument.self)
+        #expect(page.tasks.map(\.number) == [1, 2])
+        let cursor = try #require(page.nextCursor.value)
+        let link = try #require(first.header("Link"))
+        #expect(link.hasSuffix(#">; rel="next""#))
+        let nextPath = String(link.dropFirst().prefix { $0 != ">" })
+        let second = try await client.get(nextPath).decode(TaskPageDocument.self)
+        #expect(second.tasks.map(\.number) == [3, 4])
+        #expect(try await client.get("/v1/teams/\(f.team)/tasks?limit=2&status=open&after=\(cursor)").decode(TaskPageDocument.self) == second)
+        let uncategorized = try await client.get("/v1/teams/\(f.team)/tasks?uncategorized=true").decode(TaskPageDocument.self)
+        #expect(uncategorized.tasks.map(\.number) == [1, 3, 5])
+        let even = try await client.get("/v1/teams/\(f.team)/tasks?category=even&sort=number&desc=true").decode(TaskPageDocument.self)
+        #expect(even.tasks.map(\.number) == [4, 2])
+        #expect(try await client.get("/v1/teams/\(f.team)/tasks?colour=red").problem?.field == "colour")
+        #expect(try await client.get("/v1/teams/\(f.team)/tasks?limit=0").status == 422)
+        #expect(try await client.get("/v1/teams/\(f.team)/tasks?status=finished").problem?.field == "status")
+        #expect(try await client.get("/v1/teams/\(f.team)/tasks?after=garbage").status == 422)
+        await f.stop()
+    }
+
+    @Test("a cursor walk while others insert sees every task that existed before, once", arguments: StoreKind.allCases)
+    func cursorWalkDuringInserts(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        for index in 1...40 { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Before \(index)"), as: .id(f.member.id)) }
+        let writer = Task {
+            for index in 1...40 { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "During \(index)"), as: .id(f.member.id)) }
+        }
+        var seen: [Int64] = []
+        var path: String? = "/v1/teams/\(f.team)/tasks?limit=7"
+        while let next = path {
+            let reply = try await f.client("viewer").get(next)
+            let page = try reply.decode(TaskPageDocument.self)
+            seen += page.tasks.map(\.number)
+            path = reply.header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) }
+        }
+        try await writer.value
+        #expect(Set(seen).count == seen.count)
+        #expect(Set(1...40).isSubset(of: Set(seen)))
+        #expect(seen == seen.sorted())
+        await f.stop()
+    }
+
+    @Test("history lists each version with the actor's email", arguments: StoreKind.allCases)
+    func history(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Tracked"), as: .id(f.member.id))
+        _ = try await f.service.completeTask(task.key, as: .id(f.owner.id))
+        let entries = try await f.client("viewer").get("/v1/tasks/\(task.key)/history").decode([HistoryDocument].self)
+        #expect(entries.map(\.version) == [1, 2])
+        #expect(entries.map(\.actor) == [f.member.email, f.owner.email])
+        #expect(entries[1].changes.first?.field == "status")
+        await f.stop()
+    }
+
+    @Test("bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong field is 422 naming it, nothing is written", arguments: StoreKind.allCases)
+    func badBodies(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let path = "/v1/teams/\(f.team)/tasks"
+        let malformed = try await member.send("POST", path, json: #"{"title": "#)
+        #expect(malformed.status == 400)
+        #expect(malformed.problem?.field == "body")
+        let invalidUTF8 = try await member.send(
+            "POST", path, body: Data([0x7B, 0x22, 0x74, 0x69, 0x74, 0x6C, 0x65, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]))
+        #expect(invalidUTF8.status == 400)
+        let wrongType = try await member.send("POST", path, json: #"{"title": 5}"#)
+        #expect(wrongType.status == 422)
+        #expect(wrongType.problem?.field == "title")
+        let blank = try await member.send("POST", path, json: #"{"title": "   "}"#)
+        #expect(blank.problem?.taskError == .validation(field: "title", reason: try #require(blank.problem?.reason)))
+        #expect(try await member.send("POST", path, json: #"{"title": "x", "due_date": "tomorrow"}"#).problem?.field == "due_date")
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
+        #expect(try await member.send("PUT", path, json: "{}").status == 405)
+        #expect(try await member.get("/v2/nothing").status == 404)
+        #expect(try await member.send("PATCH", "/v1/tasks/\(f.team)-1", json: "{}", headers: ["Content-Type": "text/plain"]).status == 415)
+        await f.stop()
+    }
+
+    @Test("a body over the cap is 413 and writes nothing", arguments: StoreKind.allCases)
+    func oversizeBody(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, limits: HTTPServerLimits(maxBodyBytes: 1_000))
+        let big = #"{"title": "big", "notes": "\#(String(repeating: "x", count: 5_000))"}"#
+        let reply = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: big)
+        #expect(reply.status == 413)
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
+        await f.stop()
+    }
+
+    @Test(
+        "Idempotency-Key: a retry gets the first response and makes nothing new; the key with another body is refused", arguments: StoreKind.allCases)
+    func idempotency(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let path = "/v1/teams/\(f.team)/tasks"
+        let first = try await member.send("POST", path, json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "k-1"])
+        let retry = try await member.send("POST", path, json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "k-1"])
+        #expect(first.status == 201)
+        #expect(retry.status == 201)
+        #expect(retry.body == first.body)
+        #expect(retry.header("Location") == first.header("Location"))
+        let reused = try await member.send("POST", path, json: #"{"title": "Twice"}"#, headers: ["Idempotency-Key": "k-1"])
+        #expect(reused.status == 422)
+        #expect(reused.problem?.code == "idempotency_key_reused")
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == 1)
+        let otherUser = try await f.client("owner").send("POST", path, json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "k-1"])
+        #expect(otherUser.status == 201)
+        await f.stop()
+    }
+
+    @Test("users make, list and revoke their own tokens; a revoked token stops at once, as does a disabled user's", arguments: StoreKind.allCases)
+    func tokens(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let made = try await member.send("POST", "/v1/me/tokens", json: #"{"name": "laptop", "expires_in": "1h"}"#)
+        #expect(made.status == 201)
+        let token = try made.decode(NewTokenDocument.self)
+        #expect(token.token.hasPrefix("tb_"))
+        #expect(token.prefix == String(token.token.prefix(10)))
+        let laptop = f.client().with(token: token.token)
+        #expect(try await laptop.get("/v1/me").status == 200)
+        let listed = try await member.get("/v1/me/tokens")
+        #expect(!listed.text.contains(token.token))
+        #expect(try listed.decode([TokenDocument].self).map(\.name).contains("laptop"))
+        #expect(try await f.client("owner").send("DELETE", "/v1/me/tokens/\(token.id)").status == 404)
+        #expect(try await laptop.send("DELETE", "/v1/me/tokens/\(token.id)").status == 204)
+        #expect(try await laptop.get("/v1/me").status == 401)
+        #expect(try await member.send("POST", "/v1/me/tokens", json: #"{"expires_in": "forever"}"#).problem?.field == "expires_in")
+
+        #expect(try await f.client("viewer").get("/v1/me").status == 200)
+        _ = try await f.service.setUserDisabled(.id(f.viewer.id), true)
+        try await waitFor { try await f.client("viewer").get("/v1/me").status == 401 }
+        await f.stop()
+    }
+
+    @Test("/healthz and /readyz answer without a token", arguments: StoreKind.allCases)
+    func health(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        #expect(try await f.client().get("/healthz").status == 200)
+        #expect(try await f.client().get("/readyz").status == 200)
+        await f.stop()
+    }
+}
+
+/// Polls `condition` for up to 5 seconds.
+func waitFor(_ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("the condition did not hold within 5 seconds")
+}

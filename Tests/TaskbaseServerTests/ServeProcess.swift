@@ -1,0 +1,63 @@
+import Foundation
+import TaskbaseTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `taskserve` child process listening on 127.0.0.1 and a free port, its stderr (the access
+/// log) in a file.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    let logURL: URL
+    private(set) var baseURL = ""
+
+    /// Starts taskserve with `environment` (plus `--listen 127.0.0.1:0` and `arguments`) and
+    /// waits for its "listening" line.
+    init(environment: [String: String], arguments: [String] = []) async throws {
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("taskserve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        process.executableURL = BuiltProgram.url("taskserve")
+        process.arguments = ["--listen", "127.0.0.1:0"] + arguments
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try await waitUntil("taskserve to listen") {
+            guard let line = self.log.split(separator: "\n").first(where: { $0.contains(#""listening""#) }) else {
+                guard self.process.isRunning else { throw ServeFailure(log: self.log) }
+                return false
+            }
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            self.baseURL = object?["listening"] as? String ?? ""
+            return true
+        }
+    }
+
+    /// Everything it wrote to stderr so far.
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The access-log lines as JSON objects.
+    var accessLog: [[String: Any]] {
+        log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter {
+            $0["route"] != nil
+        }
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    func stop(signal: Int32 = SIGTERM) async throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        try await waitUntil("taskserve to exit", limit: .seconds(20)) { !self.process.isRunning }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: logURL)
+    }
+}
+
+/// taskserve exited before listening.
+struct ServeFailure: Error, CustomStringConvertible {
+    var log: String
+    var description: String { "taskserve exited before listening: \(log)" }
+}

@@ -1,0 +1,78 @@
+import APITokens
+import Foundation
+import TaskCore
+import TaskStoreMemory
+import TaskStorePG
+import TaskbaseTestSupport
+import Testing
+import TaskbaseServer
+import TaskbaseWire
+
+/// Which store a test's server runs over: both, every time.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory, postgres
+
+    /// One PostgreSQL store for every test of the process, over the shared migrated database.
+    static let postgresStore = Task<PostgresTaskStore, any Error> {
+        try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 8)
+    }
+
+    func make() async throws -> any TaskStore {
+        switch self {
+        case .memory: MemoryTaskStore()
+        case .postgres: try await Self.postgresStore.value
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// A taskserve in this process on 127.0.0.1 and a free port, over a store, with a cast:
+/// `owner`, `member` and `viewer` of team `team`, and `outsider` in no team, each with a token.
+struct ServerFixture: Sendable {
+    static let secrets = TokenSecrets(key: "test key")
+
+    let server: APIServer
+    let service: TaskService
+    let team: TeamKey
+    let owner: User, member: User, viewer: User, outsider: User
+    let tokens: [String: String]
+
+    static func start(
+        _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+    ) async throws -> ServerFixture {
+        try await start(store: try await kind.make(), limits: limits, heartbeat: heartbeat)
+    }
+
+    static func start(
+        store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+    ) async throws -> ServerFixture {
+        let service = TaskService(store: store)
+        let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
+        var users: [User] = []
+        var tokens: [String: String] = [:]
+        for role in ["owner", "member", "viewer", "outsider"] {
+            let user = try await service.createUser(email: "\(role).\(suffix.lowercased())@example.com", displayName: role.capitalized)
+            let (secret, digest) = try secrets.generate()
+            _ = try await service.createToken(for: .id(user.id), name: "test", lifetime: 3_600, digest: digest)
+            tokens[role] = secret
+            users.append(user)
+        }
+        let team = try await service.createTeam(key: "S" + String(suffix.prefix(8)), name: "Server tests", as: .id(users[0].id))
+        try await service.setRole(.member, for: .id(users[1].id), in: team.key, as: .id(users[0].id))
+        try await service.setRole(.viewer, for: .id(users[2].id), in: team.key, as: .id(users[0].id))
+        let server = try APIServer.start(
+            service: service, options: APIOptions(secrets: secrets, version: "test", heartbeat: heartbeat), limits: limits)
+        return ServerFixture(
+            server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
+    }
+
+    /// A client acting as `role` ("owner", "member", "viewer", "outsider"), or anonymous.
+    func client(_ role: String? = nil) -> HTTPClient {
+        HTTPClient(baseURL: server.baseURL, token: role.flatMap { tokens[$0] })
+    }
+
+    func stop() async {
+        await server.shutdown(grace: .seconds(2))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PGStore
+import TaskbaseTestSupport
+import TaskbaseWire
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// taskserve and taskctl as processes against PostgreSQL: what an operator does.
+@Suite("taskserve as a process against PostgreSQL", .serialized, .timeLimit(.minutes(3)))
+struct TaskserveProcessTests {
+    static let tokenKey = "process test key"
+
+    func environment() async throws -> [String: String] {
+        var environment = TestDatabases.childEnvironment(try await TestDatabases.shared.value)
+        environment["TASKBASE_TOKEN_KEY"] = Self.tokenKey
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        return environment
+    }
+
+    func taskctl(_ arguments: [String], _ environment: [String: String]) async throws -> ProgramRun {
+        try await BuiltProgram.run(BuiltProgram.url("taskctl"), arguments: arguments, environment: environment)
+    }
+
+    /// A user with a token minted by `taskctl token create --json`, and a team they own.
+    func castMember(_ environment: [String: String]) async throws -> (email: String, team: String, token: NewTokenDocument) {
+        let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
+        let email = "api.\(suffix)@example.com", team = "P" + suffix.uppercased().prefix(8)
+        #expect(try await taskctl(["user", "add", email, "--name", "API user"], environment).exitCode == 0)
+        #expect(try await taskctl(["team", "create", team, "--name", "Process team", "--as", email], environment).exitCode == 0)
+        let minted = try await taskctl(["token", "create", email, "--name", "ci", "--expires-in", "1h", "--json"], environment)
+        #expect(minted.exitCode == 0, "\(minted.standardError)")
+        return (email, team, try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(minted.standardOutput.utf8)))
+    }
+
+    @Test("--help and --version exit 0; a bad --listen is a usage error; no database is exit 3")
+    func commandLine() async throws {
+        let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
+        #expect(help.exitCode == 0)
+        #expect(help.standardOutput.contains("TASKBASE_HTTP_ADDR"))
+        #expect(
+            try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--version"], environment: [:]).standardOutput.hasPrefix(
+                "taskserve "))
+        #expect(try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--listen", "nowhere"], environment: [:]).exitCode == 2)
+        let offline = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        #expect(offline.exitCode == 3, "\(offline.standardError)")
+    }
+
+    @Test("a token from taskctl works over HTTP; the access log names route, status and token prefix, never the token; SIGTERM exits 0")
+    func tokenFromTaskctl() async throws {
+        let environment = try await environment()
+        let (email, team, token) = try await castMember(environment)
+        let serve = try await ServeProcess(environment: environment)
+        let client = HTTPClient(baseURL: serve.baseURL, token: token.token)
+        let me = try await client.get("/v1/me")
+        #expect(me.status == 200)
+        #expect(try me.decode(UserDocument.self).email == email)
+        let created = try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "From HTTP"}"#)
+        #expect(created.status == 201)
+        let listed = try await taskctl(["task", "list", "--team", team, "--as", email, "--json"], environment)
+        #expect(listed.standardOutput.contains("From HTTP"))
+
+        let listing = try await taskctl(["token", "list", email, "--json"], environment)
+        #expect(listing.exitCode == 0)
+        #expect(!listing.standardOutput.contains(token.token))
+        #expect(listing.standardOutput.contains(token.prefix))
+
+        try await waitUntil("the access log") { serve.accessLog.count >= 2 }
+        let lines = serve.accessLog
+        #expect(
+            lines.contains {
+                $0["route"] as? String == "POST /v1/teams/{team}/tasks" && $0["status"] as? Int == 201 && $0["token"] as? String == token.prefix
+            })
+        #expect(!serve.log.contains(token.token))
+        #expect(try await serve.stop() == 0)
+        #expect(serve.log.contains(#""stopped""#))
+    }
+
+    @Test("taskctl token revoke stops the token at once in every taskserve process; a disabled user's tokens too")
+    func revocationAcrossProcesses() async throws {
+        let environment = try await environment()
+        let (email, _, token) = try await castMember(environment)
+        let first = try await ServeProcess(environment: environment), second = try await ServeProcess(environment: environment)
+        for serve in [first, second] {
+            #expect(try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 200)
+        }
+        #expect(try await taskctl(["token", "revoke", String(token.id)], environment).exitCode == 0)
+        for serve in [first, second] {
+            try await waitUntil("the revoked token to be refused", limit: .seconds(5)) {
+                try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 401
+            }
+        }
+        let other = try await taskctl(["token", "create", email, "--json"], environment)
+        let fresh = try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(other.standardOutput.utf8))
+        #expect(try await HTTPClient(baseURL: first.baseURL, token: fresh.token).get("/v1/me").status == 200)
+        #expect(try await taskctl(["user", "disable", email], environment).exitCode == 0)
+        try await waitUntil("the disabled user's token to be refused", limit: .seconds(5)) {
+            try await HTTPClient(baseURL: first.baseURL, token: fresh.token).get("/v1/me").status == 401
+        }
+        #expect(try await first.stop() == 0)
+        #expect(try await second.stop(signal: SIGINT) == 0)
+    }
+
+    @Test("a token hashed under another TASKBASE_TOKEN_KEY is unknown")
+    func keyMatters() async throws {
+        let environment = try await environment()
+        let (_, _, token) = try await castMember(environment)
+        var otherKey = environment
+        otherKey["TASKBASE_TOKEN_KEY"] = "another key"
+        let serve = try await ServeProcess(environment: otherKey)
+        #expect(try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 401)
+        #expect(try await serve.stop() == 0)
+    }
+}
