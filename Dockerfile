@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Taskbase tools image: taskmigrate, taskctl and taskimport on a slim Debian with libpq.
+# Taskbase image: taskmigrate, taskctl, taskimport and taskserve (the HTTP API) on a slim
+# Debian with libpq, libmicrohttpd and libcrypto.
 #
 #   docker build -t taskbase .
 #   docker run --rm -e DATABASE_URL=... taskbase taskmigrate status
@@ -12,7 +13,7 @@ ARG DEBIAN_RELEASE=bookworm
 
 FROM swift:${SWIFT_VERSION}-${DEBIAN_RELEASE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev pkg-config \
+    && apt-get install -y --no-install-recommends libpq-dev libmicrohttpd-dev libssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Every folder the manifest names must exist, tests and benchmarks included.
@@ -24,7 +25,7 @@ COPY Benchmarks ./Benchmarks
 # Build only the programs an operator runs; the Swift runtime is linked in statically.
 RUN set -eu; \
     mkdir -p /out; \
-    for tool in taskmigrate taskctl taskimport; do \
+    for tool in taskmigrate taskctl taskimport taskserve; do \
         if [ -d "Sources/$tool" ]; then \
             swift build -c release --static-swift-stdlib --product "$tool"; \
             cp "$(swift build -c release --show-bin-path)/$tool" /out/; \
@@ -33,10 +34,11 @@ RUN set -eu; \
     test -x /out/taskmigrate
 
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
-# libpq5 for the database, libstdc++6 for the statically linked Swift runtime,
+# libpq5 for the database, libmicrohttpd12 and libssl3 (libcrypto) for taskserve and the API
+# tokens, libstdc++6 for the statically linked Swift runtime,
 # ca-certificates for sslmode=verify-full against public CAs, tzdata for time zones.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 libstdc++6 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libpq5 libmicrohttpd12 libssl3 libstdc++6 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 taskbase \
     && useradd --system --uid 10001 --gid taskbase --home-dir /app --shell /usr/sbin/nologin taskbase
@@ -45,5 +47,7 @@ COPY --from=build /out/ /usr/local/bin/
 COPY migrations ./migrations
 ENV TASKBASE_MIGRATIONS_DIR=/app/migrations
 USER 10001:10001
+# taskserve's default port (the api service publishes it).
+EXPOSE 8080
 # Each compose service names its program; alone, the image shows taskmigrate's help.
 CMD ["taskmigrate", "--help"]

@@ -8,6 +8,13 @@ public struct ProgramRun: Sendable {
     public var standardOutput: String
     /// Everything it wrote to standard error.
     public var standardError: String
+
+    /// A finished run, for tests that start the program their own way (feeding its input slowly).
+    public init(exitCode: Int32, standardOutput: String, standardError: String) {
+        self.exitCode = exitCode
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
 }
 
 /// The package's own executables, run as child processes the way people run them.

@@ -8,7 +8,8 @@ import PGStore
 public enum TestDatabases {
     /// The tests were not started by `scripts/test`.
     public struct NotConfigured: Error, CustomStringConvertible {
-        public var description: String { "TASKBASE_TEST_ADMIN_URL is not set: run the tests with scripts/test" }
+        public var description: String { "TASKBASE_TEST_ADMIN_URL or DATABASE_URL is not set: run the tests with scripts/test" }
+        public init() {}
     }
 
     /// The repository's `migrations/` folder.
@@ -44,6 +45,17 @@ public enum TestDatabases {
         return config
     }
 
+    /// Runs one statement on a connection of its own to `config`.
+    public static func execute(_ query: PGQuery, on config: PGConfig) async throws {
+        _ = try await PGConnection.with(config) { try await $0.execute(query) }
+    }
+
+    /// Drops the database `config` names, with its connections.
+    public static func drop(_ config: PGConfig) async throws {
+        let drop = PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(PGQuery.quoteIdentifier(config["dbname"] ?? "")) WITH (FORCE)")
+        _ = try await PGConnection.with(try admin()) { try await $0.execute(drop) }
+    }
+
     /// One migrated database for the whole test process, made on first use.
     public static let shared = Task<PGConfig, any Error> { try await createMigrated(purpose: "shared") }
 
@@ -65,6 +77,25 @@ public enum TestDatabases {
             "DATABASE_URL": connectionString(through), "TASKBASE_LISTEN_URL": connectionString(config),
             "TASKBASE_STATEMENT_CACHE": "0",
         ]
+    }
+
+    /// A config that no URI can express.
+    public struct NotAURI: Error, CustomStringConvertible {
+        public var config: PGConfig
+        public var description: String { "cannot write \(config) as a postgres:// URI" }
+    }
+
+    /// A single-host `config` as a `postgresql://user:password@host:port/dbname` URI.
+    public static func uri(_ config: PGConfig) throws -> String {
+        var components = URLComponents()
+        components.scheme = "postgresql"
+        components.user = config["user"]
+        components.password = config["password"]
+        components.host = config["host"] ?? config["hostaddr"]
+        components.port = config["port"].flatMap { Int($0) }
+        components.path = "/" + (config["dbname"] ?? "")
+        guard let uri = components.string else { throw NotAURI(config: config) }
+        return uri
     }
 
     /// `config` as a `DATABASE_URL` for child processes (libpq key=value form, password included).

@@ -47,3 +47,23 @@ public struct ChangeDocument: Codable, Hashable, Sendable {
             sequence: sequence)
     }
 }
+
+extension ChangeDocument {
+    /// The document of `change` as `actor` sees it: the actor's email (from `directory`, which
+    /// learns users it did not know) and the task's current title (nil for a deletion or a task
+    /// deleted since). `taskctl watch` and the event stream both describe changes so.
+    public static func describing(
+        _ change: TaskChange, users directory: inout UserDirectory, service: TaskService, as actor: UserRef
+    ) async throws -> ChangeDocument {
+        try await directory.resolve([change.actorID], using: service)
+        var title: String?
+        if change.kind != .deleted {
+            do {
+                title = try await service.task(change.key, as: actor).title
+            } catch TaskError.notFound {
+                title = nil
+            }
+        }
+        return ChangeDocument(change, actor: directory.email(change.actorID), title: title)
+    }
+}

@@ -48,7 +48,17 @@ enum TaskImport {
                 "map", valueName: "FIELD=HEADER",
                 help: "Fill FIELD (title, notes, status, priority, dueDate, assignee, category, externalId) from the column HEADER.",
                 isRepeatable: true),
-            Option("delimiter", valueName: "CHAR", help: "The field separator: , ; tab or |.", default: ","),
+            Option(
+                "delimiter", valueName: "CHAR",
+                help: "The field separator: , ; tab or |, or auto to count them on the header line. A first line sep=X wins.",
+                default: "auto"),
+            Option(
+                "encoding", valueName: "NAME",
+                help: "The file's encoding: utf-8, utf-16, windows-1252 or latin1. A byte-order mark wins.", default: "utf-8"),
+            Option(
+                "max-field-size", valueName: "BYTES",
+                help: "The longest field read, in bytes (after conversion to UTF-8); a longer one stops the import.",
+                type: .integer, default: String(CSVReader.Options.defaultMaxFieldBytes)),
         ],
         flags: [
             Flag("dry-run", short: "n", help: "Check everything and report what would happen; write nothing."),

@@ -113,14 +113,27 @@ enum TaskMigrate {
 
     static let lint = Command(
         "lint",
-        abstract: "Report lock and rewrite hazards (no database needed).",
+        abstract: "Report lock, rewrite, breakage and safety hazards (no database needed).",
         discussion: """
-            One line per hazard: file:line: rule: reason. Exit 6 when a hazard is not allowed by \
-            -- lint:allow RULE in its file. Statements on tables created earlier in the same file are \
-            not flagged; down sections are not linted. Rules: \
-            \(LintRule.allCases.map(\.rawValue).joined(separator: ", ")).
+            One line per hazard: file:line:column: rule: what it locks or breaks, for how long, and \
+            what to write instead. Every file is reported, unreadable ones included, before the exit \
+            code: 6 when a hazard is not allowed by -- lint:allow RULE in its file (or a file cannot \
+            be read). Files are read in order as one history: a CHECK (col IS NOT NULL) validated in \
+            an earlier file (or, when DATABASE_URL is set, in the database) makes SET NOT NULL safe, \
+            and a SECURITY DEFINER function is reported only if no later file fixes its search_path. \
+            A named FILE in the folder is linted with the folder around it. Statements on tables \
+            created earlier in the same file skip the lock and breakage rules; down sections are not \
+            linted. --explain RULE says more about one rule.
+
+            Rules:
+            \(LintRule.allCases.map { "\($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             """,
         positionals: [Positional("files", valueName: "FILE", arity: .zeroOrMore, help: "Files to lint (default: every file in the folder).")],
+        options: [Option("explain", valueName: "RULE", help: "Explain one rule: what it locks or breaks, for how long, the safe way.")],
+        flags: [
+            Flag("json", help: "Print one JSON document: files, refused, findings (file, line, column, rule, message, allowed)."),
+            Flag("offline", help: "Do not read the database even when DATABASE_URL is set."),
+        ],
         run: { values in try await MigrateCommands.lint(values) }
     )
 

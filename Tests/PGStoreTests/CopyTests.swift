@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PGStore
+import TaskbaseTestSupport
 
 @Suite("COPY in and out")
 struct CopyTests {

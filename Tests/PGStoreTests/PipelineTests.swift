@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PGStore
+import TaskbaseTestSupport
 
 @Suite("Pipeline mode and the statement cache")
 struct PipelineTests {

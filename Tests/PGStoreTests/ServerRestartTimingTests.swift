@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PGStore
+import TaskbaseTestSupport
 
 /// Tests that stop and start a server: they use a second throwaway cluster of their own (port
 /// `TASKBASE_PG_PORT` + 1000, or `TASKBASE_PG_RESTART_PORT`), so the suites running in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PGStore
+import TaskbaseTestSupport
 
 /// Tests with wall-clock bounds or process-wide memory measurements. `scripts/test` runs every
 /// suite whose name ends in `TimingTests` on its own, one test at a time, after the others, so

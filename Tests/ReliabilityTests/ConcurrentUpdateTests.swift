@@ -2,6 +2,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("racing writers on one task", .timeLimit(.minutes(3)))
@@ -14,7 +15,7 @@ struct ConcurrentUpdateTests {
 
     @Test("two users updating the same task at the same moment 1,000 times: every update is applied or refused as a conflict, none is lost")
     func racingUpdates() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 4)
             let fixture = try await ContractFixture.make(store: store)
             let service = fixture.service

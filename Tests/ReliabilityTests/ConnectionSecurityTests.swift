@@ -8,7 +8,7 @@ struct ConnectionSecurityTests {
     static func refusal(_ change: (inout PGConfig) -> Void) async throws -> PGError? {
         var config = try TestDatabases.admin()
         change(&config)
-        return await #expect(throws: PGError.self) { try await ScratchDatabase.withConnection(to: config) { _ in } }
+        return await #expect(throws: PGError.self) { try await PGConnection.with(config) { _ in } }
     }
 
     @Test("sslmode=require and verify-full reach libpq: a server without TLS is refused, with an error that says so")

@@ -23,8 +23,8 @@ struct FailoverTests {
             let primary = try PGConfig(connectionString: try await Scripts.run("pg", ["url", database], environment: environment))
             var maintenance = primary
             maintenance["dbname"] = "postgres"
-            try await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), on: maintenance)
-            try await ScratchDatabase.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(database)"), on: maintenance)
+            try await TestDatabases.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), on: maintenance)
+            try await TestDatabases.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(database)"), on: maintenance)
             _ = try await MigrationRunner(directory: MigrationDirectory(path: PackagePaths.migrations.path), config: primary).up()
             try await body(primary)
         } catch {
@@ -58,13 +58,13 @@ struct FailoverTests {
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: primary, maxConnections: 2))
             let viewer = try await fixture.service.user(fixture.viewer).email
             let taskctl = PackagePaths.executable("taskctl")
-            let environment = ["DATABASE_URL": try ScratchDatabase.uri(primary), "TASKBASE_ACTOR": viewer]
+            let environment = ["DATABASE_URL": try TestDatabases.uri(primary), "TASKBASE_ACTOR": viewer]
             let list = ["task", "list", "--team", fixture.team.rawValue]
             #expect(try await ChildProcess.run(taskctl, list, environment: environment).status == 0)
 
             let watch = try ChildProcess(taskctl, ["watch", "--team", fixture.team.rawValue], environment: environment)
             try await waitUntil("taskctl watch to listen") {
-                try await ScratchDatabase.withConnection(to: primary) { connection in
+                try await PGConnection.with(primary) { connection in
                     try await connection.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'")[0].decode(Int.self, "n") > 0
                 }
             }
@@ -122,14 +122,14 @@ struct FailoverTests {
     }
 
     static func isInRecovery(_ config: PGConfig) async throws -> Bool {
-        try await ScratchDatabase.withConnection(to: config) {
+        try await PGConnection.with(config) {
             try await $0.query("SELECT pg_is_in_recovery() AS recovering")[0].decode(Bool.self, "recovering")
         }
     }
 
     /// Tasks titled `title`, read as the superuser (row-level security does not apply).
     static func count(ofTitle title: String, on config: PGConfig) async throws -> Int {
-        try await ScratchDatabase.withConnection(to: config) {
+        try await PGConnection.with(config) {
             try await $0.query("SELECT count(*) AS n FROM tasks WHERE title = \(title)")[0].decode(Int.self, "n")
         }
     }

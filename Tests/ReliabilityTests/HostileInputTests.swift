@@ -4,6 +4,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 @Suite("hostile input through TaskService on the Postgres store", .timeLimit(.minutes(3)))
@@ -78,7 +79,7 @@ struct HostileInputTests {
 
     @Test("SQL, shell, control characters, odd Unicode and 100 KB strings are stored verbatim or refused as invalid, never executed")
     func hostileText() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 4))
             var stored = 0, refused = 0
             for field in Self.fields {
@@ -113,7 +114,7 @@ struct HostileInputTests {
 
     @Test("LIKE wildcards in a text filter match themselves, not any character")
     func wildcardsAreLiteral() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for title in ["100% done", "1000 things", "a_b", "axb", "back\\slash"] { try await fixture.makeTask(title) }
             for (text, expected) in [("100%", ["100% done"]), ("a_b", ["a_b"]), ("k\\s", ["back\\slash"])] {
@@ -147,7 +148,7 @@ struct HostileInputTests {
 
     @Test("a CSV file carrying SQL, shell and control characters imports verbatim")
     func hostileCSVImportsVerbatim() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let samples = HostileText.samples.filter {
                 $0.text.count < 100 && $0.text == Self.trimmed($0.text) && !$0.text.contains(where: \.isNewline)
@@ -168,22 +169,23 @@ struct HostileInputTests {
         }
     }
 
-    @Test("invalid UTF-8 bytes in a CSV file stop the reader with the line and column of the first bad byte")
+    @Test("invalid UTF-8 bytes in a CSV file refuse their record with the line, character and offset of the first bad byte")
     func invalidUTF8InCSV() throws {
-        for (bad, column) in [([UInt8]([0xFF]), 4), ([0xC3, 0x28], 4), ([0xED, 0xA0, 0x80], 4), ([0xC3], 4)] {
+        for (bad, character) in [([UInt8]([0xFF]), 4), ([0xC3, 0x28], 4), ([0xED, 0xA0, 0x80], 4), ([0xC3], 4)] {
             let bytes = Self.csvHeader + Array("ok,fine,cat,e1\r\nbad".utf8) + bad + Array("title,n,c,e2\r\n".utf8)
             #expect {
                 _ = try Self.drafts(fromCSV: bytes)
             } throws: { error in
-                guard let error = error as? CSVError, case .invalidUTF8(let byte) = error.kind else { return false }
-                return byte == bad[0] && error.line == 3 && error.column == column
+                guard let error = error as? CSVError, case .undecodable(let bytes, .utf8, let offset, _) = error.kind else { return false }
+                return bytes.first == bad[0] && error.line == 3 && error.character == character && offset == Self.csvHeader.count + 19
+                    && error.isRecoverable && error.record?.fields.first?.contains("\u{FFFD}") == true
             }
         }
     }
 
     @Test("a NUL in any text field is refused cleanly, never stored altered")
     func nulIsRefused() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             for field in Self.fields where field.name != "list text filter" {
                 let text = field.name == "email" ? "nul\u{0}x@example.com" : HostileText.nul

@@ -11,7 +11,7 @@ struct ImportKillTests {
     static let rows = 200_000
 
     /// What an import may change: every task of the database, condensed.
-    static func tasksDigest(_ database: ScratchDatabase) async throws -> String {
+    static func tasksDigest(_ database: TestDatabase) async throws -> String {
         try await database.withConnection { connection in
             try await connection.query(
                 """
@@ -23,7 +23,7 @@ struct ImportKillTests {
 
     @Test("taskimport killed with SIGKILL halfway through a 200,000-row file leaves the tasks exactly as before; the rerun imports every row once")
     func killedImport() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             try await fixture.makeTask("There before the import")
             let member = try await fixture.service.user(fixture.member).email
@@ -37,7 +37,7 @@ struct ImportKillTests {
             let before = try await Self.tasksDigest(database)
             let taskimport = PackagePaths.executable("taskimport")
             let arguments = [file.path, "--team", fixture.team.rawValue, "--as", member]
-            let environment = ["DATABASE_URL": try database.url]
+            let environment = ["DATABASE_URL": database.url]
             let importer = try ChildProcess(taskimport, arguments, environment: environment)
             // Kill it once it has been copying rows for a moment.
             try await waitUntil("taskimport to start copying", limit: .seconds(60)) {
@@ -65,7 +65,7 @@ struct ImportKillTests {
     }
 
     /// Sessions of other clients in `database` that are not idle, running a statement like `pattern`.
-    static func busySessions(_ database: ScratchDatabase, running pattern: String) async throws -> Int {
+    static func busySessions(_ database: TestDatabase, running pattern: String) async throws -> Int {
         try await database.withConnection { connection in
             try await connection.query(
                 """

@@ -1,4 +1,5 @@
 import Foundation
+import Migrations
 import PGStore
 import TaskbaseTestSupport
 import Testing
@@ -10,7 +11,7 @@ struct MigrationFaultTests {
         var history: [String]
         var relations: [String]
 
-        static func take(_ database: ScratchDatabase) async throws -> SchemaSnapshot {
+        static func take(_ database: TestDatabase) async throws -> SchemaSnapshot {
             try await database.withConnection { connection in
                 let hasHistory = try await connection.query("SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present")[0].decode(
                     Bool.self, "present")
@@ -32,19 +33,19 @@ struct MigrationFaultTests {
 
     static let taskmigrate = PackagePaths.executable("taskmigrate")
 
-    static func taskmigrate(_ arguments: [String], on database: ScratchDatabase) throws -> ChildProcess {
+    static func taskmigrate(_ arguments: [String], on database: TestDatabase) throws -> ChildProcess {
         try ChildProcess(
-            taskmigrate, arguments, environment: ["DATABASE_URL": try database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
+            taskmigrate, arguments, environment: ["DATABASE_URL": database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
     }
 
     /// The migration files of the project, numbered.
     static func migrationFileCount() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: PackagePaths.migrations.path).filter { $0.hasSuffix(".sql") }.count
+        try MigrationDirectory(path: PackagePaths.migrations.path).load().count
     }
 
     @Test("five `taskmigrate up` started at once on a fresh database apply each migration exactly once, and all exit 0")
     func fiveConcurrentRunners() async throws {
-        try await ScratchDatabase.with(migrated: false) { database in
+        try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
             let runners = try (0..<5).map { _ in try Self.taskmigrate(["up"], on: database) }
             var outcomes: [ChildProcess.Outcome] = []
             for runner in runners { outcomes.append(await runner.finish()) }
@@ -62,7 +63,7 @@ struct MigrationFaultTests {
 
     @Test("a migration killed with SIGKILL mid-way leaves the database and its history as they were; a normal up then succeeds")
     func killedMigration() async throws {
-        try await ScratchDatabase.with(migrated: false) { database in
+        try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
             let setup = try await Self.taskmigrate(["up"], on: database).finish()
             try #require(setup.status == 0, "\(setup)")
             let before = try await SchemaSnapshot.take(database)

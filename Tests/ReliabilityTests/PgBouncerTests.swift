@@ -3,6 +3,7 @@ import PGStore
 import TaskCore
 import TaskStoreContract
 import TaskStorePG
+import TaskbaseTestSupport
 import Testing
 
 /// PgBouncer in transaction pooling mode, started by `scripts/faults pgbouncer` (which the
@@ -18,9 +19,9 @@ enum PgBouncerHarness {
 
     /// Runs `body` with a config that reaches `database` through PgBouncer, with the
     /// statement cache off; stops PgBouncer afterwards.
-    static func through<T>(_ database: ScratchDatabase, _ body: (PGConfig) async throws -> T) async throws -> T {
+    static func through<T>(_ database: TestDatabase, _ body: (PGConfig) async throws -> T) async throws -> T {
         var config = try PGConfig(
-            connectionString: try await Scripts.run("faults", ["pgbouncer", "start", try database.url], environment: environment))
+            connectionString: try await Scripts.run("faults", ["pgbouncer", "start", database.url], environment: environment))
         config.statementCacheSize = 0
         do {
             let value = try await body(config)
@@ -39,9 +40,9 @@ struct PgBouncerTests {
         "the store contract holds through PgBouncer in transaction mode with the statement cache off, the change feed listening on a direct connection",
         .enabled("PgBouncer is not installed and cannot be installed here (needs root and apt-get)") { await PgBouncerHarness.available() })
     func storeContract() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             try await PgBouncerHarness.through(database) { config in
-                let direct = try PGConfig(connectionString: try database.url)
+                let direct = try PGConfig(connectionString: database.url)
                 let store = try await PostgresTaskStore.open(config: config, maxConnections: 8, listenConfig: direct)
                 #expect(try await Self.serverPort(config) != Int(PgBouncerHarness.port))
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -64,7 +65,7 @@ struct PgBouncerTests {
         "pipelines sharing round trips through PgBouncer each get their own results and their own transaction",
         .enabled("PgBouncer is not installed and cannot be installed here (needs root and apt-get)") { await PgBouncerHarness.available() })
     func sharedRoundTrips() async throws {
-        try await ScratchDatabase.with(migrated: false) { database in
+        try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
             try await PgBouncerHarness.through(database) { config in
                 let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: 2))
                 // 32 callers over 2 connections: most pipelines wait and are sent with others. Each
@@ -99,7 +100,7 @@ struct PgBouncerTests {
 
     /// The port the PostgreSQL server behind `config` listens on (PgBouncer's own differs).
     static func serverPort(_ config: PGConfig) async throws -> Int {
-        try await ScratchDatabase.withConnection(to: config) {
+        try await PGConnection.with(config) {
             try await $0.query("SELECT inet_server_port() AS port")[0].decode(Int.self, "port")
         }
     }

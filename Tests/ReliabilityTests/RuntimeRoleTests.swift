@@ -10,11 +10,11 @@ import Testing
 struct RuntimeRoleTests {
     @Test("a login role granted taskbase_app (as docker-compose.yml and docs/operations.md set it up) runs the store and cannot change the schema")
     func loginRoleRunsTheStore() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let role = "reliability_web_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
             let password = "p'w \(UUID().uuidString)"
             let admin = try TestDatabases.admin()
-            try await ScratchDatabase.withConnection(to: admin) { connection in
+            try await PGConnection.with(admin) { connection in
                 _ = try await connection.query("SELECT set_config('reliability.password', \(password), false)")
                 _ = try await connection.simpleQuery(
                     unsafeSQL: """
@@ -32,14 +32,14 @@ struct RuntimeRoleTests {
                 let task = try await fixture.makeTask("Written by the runtime role")
                 #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
                 let refused = await #expect(throws: PGError.self) {
-                    try await ScratchDatabase.withConnection(to: config) { try await $0.execute("DROP TABLE tasks") }
+                    try await PGConnection.with(config) { try await $0.execute("DROP TABLE tasks") }
                 }
                 #expect(refused?.code == .insufficientPrivilege)
             } catch {
-                try? await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
+                try? await TestDatabases.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
                 throw error
             }
-            try await ScratchDatabase.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
+            try await TestDatabases.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
         }
     }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite("programs stopped by a signal commit nothing afterwards", .timeLimit(.minutes(3)))
 struct SignalTests {
     /// Sessions of this database (other than ours) that wait for a lock.
-    static func lockWaiters(_ database: ScratchDatabase) async throws -> Int {
+    static func lockWaiters(_ database: TestDatabase) async throws -> Int {
         try await database.withConnection { connection in
             try await connection.query(
                 """
@@ -23,7 +23,7 @@ struct SignalTests {
         "taskctl task add waiting on a lock, stopped by SIGTERM or SIGHUP, cancels its statement, exits 128+signal and no task appears later",
         arguments: [SIGTERM, SIGHUP])
     func stoppedWhileWaiting(signal: Int32) async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let member = try await fixture.service.user(fixture.member).email
             let title = "Added while stopped \(signal)"
@@ -34,7 +34,7 @@ struct SignalTests {
 
             let taskctl = try ChildProcess(
                 PackagePaths.executable("taskctl"), ["--as", member, "task", "add", "--team", fixture.team.rawValue, title],
-                environment: ["DATABASE_URL": try database.url])
+                environment: ["DATABASE_URL": database.url])
             try await waitUntil("task add to wait for the counter lock") { try await Self.lockWaiters(database) == 1 }
             kill(taskctl.processIdentifier, signal)
             let outcome = try await taskctl.finish(within: .seconds(20))

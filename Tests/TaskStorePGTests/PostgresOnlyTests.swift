@@ -3,6 +3,7 @@ import PGStore
 import TaskCore
 import Testing
 @testable import TaskStorePG
+import TaskbaseTestSupport
 
 @Suite("Postgres store only")
 struct PostgresOnlyTests {
@@ -22,7 +23,7 @@ struct PostgresOnlyTests {
 
     @Test("20 concurrent creators on 20 connections get distinct, gapless numbers")
     func concurrentCreators() async throws {
-        let config = try await PostgresTestDatabase.shared.value
+        let config = try await TestDatabases.shared.value
         let store = try await PostgresTaskStore.open(config: config, maxConnections: 20)
         let service = TaskService(store: store)
         let (team, _, members) = try await makeTeam(service, members: 20)
@@ -37,8 +38,8 @@ struct PostgresOnlyTests {
 
     @Test("as the runtime role with another user's id set, every tenant table reads empty for a foreign team, and writes into it are refused")
     func rowLevelSecurity() async throws {
-        let config = try await PostgresTestDatabase.shared.value
-        let service = TaskService(store: try await PostgresTestDatabase.store())
+        let config = try await TestDatabases.shared.value
+        let service = TaskService(store: try await SharedStore.store())
         let (team, owner, _) = try await makeTeam(service)
         let created = try await service.createTask(in: team, try TaskDraft(title: "Secret"), as: owner)
         let stranger = try await service.createUser(email: "stranger.\(UInt32.random(in: 0...UInt32.max))@example.com", displayName: "Stranger")
@@ -77,7 +78,7 @@ struct PostgresOnlyTests {
 
     @Test("the runtime role has no DDL rights")
     func runtimeRoleHasNoDDL() async throws {
-        let config = try await PostgresTestDatabase.shared.value
+        let config = try await TestDatabases.shared.value
         let connection = try await PGConnection.connect(config)
         defer { Task { await connection.close() } }
         let error = await #expect(throws: PGError.self) {
@@ -90,7 +91,7 @@ struct PostgresOnlyTests {
 
     @Test("a change made through another store (another process's pool) reaches a listener")
     func changeFeedAcrossStores() async throws {
-        let config = try await PostgresTestDatabase.shared.value
+        let config = try await TestDatabases.shared.value
         let listenerService = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
         let writerService = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
         let (team, owner, _) = try await makeTeam(writerService)

@@ -4,6 +4,7 @@ import Synchronization
 import TaskCore
 import Testing
 @testable import TaskStorePG
+import TaskbaseTestSupport
 
 /// How the server plans the statements the store sends. The statement cache prepares them, and
 /// after five runs PostgreSQL may keep one generic plan for every later run: that plan must
@@ -30,7 +31,7 @@ struct StatementPlanTests {
 
     @Test("a point read, by an actor given by email or by id, plans the user lookup as one index condition (no BitmapOr, no sequential scan)")
     func pointReadPlans() async throws {
-        let config = try await PostgresTestDatabase.shared.value
+        let config = try await TestDatabases.shared.value
         let captured = Mutex<[PGQuery]>([])
         let store = try await PostgresTaskStore.open(
             config: config, maxConnections: 1, statementObserver: { queries in captured.withLock { $0 = queries } })

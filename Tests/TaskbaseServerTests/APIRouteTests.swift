@@ -1,6 +1,8 @@
 import Foundation
 import TaskCore
+import TaskStorePG
 import TaskbaseServer
+import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
 
@@ -293,6 +295,27 @@ struct APIRouteTests {
         let f = try await ServerFixture.start(store)
         #expect(try await f.client().get("/healthz").status == 200)
         #expect(try await f.client().get("/readyz").status == 200)
+        await f.stop()
+    }
+}
+
+@Suite("The database out of reach")
+struct UnavailableTests {
+    @Test("every pool connection busy is 503 with Retry-After, and the next request after works; nothing half-written")
+    func poolExhausted() async throws {
+        let store = try await PostgresTaskStore.open(
+            config: try await TestDatabases.shared.value, maxConnections: 1, acquireTimeout: .milliseconds(200))
+        let f = try await ServerFixture.start(store: store)
+        let tasks = try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks
+        let hold = Task { try await store.source.withConnection { _ in try await Task.sleep(for: .seconds(2)) } }
+        try await Task.sleep(for: .milliseconds(100))
+        let busy = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "While busy"}"#)
+        #expect(busy.status == 503)
+        #expect(busy.header("Retry-After") == "1")
+        #expect(busy.problem?.code == "unavailable")
+        try await hold.value
+        #expect(try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks == tasks)
+        #expect(try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "After"}"#).status == 201)
         await f.stop()
     }
 }

@@ -114,4 +114,23 @@ struct TaskserveProcessTests {
         #expect(try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 401)
         #expect(try await serve.stop() == 0)
     }
+
+    @Test("two taskserve processes: a change made through one arrives on the other's event stream")
+    func eventsAcrossProcesses() async throws {
+        let environment = try await environment()
+        let (_, team, token) = try await castMember(environment)
+        let first = try await ServeProcess(environment: environment), second = try await ServeProcess(environment: environment)
+        let port = try #require(URL(string: second.baseURL)?.port)
+        let stream = try RawConnection(port: UInt16(port))
+        stream.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)"])
+        #expect(await stream.read(until: { $0.contains(": connected") }))
+        let created = try await HTTPClient(baseURL: first.baseURL, token: token.token).send(
+            "POST", "/v1/teams/\(team)/tasks", json: #"{"title": "Across"}"#)
+        #expect(created.status == 201)
+        #expect(await stream.read(until: { _ in !stream.changeEvents().isEmpty }))
+        #expect(stream.changeEvents().first?.data.contains(#""title":"Across""#) == true)
+        #expect(try await first.stop() == 0)
+        #expect(try await second.stop() == 0)
+        #expect(await stream.readUntilClosed())
+    }
 }

@@ -72,11 +72,12 @@ public struct HeaderMapping: Sendable, Equatable {
     /// the first few names it gives a count, so 10,000 stray columns make one short line.
     public var unmappedColumnsWarning: String? {
         guard !unmappedColumns.isEmpty else { return nil }
-        let listed = unmappedColumnNames.prefix(Self.listedUnmappedColumns).map { "\"\($0)\"" }.joined(separator: ", ")
+        let shown = Array(unmappedColumnNames.prefix(Self.listedUnmappedColumns))
+        let listed = HeaderNameQuoting.list(shown)
         let more = unmappedColumns.count - Self.listedUnmappedColumns
         let names = more > 0 ? "\(listed) and \(more) more (\(unmappedColumns.count) in all)" : listed
         return "ignoring columns that match no task field: \(names); "
-            + "import one with --map FIELD=HEADER"
+            + "import one with --map FIELD=HEADER" + HeaderNameQuoting.hint(for: shown)
     }
 
     /// The columns the overrides name: an exact header match first, else the one header that

@@ -19,25 +19,26 @@ public enum HeaderMappingError: Error, Sendable, Equatable, CustomStringConverti
         case .missingTitle(let header):
             let names = ImportField.title.synonyms.joined(separator: ", ")
             return "no title column (looked for \(names)); the columns are \(Self.list(header)); "
-                + "name the title column with --map title=HEADER"
+                + "name the title column with --map title=HEADER" + HeaderNameQuoting.hint(for: header)
         case .duplicateField(let field, let columns):
             return "columns \(Self.list(columns)) all map to \(field.displayName); "
-                + "choose one with --map \(field.rawValue)=HEADER"
+                + "choose one with --map \(field.rawValue)=HEADER" + HeaderNameQuoting.hint(for: columns)
         case .overrideHeaderNotFound(let field, let header, let available):
-            return "--map \(field.rawValue)=\(header): the file has no column \"\(header)\"; "
-                + "the columns are \(Self.list(available))"
+            return "--map \(field.rawValue)=\(header): the file has no column \(HeaderNameQuoting.quoted(header)); "
+                + "the columns are \(Self.list(available))" + HeaderNameQuoting.hint(for: available)
         case .conflictingOverrides(let field, let headers):
             return "--map gives \(field.rawValue) more than one column (\(Self.list(headers))); keep one"
         case .columnMappedTwice(let header, let fields):
-            return "--map takes column \"\(header)\" for \(fields.map(\.rawValue).joined(separator: " and ")); "
+            return "--map takes column \(HeaderNameQuoting.quoted(header)) for \(fields.map(\.rawValue).joined(separator: " and ")); "
                 + "a column fills one field"
         case .invalidOverride(let argument, let reason):
             return "--map \(argument): \(reason)"
         }
     }
 
-    /// Header names quoted for a message; an empty name shows as `""`.
+    /// Header names quoted for a message, invisible characters escaped; an empty name shows
+    /// as `""`.
     private static func list(_ names: [String]) -> String {
-        names.map { "\"\($0)\"" }.joined(separator: ", ")
+        HeaderNameQuoting.list(names)
     }
 }

@@ -2,8 +2,9 @@
 public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
     /// The input has no header row at all.
     case emptyInput
-    /// The header row cannot be mapped to task fields (no title column, an ambiguous column).
-    case unusableHeader(HeaderMappingError)
+    /// The header row (on `line`) cannot be mapped to task fields (no title column, an
+    /// ambiguous column).
+    case unusableHeader(HeaderMappingError, line: Int)
     /// The header row itself is malformed CSV.
     case malformedHeader(CSVError)
     /// A CSV error that ends the read: an unterminated quote, invalid UTF-8, an oversized
@@ -17,8 +18,8 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case .emptyInput:
             return "the input is empty: expected a header row naming the columns (at least a title column)"
-        case .unusableHeader(let error):
-            return "header: \(error.description)"
+        case .unusableHeader(let error, let line):
+            return "header (line \(line)): \(error.description)"
         case .malformedHeader(let error):
             return "header: \(error.description)"
         case .unreadableInput(let error):
@@ -28,6 +29,23 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
             return "\(last.description); stopped after \(rowsRead) rows with \(rejected) bad: \(allowance); "
                 + "nothing was imported. Fix the rows, or list them all with --dry-run --max-errors N --reject-file PATH"
         }
+    }
+
+    /// Where in the file the failure is, as far as it has a place: the line, the column (field
+    /// number) and its header, and the character in the line.
+    public var place: (line: Int?, column: Int?, header: String?, character: Int?) {
+        switch self {
+        case .emptyInput: (nil, nil, nil, nil)
+        case .unusableHeader(_, let line): (line, nil, nil, nil)
+        case .malformedHeader(let error), .unreadableInput(let error): (error.line, error.field, nil, error.character)
+        case .tooManyRejectedRows(_, _, _, let last): (last.line, last.column, last.header, nil)
+        }
+    }
+
+    /// Rows read and refused before the failure, when they were counted.
+    public var rowsSoFar: (read: Int, rejected: Int) {
+        if case .tooManyRejectedRows(_, let rejected, let rowsRead, _) = self { return (rowsRead, rejected) }
+        return (0, 0)
     }
 
     /// Whether the failure is the input's fault (exit 6) rather than the system's (a read

@@ -67,6 +67,12 @@ final class ImportBatchProducer: @unchecked Sendable {
         inFlight = nil
     }
 
+    /// What the normalisation rules changed in the rows accepted so far.
+    var normalisations: ImportNormalisations { validator.normalisations }
+
+    /// Blank lines and rows of empty cells skipped so far.
+    var emptyRowsSkipped: Int { reader.emptyRowsSkipped }
+
     /// The progress so far.
     var progress: ImportProgress {
         ImportProgress(rowsRead: rowsRead, bytesRead: reader.bytesConsumed, totalBytes: reader.totalByteCount)

@@ -7,6 +7,12 @@ public struct ImportReport: Sendable {
     public var rowsRead: Int
     /// Rows refused and left out (at most `--max-errors`).
     public var rejected: Int
+    /// Blank lines and rows whose every cell is empty, skipped (not counted in `rowsRead`).
+    public var emptyRowsSkipped: Int
+    /// How the file was read: encoding, byte-order mark, separator and where it came from.
+    public var format: CSVInputFormat?
+    /// What the normalisation rules changed in the accepted rows.
+    public var normalisations: ImportNormalisations
     /// What the store did (or, in a dry run, would do) with the accepted rows.
     public var summary: ImportSummary
     /// Whether nothing was written because it was a dry run.

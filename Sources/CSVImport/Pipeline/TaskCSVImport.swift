@@ -51,6 +51,10 @@ public final class TaskCSVImport {
     public let mapping: HeaderMapping
     private let reader: CSVReader
 
+    /// How the file is read (encoding, separator and where they came from), known once the
+    /// header has been read.
+    public var format: CSVInputFormat? { reader.format }
+
     /// Reads the header row of `reader` and maps it (with `overrides` first), so a file without
     /// a title column fails here, before any database work.
     public init(reader: CSVReader, overrides: [ColumnOverride] = []) throws(CSVImportFailure) {
@@ -66,7 +70,7 @@ public final class TaskCSVImport {
         do {
             mapping = try HeaderMapping(header: header.fields, overrides: overrides)
         } catch {
-            throw .unusableHeader(error)
+            throw .unusableHeader(error, line: header.line)
         }
         self.reader = reader
     }
@@ -97,7 +101,8 @@ public final class TaskCSVImport {
         await producer.stop()
         let elapsed = started.duration(to: .now)
         return ImportReport(
-            rowsRead: producer.rowsRead, rejected: producer.rejected, summary: summary, dryRun: settings.dryRun,
+            rowsRead: producer.rowsRead, rejected: producer.rejected, emptyRowsSkipped: producer.emptyRowsSkipped,
+            format: reader.format, normalisations: producer.normalisations, summary: summary, dryRun: settings.dryRun,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             rejections: producer.rejections)
     }

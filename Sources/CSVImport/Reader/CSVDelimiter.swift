@@ -24,6 +24,12 @@ public enum CSVDelimiter: String, Sendable, CaseIterable {
         }
     }
 
+    /// The separator whose byte is `byte`, if it is one of the four.
+    init?(byte: UInt8) {
+        guard let delimiter = Self.allCases.first(where: { $0.byte == byte }) else { return nil }
+        self = delimiter
+    }
+
     /// The byte the reader compares against.
     public var byte: UInt8 { rawValue.utf8.first! }
 }

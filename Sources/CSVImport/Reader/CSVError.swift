@@ -1,21 +1,28 @@
-/// A problem in the CSV text, with the physical line and column where it is, so a person can
-/// open the file and go straight there.
+/// A problem in the CSV text, with the physical line, the field and the character where it is,
+/// so a person can open the file and go straight there.
 ///
 /// Lines are 1-based physical lines (a line break inside a quoted field starts a new line);
-/// columns are 1-based and count characters (Unicode scalars) from the start of that line.
+/// `field` is the 1-based field number, what every message calls the column; `character` is
+/// 1-based and counts characters (Unicode scalars) from the start of that line.
 public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public enum Kind: Sendable, Equatable {
-        /// The input ended inside a quoted field; the quote opened at the given line and column.
-        case unterminatedQuote(openedAtLine: Int, openedAtColumn: Int)
+        /// The input ended inside a quoted field; the quote opened at the given line and character.
+        case unterminatedQuote(openedAtLine: Int, openedAtCharacter: Int)
         /// A `"` inside a field that does not start with a quote.
         case strayQuote
         /// Something other than a delimiter or line break right after a field's closing quote.
         case textAfterClosingQuote
         /// A record whose number of fields differs from the header's.
         case raggedRow(expected: Int, found: Int)
-        /// Bytes that are not UTF-8; `byte` is the first offending byte.
-        case invalidUTF8(byte: UInt8)
+        /// Bytes that are not text in `encoding`, at `fileOffset` (0-based) in the file; `looksLike`
+        /// is the encoding the file seems to be in, when there is a better guess.
+        case undecodable(bytes: [UInt8], encoding: TextEncoding, fileOffset: Int, looksLike: TextEncoding?)
+        /// The first line looks like another encoding than the one being read (NUL bytes between
+        /// the letters: UTF-16 without a byte-order mark).
+        case wrongEncoding(reading: TextEncoding, looksLike: TextEncoding)
+        /// A first line `sep=X` naming a separator the reader does not support.
+        case unsupportedSeparator(String)
         /// A field longer than the configured limit (in bytes).
         case fieldTooLarge(limit: Int)
         /// The source itself failed (an I/O error), with its message.
@@ -26,34 +33,36 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// 1-based physical line of the problem.
     public var line: Int
-    /// 1-based character column of the problem in that line.
-    public var column: Int
-    /// 1-based number of the field the problem is in, when there is one.
+    /// 1-based character position of the problem in that line.
+    public var character: Int
+    /// 1-based number of the field the problem is in, when there is one: the column.
     public var field: Int?
-    /// Byte offset of the problem from the start of the input (a BOM counts); for a ragged
-    /// row, the end of the record.
+    /// Byte offset of the problem from the start of the text the reader parsed: the file's own
+    /// offset for UTF-8 (a BOM counts), the UTF-8 text's for other encodings (except for
+    /// `undecodable`, which has the file's); for a ragged row, the end of the record.
     public var byteOffset: Int
     /// For a problem confined to one record: that record as read, so it can go to a reject
     /// file. `nil` for problems that stop the reader.
     public var record: CSVRecord? = nil
 
-    /// Whether the reader can go on with the next record after this error. Malformed quotes and
-    /// ragged rows spoil one record; an unterminated quote, invalid UTF-8, an oversized field or
-    /// an I/O failure end the read.
+    /// Whether the reader can go on with the next record after this error. Malformed quotes,
+    /// ragged rows and undecodable bytes spoil one record; an unterminated quote, an oversized
+    /// field, a wrong encoding or an I/O failure end the read.
     public var isRecoverable: Bool { record != nil }
 
-    /// One line for a person: where, what, and what to do about it.
+    /// One line for a person: where (the line, the column as field number, the character in
+    /// parentheses), what, and what to do about it.
     public var description: String {
-        var place = "line \(line), column \(column)"
-        if let field { place += " (field \(field))" }
-        return "\(place): \(problem)"
+        var place = "line \(line)"
+        if let field { place += ", column \(field)" }
+        return "\(place): \(problem) (character \(character) of line \(line))"
     }
 
     /// What is wrong and what to do, without the place.
-    var problem: String {
+    public var problem: String {
         switch kind {
-        case .unterminatedQuote(let openedAtLine, let openedAtColumn):
-            return "the quote opened at line \(openedAtLine), column \(openedAtColumn) is never closed; "
+        case .unterminatedQuote(let openedAtLine, let openedAtCharacter):
+            return "the quote opened at line \(openedAtLine), character \(openedAtCharacter) is never closed; "
                 + "add the closing quote, and double any quote inside the field (\"\")"
         case .strayQuote:
             return "a quote inside a field that is not quoted; quote the whole field and double the quote "
@@ -64,13 +73,33 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case .raggedRow(let expected, let found):
             return "expected \(expected) fields as in the header, found \(found); "
                 + "check for a missing or extra delimiter, or quote fields that contain one"
-        case .invalidUTF8(let byte):
-            let hex = String(byte, radix: 16, uppercase: true)
-            return "byte 0x\(hex.count == 1 ? "0" + hex : hex) is not valid UTF-8; save the file as UTF-8 and try again"
+        case .undecodable(let bytes, let encoding, let fileOffset, let looksLike):
+            let hex = bytes.map { "0x" + Self.hex($0) }.joined(separator: " ")
+            let what = bytes.count == 1 ? "byte \(hex) is" : "bytes \(hex) are"
+            var text = "\(what) not valid \(encoding.displayName) (at byte offset \(fileOffset) of the file)"
+            if let looksLike, looksLike != encoding {
+                text += "; the file looks like \(looksLike.displayName): read it with --encoding \(looksLike.optionValue)"
+                if encoding == .utf8 { text += ", or save it as UTF-8" }
+            } else {
+                text += "; save the file as UTF-8 and try again"
+            }
+            return text
+        case .wrongEncoding(let reading, let looksLike):
+            return "the file is not \(reading.displayName) text: NUL bytes between the letters of its first line say "
+                + "\(looksLike.displayName) without a byte-order mark; read it with --encoding \(looksLike.optionValue)"
+        case .unsupportedSeparator(let separator):
+            return "the first line asks for the separator \"\(separator)\" (sep=\(separator)); "
+                + "the separators read are , ; tab and |: change that line, or remove it and pass --delimiter"
         case .fieldTooLarge(let limit):
-            return "a field is longer than \(limit) bytes; check for an unclosed quote, or raise the field size limit"
+            return "a field is longer than \(limit) bytes; check for an unclosed quote, "
+                + "or raise the limit with --max-field-size BYTES"
         case .readFailed(let message):
             return "reading failed: \(message)"
         }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count == 1 ? "0" + digits : digits
     }
 }

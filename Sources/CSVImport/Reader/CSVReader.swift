@@ -3,9 +3,12 @@ import Foundation
 /// A streaming RFC 4180 reader: pulls bytes from a `ByteSource` one chunk at a time and hands
 /// out one `CSVRecord` per call, so memory stays flat whatever the input's size.
 ///
-/// It accepts UTF-8 with or without a BOM (dropped), CRLF, LF or CR line breaks (mixed too),
-/// quoted fields holding delimiters, doubled quotes and line breaks, and a last line with or
-/// without a line break. Problems are `CSVError`s with a line and column.
+/// It accepts UTF-8 with or without a BOM (dropped), UTF-16 (a byte-order mark is enough),
+/// Windows-1252 and Latin-1 (`Options.encoding`), a first line `sep=X` as Excel writes it,
+/// CRLF, LF or CR line breaks (mixed too), quoted fields holding delimiters, doubled quotes
+/// and line breaks, and a last line with or without a line break. Problems are `CSVError`s
+/// with a line, field and character; bytes that are not text in the encoding spoil only
+/// their record.
 ///
 /// ```swift
 /// let reader = try CSVReader(path: "tasks.csv", options: .init(delimiter: .semicolon))
@@ -54,8 +57,24 @@ public final class CSVReader {
         try scanner.nextRecord()
     }
 
-    /// How many bytes of the input have been parsed so far (a BOM included).
+    /// How many bytes of the input have been parsed so far (a BOM included); for an input in
+    /// another encoding than UTF-8, an estimate in the file's bytes, for progress.
     public var bytesConsumed: Int {
-        scanner.offset(scanner.position)
+        let parsed = scanner.offset(scanner.position)
+        guard let transcoder = scanner.transcoder, transcoder.bytesProduced > 0 else { return parsed }
+        let buffered = transcoder.bytesProduced - parsed
+        let ratio = Double(transcoder.fileOffset) / Double(transcoder.bytesProduced)
+        return max(0, transcoder.fileOffset - Int(Double(max(0, buffered)) * ratio))
+    }
+
+    /// How the input is read (encoding, byte-order mark, separator and where it came from);
+    /// nil until the first `next()` has read the start of the input.
+    public var format: CSVInputFormat? {
+        scanner.format
+    }
+
+    /// Blank lines and records whose every field is empty, skipped so far.
+    public var emptyRowsSkipped: Int {
+        scanner.emptyRowsSkipped
     }
 }

@@ -26,11 +26,13 @@ extension CSVScanner {
         let quotedStops = self.quotedStops
         while true {
             if position == limit {
-                if limitIsFinal {
-                    if invalidByte != nil { throw invalidUTF8Error() }
+                if invalidLength > 0 {
+                    try consumeInvalidSequence()
+                } else if limitIsFinal {
                     return try finishAtEndOfInput()
+                } else {
+                    try refill()
                 }
-                try refill()
                 continue
             }
             switch state {
@@ -43,6 +45,7 @@ extension CSVScanner {
                     }
                     startLine(at: next)
                     position = next
+                    emptyRowsSkipped += 1
                     continue
                 }
                 recordLine = line
@@ -78,7 +81,7 @@ extension CSVScanner {
                         try refill()
                         continue
                     }
-                    return try finishRecord(lineBreakAt: index, next: next)
+                    if let record = try finishRecord(lineBreakAt: index, next: next) { return record }
                 }
 
             case .quoted:
@@ -95,7 +98,7 @@ extension CSVScanner {
                             position = index + 1
                             state = .afterClosingQuote
                         }
-                    } else if limitIsFinal {
+                    } else if nextByteIsKnown {
                         position = index + 1
                         state = .afterClosingQuote
                     } else {
@@ -120,7 +123,7 @@ extension CSVScanner {
                         try refill()
                         continue
                     }
-                    return try finishRecord(lineBreakAt: position, next: next)
+                    if let record = try finishRecord(lineBreakAt: position, next: next) { return record }
                 } else {
                     noteRecordProblem(.textAfterClosingQuote, at: position)
                     state = .unquoted
@@ -133,12 +136,66 @@ extension CSVScanner {
     private mutating func appendToField(from start: Int, to end: Int) throws(CSVError) {
         guard end > start else { return }
         record.append(chunk + start, count: end - start)
+        try checkFieldSize()
+    }
+
+    /// Throws when the current field has grown past the size limit.
+    private mutating func checkFieldSize() throws(CSVError) {
         guard record.byteCount - fieldStartInRecord > options.maxFieldBytes else { return }
         settleFieldStartColumn()
         throw CSVError(
             kind: .fieldTooLarge(limit: options.maxFieldBytes), line: fieldStartLine,
-            column: fieldStartColumn ?? 1, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
+            character: fieldStartColumn ?? 1, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
     }
+
+    /// The invalid sequence at `limit`: the record it is in is refused (the first problem of a
+    /// record is the one reported), the field gets U+FFFD in its place so the reject file shows
+    /// where, and parsing goes on after it.
+    private mutating func consumeInvalidSequence() throws(CSVError) {
+        let index = limit
+        let length = invalidLength
+        if state == .recordStart {
+            recordLine = line
+            state = .fieldStart
+        }
+        if state == .fieldStart {
+            fieldStartOffset = offset(index)
+            fieldStartLine = line
+            fieldStartInRecord = record.byteCount
+            fieldStartColumn = nil
+            state = .unquoted
+        }
+        if state == .afterClosingQuote {
+            noteRecordProblem(.textAfterClosingQuote, at: index)
+            state = .unquoted
+        }
+        settleFieldStartColumn()
+        let bytes = Array(UnsafeBufferPointer(start: chunk + index, count: length))
+        let kind: CSVError.Kind
+        let fileOffset: Int
+        if let transcoder, let problem = transcoder.nextProblem() {
+            fileOffset = problem.fileOffset
+            let guess = transcoder.encoding == .windows1252 && problem.bytes.contains(where: TextEncoding.undefinedInWindows1252.contains)
+            kind = .undecodable(
+                bytes: problem.bytes, encoding: transcoder.encoding, fileOffset: fileOffset, looksLike: guess ? .latin1 : nil)
+        } else {
+            fileOffset = offset(index)
+            kind = .undecodable(bytes: bytes, encoding: .utf8, fileOffset: fileOffset, looksLike: TextEncoding.guess(badBytes: bytes))
+        }
+        noteRecordProblem(kind, at: index, byteOffset: fileOffset)
+        withUnsafeBytes(of: Self.replacementCharacter) { replacement in
+            record.append(replacement.baseAddress!.assumingMemoryBound(to: UInt8.self), count: replacement.count)
+        }
+        try checkFieldSize()
+        _ = column(at: index)
+        checkpointColumn += 1
+        checkpointOffset = offset(index + length)
+        position = index + length
+        checkText(from: position)
+    }
+
+    /// U+FFFD in UTF-8.
+    private static let replacementCharacter: (UInt8, UInt8, UInt8) = (0xEF, 0xBF, 0xBD)
 
     /// Ends the current field at the delimiter in `chunk[index]` and starts the next one.
     private mutating func endField(delimiterAt index: Int) {
@@ -150,18 +207,18 @@ extension CSVScanner {
         }
     }
 
-    /// Remembers the record's first quote problem at `chunk[index]`; it is thrown, with the
-    /// record, once the record is complete.
-    private mutating func noteRecordProblem(_ kind: CSVError.Kind, at index: Int) {
+    /// Remembers the record's first problem at `chunk[index]`; it is thrown, with the record,
+    /// once the record is complete.
+    private mutating func noteRecordProblem(_ kind: CSVError.Kind, at index: Int, byteOffset: Int? = nil) {
         guard recordProblem == nil else { return }
         settleFieldStartColumn()
         recordProblem = CSVError(
-            kind: kind, line: line, column: column(at: index), field: record.fieldCount + 1,
-            byteOffset: offset(index))
+            kind: kind, line: line, character: column(at: index), field: record.fieldCount + 1,
+            byteOffset: byteOffset ?? offset(index))
     }
 
-    /// Ends the record at the line break `chunk[index..<next]`.
-    private mutating func finishRecord(lineBreakAt index: Int, next: Int) throws(CSVError) -> CSVRecord {
+    /// Ends the record at the line break `chunk[index..<next]`; nil when it is skipped as empty.
+    private mutating func finishRecord(lineBreakAt index: Int, next: Int) throws(CSVError) -> CSVRecord? {
         record.endField()
         if let expected = expectedFieldCount, record.fieldCount < expected {
             shortRecordEndPlace = (line, column(at: index))
@@ -179,29 +236,37 @@ extension CSVScanner {
             finished = true
             return nil
         case .quoted:
-            let column = fieldStartColumn ?? 1
+            let character = fieldStartColumn ?? 1
             throw CSVError(
-                kind: .unterminatedQuote(openedAtLine: fieldStartLine, openedAtColumn: column),
-                line: fieldStartLine, column: column, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
+                kind: .unterminatedQuote(openedAtLine: fieldStartLine, openedAtCharacter: character),
+                line: fieldStartLine, character: character, field: record.fieldCount + 1, byteOffset: fieldStartOffset)
         case .fieldStart, .unquoted, .afterClosingQuote:
             record.endField()
             if let expected = expectedFieldCount, record.fieldCount < expected {
                 settleFieldStartColumn()
                 shortRecordEndPlace = (line, column(at: position))
             }
-            return try completeRecord()
+            if let record = try completeRecord() { return record }
+            finished = true
+            return nil
         }
     }
 
     /// Hands the finished record over, resets for the next one, and throws the record's
-    /// problem (a quote problem first, then a wrong field count) with the record attached.
-    private mutating func completeRecord() throws(CSVError) -> CSVRecord {
-        let record = self.record.takeRecord(line: recordLine, byteOffset: offset(position))
+    /// problem (a quote or encoding problem first, then a wrong field count) with the record
+    /// attached; nil for a record of empty fields when those are skipped.
+    private mutating func completeRecord() throws(CSVError) -> CSVRecord? {
         state = .recordStart
         let extraField = extraFieldPlace
         let shortEnd = shortRecordEndPlace
         extraFieldPlace = nil
         shortRecordEndPlace = nil
+        if options.skipsEmptyRecords, self.record.byteCount == 0, recordProblem == nil {
+            self.record.discardRecord()
+            emptyRowsSkipped += 1
+            return nil
+        }
+        let record = self.record.takeRecord(line: recordLine, byteOffset: offset(position))
 
         if var problem = recordProblem {
             recordProblem = nil
@@ -217,16 +282,7 @@ extension CSVScanner {
         let place = record.count > expected ? extraField : shortEnd
         throw CSVError(
             kind: .raggedRow(expected: expected, found: record.count),
-            line: place?.line ?? record.line, column: place?.column ?? 1,
+            line: place?.line ?? record.line, character: place?.column ?? 1,
             field: record.count > expected ? expected + 1 : nil, byteOffset: offset(position), record: record)
-    }
-
-    /// The error for the invalid UTF-8 at `limit`.
-    private mutating func invalidUTF8Error() -> CSVError {
-        settleFieldStartColumn()
-        let field = state == .recordStart ? nil : record.fieldCount + 1
-        return CSVError(
-            kind: .invalidUTF8(byte: invalidByte ?? 0), line: line, column: column(at: limit),
-            field: field, byteOffset: offset(limit))
     }
 }

@@ -19,12 +19,26 @@ struct CSVScanner {
     }
 
     let options: CSVReader.Options
-    let delimiter: UInt8
+    /// The separator's byte: the options', until the start of the input says otherwise.
+    var delimiter: UInt8
     /// What ends a run of bytes in an unquoted field: the delimiter, a quote, a line break.
-    let unquotedStops: StopBytes
+    var unquotedStops: StopBytes
     /// What ends a run of bytes in a quoted field: a quote or a line break.
     let quotedStops: StopBytes
     var source: any ByteSource
+    /// Turns the source into UTF-8 when it is in another encoding.
+    var transcoder: Transcoder?
+    /// Bytes read ahead at the start (to choose the encoding and the separator), handed to
+    /// the chunk buffer before the source is read again.
+    var pending: [UInt8] = []
+    /// How much of `pending` has been handed over.
+    var pendingStart = 0
+    /// A source failure met while topping up `pending`, thrown by the next read.
+    var deferredReadFailure: CSVError?
+    /// How the input is read; set before the first record.
+    var format: CSVInputFormat?
+    /// Blank lines and records of empty fields skipped so far.
+    var emptyRowsSkipped = 0
 
     // MARK: Chunk buffer
 
@@ -36,19 +50,20 @@ struct CSVScanner {
     /// How many bytes `chunk` holds.
     var chunkCount = 0
     /// Parsing may go up to here: the end of the chunk, less an incomplete UTF-8 sequence at
-    /// its end, or the first invalid byte.
+    /// its end, or the first invalid sequence.
     var limit = 0
     /// The next byte to parse.
     var position = 0
     /// Offset of `chunk[0]` in the whole input.
     var chunkStartOffset = 0
-    /// No byte will ever follow `limit`: the input ended, or invalid UTF-8 starts there.
+    /// No byte will ever follow `limit`: the input ended.
     var limitIsFinal = false
     /// The source has returned 0.
     var sourceEnded = false
-    /// Invalid UTF-8 at `limit`: its first byte. Reported once parsing reaches it.
-    var invalidByte: UInt8?
-    /// The first chunk has been read and a BOM dropped.
+    /// The length of the invalid sequence at `limit` (0: none). Parsing reaches it, refuses
+    /// the record it is in, and goes on after it.
+    var invalidLength = 0
+    /// The start of the input has been read: encoding, BOM and separator are settled.
     var started = false
     /// The input has ended or a fatal error was reported: no more records.
     var finished = false
@@ -94,7 +109,7 @@ struct CSVScanner {
         self.source = source
         self.options = options
         self.delimiter = options.delimiter.byte
-        self.unquotedStops = StopBytes(delimiter, ASCII.quote, ASCII.lineFeed, ASCII.carriageReturn)
+        self.unquotedStops = StopBytes(options.delimiter.byte, ASCII.quote, ASCII.lineFeed, ASCII.carriageReturn)
         self.quotedStops = StopBytes(ASCII.quote, ASCII.quote, ASCII.lineFeed, ASCII.carriageReturn)
         self.chunkCapacity = options.chunkSize + 4
         self.chunk = .allocate(capacity: chunkCapacity)
@@ -136,14 +151,22 @@ struct CSVScanner {
         if index + 1 < limit {
             return chunk[index + 1] == ASCII.lineFeed ? index + 2 : index + 1
         }
-        return limitIsFinal ? index + 1 : nil
+        return nextByteIsKnown ? index + 1 : nil
     }
+
+    /// Whether what follows `limit` is known not to be an LF or a quote: the input ends there,
+    /// or an invalid sequence starts there.
+    var nextByteIsKnown: Bool { limitIsFinal || invalidLength > 0 }
 
     // MARK: Reading
 
     /// Drops the parsed bytes before `position`, keeps the rest (a byte needing look-ahead, an
     /// incomplete UTF-8 sequence), reads the next chunk after them and checks its UTF-8.
     mutating func refill() throws(CSVError) {
+        if !started {
+            started = true
+            try start()
+        }
         settleFieldStartColumn()
         _ = column(at: position)
         let kept = chunkCount - position
@@ -153,45 +176,74 @@ struct CSVScanner {
         chunkStartOffset += position
         chunkCount = kept
         position = 0
-        repeat {
-            let room = UnsafeMutableRawBufferPointer(
-                start: chunk + chunkCount, count: min(options.chunkSize, chunkCapacity - chunkCount))
-            let count: Int
-            do {
-                count = try source.read(into: room)
-            } catch {
-                throw CSVError(
-                    kind: .readFailed(String(describing: error)), line: line,
-                    column: column(at: 0), field: nil, byteOffset: chunkStartOffset)
+        let room = UnsafeMutableRawBufferPointer(
+            start: chunk + chunkCount, count: min(options.chunkSize, chunkCapacity - chunkCount))
+        let count = try read(into: room)
+        if count == 0 { sourceEnded = true }
+        chunkCount += count
+        checkText(from: 0)
+    }
+
+    /// Reads the next bytes of UTF-8 text: what was read ahead first (topped up from the source,
+    /// so chunks still end at multiples of the chunk size), then the source, through the
+    /// transcoder when there is one.
+    mutating func read(into room: UnsafeMutableRawBufferPointer) throws(CSVError) -> Int {
+        if pendingStart < pending.count {
+            let count = min(room.count, pending.count - pendingStart)
+            pending.withUnsafeBytes { bytes in
+                room.baseAddress!.copyMemory(from: bytes.baseAddress! + pendingStart, byteCount: count)
             }
-            if count == 0 { sourceEnded = true }
-            chunkCount += count
-        } while !started && chunkCount < 3 && !sourceEnded
-        if !started {
-            started = true
-            dropByteOrderMark()
+            pendingStart += count
+            guard pendingStart == pending.count else { return count }
+            pending = []
+            pendingStart = 0
+            guard count < room.count else { return count }
+            do {
+                return try count + readSource(into: UnsafeMutableRawBufferPointer(rebasing: room[count...]))
+            } catch {
+                // The bytes read ahead are parsed first; the failure waits for the next read.
+                deferredReadFailure = error
+                return count
+            }
         }
-        switch checkUTF8(chunk, count: chunkCount) {
+        if var failure = deferredReadFailure {
+            deferredReadFailure = nil
+            failure.line = line
+            failure.character = column(at: position)
+            failure.byteOffset = offset(position)
+            throw failure
+        }
+        return try readSource(into: room)
+    }
+
+    /// Reads the source, through the transcoder when there is one.
+    private mutating func readSource(into room: UnsafeMutableRawBufferPointer) throws(CSVError) -> Int {
+        do {
+            if let transcoder { return try transcoder.read(into: room, from: &source) }
+            return try source.read(into: room)
+        } catch {
+            throw CSVError(
+                kind: .readFailed(String(describing: error)), line: line, character: column(at: position),
+                field: nil, byteOffset: offset(position))
+        }
+    }
+
+    /// Checks the UTF-8 of `chunk[start..<chunkCount]` and sets how far parsing may go.
+    mutating func checkText(from start: Int) {
+        invalidLength = 0
+        switch checkUTF8(chunk + start, count: chunkCount - start) {
         case .valid:
             limit = chunkCount
             limitIsFinal = sourceEnded
         case .incompleteTail(let index):
-            limit = index
-            limitIsFinal = sourceEnded
-            if sourceEnded { invalidByte = chunk[index] }
-        case .invalid(let index, let byte):
-            limit = index
-            limitIsFinal = true
-            invalidByte = byte
+            limit = start + index
+            limitIsFinal = false
+            if sourceEnded { invalidLength = chunkCount - limit }
+        case .invalid(let index, let length):
+            limit = start + index
+            limitIsFinal = false
+            invalidLength = length
         }
-    }
-
-    /// Skips a UTF-8 byte-order mark at the very start; it belongs to no line or column.
-    private mutating func dropByteOrderMark() {
-        guard chunkCount >= 3, chunk[0] == 0xEF, chunk[1] == 0xBB, chunk[2] == 0xBF else { return }
-        position = 3
-        lineStartOffset = 3
-        checkpointOffset = 3
     }
 }
 

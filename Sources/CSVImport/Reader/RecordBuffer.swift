@@ -50,6 +50,12 @@ struct RecordBuffer {
         fieldCount += 1
     }
 
+    /// Drops the record being built, for one that is skipped.
+    mutating func discardRecord() {
+        byteCount = 0
+        fieldCount = 0
+    }
+
     /// The finished record, after which the buffer is empty again.
     mutating func takeRecord(line: Int, byteOffset: Int) -> CSVRecord {
         let recordBytes = Array(UnsafeBufferPointer(start: bytes, count: byteCount))

@@ -5,8 +5,9 @@ enum UTF8Check: Equatable {
     /// Valid up to `offset`, where a sequence starts that the buffer ends too early to finish;
     /// the next chunk decides.
     case incompleteTail(at: Int)
-    /// The sequence starting at `offset` is not UTF-8; `byte` is its first byte.
-    case invalid(at: Int, byte: UInt8)
+    /// The sequence starting at `offset` is not UTF-8; `length` is how many bytes it spoils
+    /// (Unicode's "maximal subpart": the lead byte and the continuation bytes that fit it).
+    case invalid(at: Int, length: Int)
 }
 
 /// The bit set in every byte of a word that has its high bit set.
@@ -39,14 +40,14 @@ func checkUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> UTF8Check {
         case 0xF0: continuationCount = 3; secondLow = 0x90
         case 0xF1...0xF3: continuationCount = 3
         case 0xF4: continuationCount = 3; secondHigh = 0x8F
-        default: return .invalid(at: index, byte: lead)
+        default: return .invalid(at: index, length: 1)
         }
         for offset in 1...continuationCount {
             guard index + offset < count else { return .incompleteTail(at: index) }
             let byte = bytes[index + offset]
             let low = offset == 1 ? secondLow : 0x80
             let high = offset == 1 ? secondHigh : 0xBF
-            guard byte >= low, byte <= high else { return .invalid(at: index, byte: lead) }
+            guard byte >= low, byte <= high else { return .invalid(at: index, length: offset) }
         }
         index += continuationCount + 1
     }

@@ -28,7 +28,7 @@ public struct RowRejection: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(
             line: error.line, column: column,
             header: column.flatMap { $0 <= header.count ? header[$0 - 1] : nil },
-            reason: "\(error.problem) (character \(error.column) of line \(error.line))",
+            reason: "\(error.problem) (character \(error.character) of line \(error.line))",
             fields: error.record?.fields ?? [])
     }
 

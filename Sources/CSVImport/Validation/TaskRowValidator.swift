@@ -35,6 +35,8 @@ struct TaskRowValidator {
     private var statuses = CellVerdicts<TaskStatus>()
     private var priorities = CellVerdicts<TaskPriority>()
     private var assignees = CellVerdicts<String?>()
+    /// What the normalisation rules changed in the accepted rows so far.
+    private(set) var normalisations = ImportNormalisations()
 
     init(mapping: HeaderMapping) {
         self.mapping = mapping
@@ -90,14 +92,17 @@ struct TaskRowValidator {
     /// external id are judged by `TaskDraft`, and the external id must be new in the file.
     mutating func draft(_ row: ParsedRow, assignee: UserRef?) throws(RowRejection) -> TaskImportDraft {
         let record = row.record
-        let externalID = externalIDColumn.map { text(at: $0, of: record) }
+        var lineBreaksMadeLF = 0
+        let title = text(at: titleColumn, of: record, counting: &lineBreaksMadeLF)
+        let notes = notesColumn.map { text(at: $0, of: record, counting: &lineBreaksMadeLF) } ?? ""
+        let category = categoryColumn.map { text(at: $0, of: record, counting: &lineBreaksMadeLF) }
+        let externalID = externalIDColumn.map { text(at: $0, of: record, counting: &lineBreaksMadeLF) }
         var draft: TaskDraft
         var isDerived = false
         do {
             draft = try TaskDraft(
-                title: text(at: titleColumn, of: record), notes: notesColumn.map { text(at: $0, of: record) } ?? "",
-                status: row.status, priority: row.priority, dueDate: row.dueDate, assignee: assignee,
-                category: categoryColumn.map { text(at: $0, of: record) }, externalID: externalID)
+                title: title, notes: notes, status: row.status, priority: row.priority, dueDate: row.dueDate,
+                assignee: assignee, category: category, externalID: externalID)
             if draft.externalID == nil {
                 isDerived = true
                 draft = try TaskDraft(
@@ -122,6 +127,12 @@ struct TaskRowValidator {
                 line: record.line, column: externalIDColumn.map { $0 + 1 }, header: externalIDColumn.map { mapping.header[$0] },
                 reason: reason, fields: record.fields)
         }
+        // The rules only ever remove, so a value they changed is shorter.
+        normalisations.lineBreaksMadeLF += lineBreaksMadeLF
+        if draft.title.utf8.count != title.utf8.count { normalisations.titlesTrimmed += 1 }
+        if draft.notes.utf8.count != notes.utf8.count { normalisations.notesTrimmedAtEnd += 1 }
+        if let category, (draft.category?.utf8.count ?? 0) != category.utf8.count { normalisations.valuesTrimmed += 1 }
+        if let externalID, (isDerived ? 0 : item.externalID.utf8.count) != externalID.utf8.count { normalisations.valuesTrimmed += 1 }
         return item
     }
 
@@ -151,11 +162,12 @@ struct TaskRowValidator {
     }
 
     /// The text of a cell with its line breaks made `\n`, so a file saved with CRLF (or CR)
-    /// line breaks makes the same tasks, and derives the same ids, as its LF twin.
-    private func text(at column: Int, of record: CSVRecord) -> String {
+    /// line breaks makes the same tasks, and derives the same ids, as its LF twin; `changed`
+    /// counts the cells that had one.
+    private func text(at column: Int, of record: CSVRecord, counting changed: inout Int) -> String {
         guard column < record.count else { return "" }
-        return record.withFieldBytes(column) { bytes in
-            guard bytes.contains(ASCII.carriageReturn) else { return String(decoding: bytes, as: UTF8.self) }
+        let (text, unified) = record.withFieldBytes(column) { bytes -> (String, Bool) in
+            guard bytes.contains(ASCII.carriageReturn) else { return (String(decoding: bytes, as: UTF8.self), false) }
             var unified: [UInt8] = []
             unified.reserveCapacity(bytes.count)
             var index = 0
@@ -169,8 +181,10 @@ struct TaskRowValidator {
                 unified.append(ASCII.lineFeed)
                 if index < bytes.count, bytes[index] == ASCII.lineFeed { index += 1 }
             }
-            return String(decoding: unified, as: UTF8.self)
+            return (String(decoding: unified, as: UTF8.self), true)
         }
+        if unified { changed += 1 }
+        return text
     }
 
     /// The column a `TaskDraft` validation error is about.

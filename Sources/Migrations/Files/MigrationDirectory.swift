@@ -19,9 +19,18 @@ public struct MigrationDirectory: Sendable {
 
     /// Every `.sql` file in the folder, parsed, in version order, with the earlier checksums its
     /// `superseded-checksums` file accepts. Other files, hidden files and `schema.sql` are
-    /// ignored; a `.sql`
-    /// file with a bad name, a duplicate version or a broken directive is an error naming it.
+    /// ignored; a `.sql` file with a bad name, a duplicate version or a broken directive is an
+    /// error naming it.
     public func load() throws(MigrationFileError) -> [MigrationFile] {
+        let (files, errors) = try loadEach()
+        if let first = errors.first { throw first }
+        return files
+    }
+
+    /// Every `.sql` file in the folder, each parsed on its own, so that one bad file does not
+    /// hide the others: the files that parse, in version order, and one error per file that
+    /// does not (a second file with a version already used included), in name order.
+    public func loadEach() throws(MigrationFileError) -> (files: [MigrationFile], errors: [MigrationFileError]) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
@@ -30,21 +39,36 @@ public struct MigrationDirectory: Sendable {
                 path: path, message: "cannot read the migrations folder (\(Self.reason(error))); pass --dir or set \(Self.environmentVariable)")
         }
         var files: [MigrationFile] = []
+        var errors: [MigrationFileError] = []
         for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") && name != Self.schemaFileName {
-            files.append(try load(fileName: name))
+            do {
+                files.append(try load(fileName: name))
+            } catch {
+                errors.append(error)
+            }
         }
         files.sort { $0.version < $1.version }
-        for (previous, next) in zip(files, files.dropFirst()) where previous.version == next.version {
-            throw MigrationFileError(
-                path: filePath(next.fileName),
-                message: "version \(next.version) is also used by \(previous.fileName); give each migration its own number")
+        var unique: [MigrationFile] = []
+        for file in files {
+            if let previous = unique.last, previous.version == file.version {
+                errors.append(
+                    MigrationFileError(
+                        path: filePath(file.fileName),
+                        message: "version \(file.version) is also used by \(previous.fileName); give each migration its own number"))
+            } else {
+                unique.append(file)
+            }
         }
         let supersededPath = filePath(SupersededChecksums.fileName)
-        guard let data = FileManager.default.contents(atPath: supersededPath) else { return files }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw MigrationFileError(path: supersededPath, message: "the file is not valid UTF-8; save it as UTF-8")
+        guard let data = FileManager.default.contents(atPath: supersededPath) else { return (unique, errors) }
+        do throws(MigrationFileError) {
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw MigrationFileError(path: supersededPath, message: "the file is not valid UTF-8; save it as UTF-8")
+            }
+            return (try SupersededChecksums.parse(text, path: supersededPath).apply(to: unique, path: supersededPath), errors)
+        } catch {
+            return (unique, errors + [error])
         }
-        return try SupersededChecksums.parse(text, path: supersededPath).apply(to: files, path: supersededPath)
     }
 
     /// One file of the folder, parsed.

@@ -8,6 +8,10 @@ public enum MigrationEvent: Sendable {
     case starting(MigrationFile, direction: MigrationDirection)
     /// A migration finished and its history change committed.
     case finished(MigrationFile, direction: MigrationDirection, milliseconds: Int64)
+    /// A pending file has a finding about the schema it leaves (a type choice, a SECURITY
+    /// DEFINER search_path) that `lint` fails on but that does not make applying it dangerous,
+    /// so `up` applies it and says so.
+    case lintWarning(LintFinding)
     /// An applied file's history row held a checksum a reviewed comment-only edit superseded
     /// (`superseded-checksums`); it now holds the file's checksum.
     case checksumRecorded(MigrationFile, previous: String)

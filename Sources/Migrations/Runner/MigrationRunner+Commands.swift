@@ -8,7 +8,7 @@ extension MigrationRunner {
     @discardableResult
     public func up(to target: Int64? = nil) async throws -> [MigrationFile] {
         try await withMigrationLock { work, lockConnection, plan in
-            let files = try runnable(plan, upTo: target)
+            let files = try runnable(plan, upTo: target, database: try await LintDatabaseFacts.read(on: work))
             try await recordSupersededChecksums(plan, on: work)
             try await runAll(files, .up, work: work, lockConnection: lockConnection)
             return files

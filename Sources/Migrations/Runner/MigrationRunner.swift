@@ -39,9 +39,12 @@ public struct MigrationRunner: Sendable {
 
     /// What `up --to target` would run, after verification and lint, without running it.
     public func pending(upTo target: Int64? = nil) async throws -> [MigrationFile] {
-        let plan = try await plan()
+        let files = try directory.load()
+        let (plan, facts) = try await withConnection { connection in
+            (MigrationPlan(files: files, history: try await history.read(on: connection)), try await LintDatabaseFacts.read(on: connection))
+        }
         try plan.verify()
-        return try runnable(plan, upTo: target)
+        return try runnable(plan, upTo: target, database: facts)
     }
 
     /// Runs `body` with a fresh connection, closing it afterwards whatever happens.
@@ -77,8 +80,11 @@ public struct MigrationRunner: Sendable {
     }
 
     /// The pending files up to `target`, refused when one is empty or lint flags one without
-    /// `-- lint:allow`.
-    func runnable(_ plan: MigrationPlan, upTo target: Int64?) throws -> [MigrationFile] {
+    /// `-- lint:allow` (findings of rules that do not stop `up` are passed on as warnings).
+    /// Lint reads the whole folder, starting from what `database` already proves, so applied
+    /// files count as context (a check they validated) and later files as fixes (a SECURITY
+    /// DEFINER function's search_path), but only pending files are judged.
+    func runnable(_ plan: MigrationPlan, upTo target: Int64?, database: LintDatabaseFacts) throws -> [MigrationFile] {
         if let target, !plan.entries.contains(where: { $0.version == target }) {
             throw MigrationError.unknownVersion(target, known: Self.knownVersions(plan))
         }
@@ -86,8 +92,13 @@ public struct MigrationRunner: Sendable {
         if let empty = files.first(where: \.up.isEmpty) {
             throw MigrationFileError(path: empty.path, message: "the up section has no statements; write the migration or delete the file")
         }
-        let refused = files.flatMap { MigrationLinter().lint($0) }.filter { !$0.isAllowed }
+        let judged = Set(files.map(\.path))
+        let findings = MigrationLinter().lint(plan.entries.compactMap(\.file), database: database).filter {
+            !$0.isAllowed && judged.contains($0.path)
+        }
+        let refused = findings.filter(\.rule.stopsUp)
         guard refused.isEmpty else { throw MigrationError.lintRefused(refused) }
+        for finding in findings { onEvent(.lintWarning(finding)) }
         return files
     }
 

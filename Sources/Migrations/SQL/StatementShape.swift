@@ -25,13 +25,18 @@ struct StatementShape {
 
     /// The table a `CREATE TABLE` makes.
     func createdTable() -> String? {
+        createdTableName()?.name
+    }
+
+    /// The table a `CREATE TABLE` makes, and the index of the token after its name.
+    func createdTableName() -> (name: String, end: Int)? {
         var index = 0
         guard tokens.first?.isKeyword("CREATE") == true else { return nil }
         index = 1
         while index < tokens.count, ["GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED"].contains(tokens[index].text.uppercased()) { index += 1 }
         guard index < tokens.count, tokens[index].isKeyword("TABLE") else { return nil }
         index = skipIfNotExists(index + 1)
-        return qualifiedName(at: index)?.name
+        return qualifiedName(at: index).map { ($0.name, $0.end) }
     }
 
     /// The table a `CREATE INDEX` is built on.
@@ -81,18 +86,6 @@ struct StatementShape {
         return (table, actions)
     }
 
-    /// For `SET [SESSION|LOCAL] lock_timeout|statement_timeout TO|= 0`: the setting's name.
-    func setTimeoutToZero() -> String? {
-        var index = 1
-        if index < tokens.count, tokens[index].isKeyword("SESSION") || tokens[index].isKeyword("LOCAL") { index += 1 }
-        guard index + 2 < tokens.count, let setting = tokens[index].identifier,
-            setting == "lock_timeout" || setting == "statement_timeout",
-            tokens[index + 1].isKeyword("TO") || tokens[index + 1].text == "="
-        else { return nil }
-        let value = tokens[index + 2].text.filter { $0 != "'" }
-        return Double(value.prefix { $0.isNumber || $0 == "." }) == 0 ? setting : nil
-    }
-
     private static let volatileFunctions: Set<String> = [
         "random", "clock_timestamp", "timeofday", "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v1mc",
         "uuid_generate_v4", "nextval", "txid_current", "pg_current_xact_id",
@@ -117,7 +110,7 @@ struct StatementShape {
         return nil
     }
 
-    private func topLevel() -> [SQLToken] {
+    func topLevel() -> [SQLToken] {
         var depth = 0
         var outer: [SQLToken] = []
         for token in tokens {
@@ -128,7 +121,7 @@ struct StatementShape {
         return outer
     }
 
-    private func topLevelIndex(of keyword: String) -> Int? {
+    func topLevelIndex(of keyword: String) -> Int? {
         var depth = 0
         for (index, token) in tokens.enumerated() {
             if token.kind == .punctuation, token.text == "(" { depth += 1 }
@@ -138,7 +131,7 @@ struct StatementShape {
         return nil
     }
 
-    private func skipIfNotExists(_ index: Int) -> Int {
+    func skipIfNotExists(_ index: Int) -> Int {
         guard index + 2 < tokens.count, tokens[index].isKeyword("IF"), tokens[index + 1].isKeyword("NOT"), tokens[index + 2].isKeyword("EXISTS")
         else {
             return index
@@ -147,7 +140,7 @@ struct StatementShape {
     }
 
     /// The dotted name at `index`: its parts, its last part, and the index after the name.
-    private func qualifiedName(at start: Int) -> (name: String, parts: [String], end: Int)? {
+    func qualifiedName(at start: Int) -> (name: String, parts: [String], end: Int)? {
         guard start < tokens.count, let first = tokens[start].identifier else { return nil }
         var parts = [first]
         var index = start + 1

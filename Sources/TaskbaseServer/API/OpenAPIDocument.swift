@@ -1,14 +1,228 @@
 import Foundation
 
-/// `GET /openapi.json`: the OpenAPI 3.1 description of every route.
+/// `GET /openapi.json`: the OpenAPI 3.1 description of every route, its parameters, bodies and
+/// errors. `operations` is keyed by the router's own route labels (`GET /v1/tasks/{key}`); a
+/// test holds the two to each other.
 enum OpenAPIDocument {
-    /// The document as a response.
-    static func response(version: String) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(text(version: version).utf8)))
+    /// One operation's description.
+    struct Operation {
+        var summary: String
+        var query: [(name: String, schema: [String: Any], description: String)] = []
+        var headers: [String] = []
+        var body: (media: String, schema: String)? = nil
+        var success: Int = 200
+        var successSchema: String? = nil
+        var successMedia = "application/json"
+        var errors: [Int] = []
+        var authenticated = true
     }
 
-    /// The document's text.
-    static func text(version: String) -> String {
-        #"{"openapi":"3.1.0","info":{"title":"Taskbase API","version":"\#(version)"},"paths":{}}"#
+    static var string: [String: Any] { ["type": "string"] }
+    static var boolean: [String: Any] { ["type": "boolean"] }
+    static func nullable(_ type: String) -> [String: Any] { ["type": [type, "null"]] }
+    static func ref(_ name: String) -> [String: Any] { ["$ref": "#/components/schemas/\(name)"] }
+    static func array(_ name: String) -> [String: Any] { ["type": "array", "items": ref(name)] }
+
+    /// Every operation, by route label.
+    static var operations: [String: Operation] {
+        [
+            "GET /healthz": Operation(summary: "The process is up.", successSchema: "Health", authenticated: false),
+            "GET /readyz": Operation(summary: "The database is reachable.", successSchema: "Health", errors: [503], authenticated: false),
+            "GET /openapi.json": Operation(summary: "This document.", authenticated: false),
+            "GET /v1/me": Operation(summary: "The token's user.", successSchema: "User"),
+            "GET /v1/me/tokens": Operation(summary: "Your API tokens, newest first (never the secrets).", successSchema: "[Token]"),
+            "POST /v1/me/tokens": Operation(
+                summary: "Make a token for yourself; the secret is in this response only.", headers: ["Idempotency-Key"],
+                body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 422]),
+            "DELETE /v1/me/tokens/{id}": Operation(summary: "Revoke one of your tokens.", success: 204, errors: [404]),
+            "GET /v1/teams": Operation(summary: "The teams you belong to, with your role.", successSchema: "[Team]"),
+            "POST /v1/teams": Operation(
+                summary: "Create a team; you are its owner.", headers: ["Idempotency-Key"], body: ("application/json", "CreateTeamRequest"),
+                success: 201,
+                successSchema: "Team", errors: [400, 409, 422]),
+            "GET /v1/teams/{team}": Operation(summary: "One team and your role in it.", successSchema: "Team", errors: [404]),
+            "PATCH /v1/teams/{team}": Operation(
+                summary: "Rename a team (owners).", body: ("application/json", "RenameTeamRequest"), successSchema: "Team",
+                errors: [400, 403, 404, 422]),
+            "DELETE /v1/teams/{team}": Operation(summary: "Delete a team with its tasks (owners).", success: 204, errors: [403, 404]),
+            "GET /v1/teams/{team}/summary": Operation(summary: "Counts by status, category and assignee.", successSchema: "Summary", errors: [404]),
+            "GET /v1/teams/{team}/members": Operation(summary: "The team's members.", successSchema: "[Member]", errors: [404]),
+            "GET /v1/teams/{team}/members/{user}": Operation(summary: "One member (user by email or #id).", successSchema: "Member", errors: [404]),
+            "PUT /v1/teams/{team}/members/{user}": Operation(
+                summary: "Add a member or change their role (admins; owners for the owner role).", body: ("application/json", "MemberRoleRequest"),
+                successSchema: "Member", errors: [400, 403, 404, 422]),
+            "DELETE /v1/teams/{team}/members/{user}": Operation(
+                summary: "Remove a member (admins; the last owner cannot leave).", success: 204, errors: [403, 404, 422]),
+            "GET /v1/teams/{team}/tasks": Operation(
+                summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
+                query: [
+                    ("status", string, "open, in_progress or done; repeat or separate with commas"),
+                    ("assignee", string, "an assignee's email or #id"), ("unassigned", boolean, "only tasks without an assignee"),
+                    ("category", string, "only this category (ignoring case)"), ("uncategorized", boolean, "only tasks without a category"),
+                    ("due_before", ["type": "string", "format": "date"], "due before this day"),
+                    ("due_after", ["type": "string", "format": "date"], "due after this day"),
+                    ("overdue", boolean, "only tasks past due and not done"), ("text", string, "title or notes contain this (ignoring case)"),
+                    ("sort", ["type": "string", "enum": ["number", "created", "updated", "due", "priority"]], "the order"),
+                    ("desc", boolean, "reverse the order"),
+                    ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "tasks per page (default 50)"),
+                    ("after", string, "the previous page's next_cursor"),
+                ], successSchema: "TaskPage", errors: [404, 422]),
+            "POST /v1/teams/{team}/tasks": Operation(
+                summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
+                successSchema: "Task", errors: [400, 403, 404, 409, 422]),
+            "GET /v1/teams/{team}/events": Operation(
+                summary:
+                    "The team's changes as Server-Sent Events: `id: <sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID.",
+                query: [("after", ["type": "integer", "minimum": 0], "resume after this sequence (as Last-Event-ID)")], headers: ["Last-Event-ID"],
+                successMedia: "text/event-stream", errors: [404, 422]),
+            "GET /v1/tasks/{key}": Operation(
+                summary: "One task; ETag is its version; If-None-Match gives 304.", headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
+            "PATCH /v1/tasks/{key}": Operation(
+                summary: "Change a task with a JSON Merge Patch (null clears); If-Match makes it conditional (412 when stale).",
+                headers: ["If-Match"],
+                body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 415, 422]),
+            "DELETE /v1/tasks/{key}": Operation(
+                summary: "Delete a task and its history; If-Match makes it conditional.", headers: ["If-Match"], success: 204,
+                errors: [403, 404, 412, 422]),
+            "GET /v1/tasks/{key}/history": Operation(summary: "The task's history, oldest first.", successSchema: "[HistoryEntry]", errors: [404]),
+        ]
+    }
+
+    /// The document as a response.
+    static func response(version: String, routes: [Route]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: document(version: version, routes: routes), options: [.sortedKeys])) ?? Data()
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(data)))
+    }
+
+    /// The document of `routes`.
+    static func document(version: String, routes: [Route]) -> [String: Any] {
+        var paths: [String: [String: Any]] = [:]
+        for route in routes {
+            guard let operation = operations["\(route.method) \(route.pattern)"] else { continue }
+            paths[route.pattern, default: [:]][route.method.lowercased()] = describe(operation, route: route)
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Taskbase API", "version": version,
+                "description":
+                    "Team-shared tasks over HTTP. Every request acts as the user of its bearer token. Errors are RFC 9457 problem documents.",
+            ],
+            "servers": [["url": "/"]],
+            "paths": paths,
+            "components": ["schemas": schemas, "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]]],
+        ]
+    }
+
+    static func describe(_ operation: Operation, route: Route) -> [String: Any] {
+        var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
+        parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
+        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": string] }
+        var responses: [String: Any] = [:]
+        var success: [String: Any] = ["description": operation.summary]
+        if let schema = operation.successSchema {
+            let body = schema.hasPrefix("[") ? array(String(schema.dropFirst().dropLast())) : ref(schema)
+            success["content"] = [operation.successMedia: ["schema": body]]
+        } else if operation.successMedia != "application/json" || route.pattern == "/openapi.json" {
+            success["content"] = [operation.successMedia: ["schema": string]]
+        }
+        if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
+            success["headers"] = ["ETag": ["schema": string, "description": "the task's version, quoted"]]
+        }
+        responses[String(operation.success)] = success
+        if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified"] }
+        var errors = operation.errors + [429, 500, 503]
+        if operation.authenticated { errors += [401] }
+        if operation.body != nil { errors += [413] }
+        errors += [431]
+        for status in Set(errors) {
+            responses[String(status)] = [
+                "description": "A problem", "content": ["application/problem+json": ["schema": ref("Problem")]],
+            ]
+        }
+        var described: [String: Any] = [
+            "summary": operation.summary, "operationId": operationID(route), "parameters": parameters, "responses": responses,
+        ]
+        if let body = operation.body {
+            described["requestBody"] = ["required": body.schema != "CreateTokenRequest", "content": [body.media: ["schema": ref(body.schema)]]]
+        }
+        described["security"] = operation.authenticated ? [["bearer": [String]()]] : [[String: [String]]]()
+        return described
+    }
+
+    static func operationID(_ route: Route) -> String {
+        route.method.lowercased()
+            + route.pattern.split(separator: "/").map { $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "") }
+            .map { $0.replacingOccurrences(of: ".", with: "_") }.joined(separator: "_")
+    }
+
+    static func object(_ properties: [String: [String: Any]], required: [String]? = nil, additional: Bool = false) -> [String: Any] {
+        ["type": "object", "properties": properties, "required": required ?? properties.keys.sorted(), "additionalProperties": additional]
+    }
+
+    static var dateTime: [String: Any] { ["type": "string", "format": "date-time"] }
+    static var integer: [String: Any] { ["type": "integer"] }
+
+    static var schemas: [String: Any] {
+        [
+            "Health": ["type": "object", "properties": ["status": string, "version": string], "required": ["status"]],
+            "User": object(["id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime]),
+            "Team": object([
+                "id": integer, "key": string, "name": string, "created_at": dateTime,
+                "role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]],
+            ]),
+            "Member": object(["user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean]),
+            "Task": object([
+                "id": integer, "key": string, "team": string, "number": integer, "title": string, "notes": string,
+                "status": ["type": "string", "enum": ["open", "in_progress", "done"]],
+                "priority": ["type": "string", "enum": ["none", "low", "medium", "high", "urgent"]],
+                "due_date": ["type": ["string", "null"], "format": "date"],
+                "overdue": boolean, "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
+                "version": integer,
+                "created_at": dateTime, "created_by": string, "updated_at": dateTime, "updated_by": string,
+            ]),
+            "TaskPage": object(["tasks": array("Task"), "next_cursor": nullable("string")]),
+            "Summary": object([
+                "team": ref("Team"), "total": integer, "by_status": ["type": "object", "additionalProperties": integer],
+                "by_category": ["type": "array", "items": object(["name": string, "count": integer])], "overdue": integer,
+                "open_by_assignee": ["type": "array", "items": object(["name": string, "count": integer])],
+            ]),
+            "HistoryEntry": object([
+                "version": integer, "kind": string, "at": dateTime, "actor": string,
+                "changes": ["type": "array", "items": object(["field": string, "old": nullable("string"), "new": nullable("string")])],
+            ]),
+            "Change": object([
+                "sequence": integer, "kind": ["type": "string", "enum": ["created", "updated", "deleted"]], "key": string, "task_id": integer,
+                "version": integer,
+                "actor": string, "at": dateTime, "title": nullable("string"),
+            ]),
+            "Token": object([
+                "id": integer, "name": string, "prefix": string, "created_at": dateTime, "expires_at": dateTime,
+                "last_used_at": ["type": ["string", "null"], "format": "date-time"],
+                "revoked_at": ["type": ["string", "null"], "format": "date-time"],
+            ]),
+            "NewToken": object(["token": string, "id": integer, "name": string, "prefix": string, "expires_at": dateTime]),
+            "Problem": object(
+                [
+                    "type": string, "title": string, "status": integer, "detail": string, "code": string, "field": string, "reason": string,
+                    "what": string,
+                    "why": string, "current_version": integer,
+                ], required: ["type", "title", "status", "detail", "code"]),
+            "CreateTaskRequest": object(
+                [
+                    "title": string, "notes": nullable("string"), "status": nullable("string"), "priority": nullable("string"),
+                    "due_date": nullable("string"),
+                    "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
+                ], required: ["title"]),
+            "TaskPatch": object(
+                [
+                    "title": string, "notes": nullable("string"), "status": string, "priority": string, "due_date": nullable("string"),
+                    "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
+                ], required: []),
+            "CreateTeamRequest": object(["key": string, "name": string]),
+            "RenameTeamRequest": object(["name": string]),
+            "MemberRoleRequest": object(["role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]]]),
+            "CreateTokenRequest": object(["name": nullable("string"), "expires_in": nullable("string")], required: []),
+        ]
     }
 }

@@ -40,7 +40,7 @@ struct APIHandlers: Sendable {
         [
             Route("GET", "/healthz", authenticated: false) { _ in try .json(["status": "ok", "version": options.version]) },
             Route("GET", "/readyz", authenticated: false) { _ in try await readiness() },
-            Route("GET", "/openapi.json", authenticated: false) { _ in OpenAPIDocument.response(version: options.version) },
+            Route("GET", "/openapi.json", authenticated: false) { _ in OpenAPIDocument.response(version: options.version, routes: self.routes) },
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
             Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
             Route("POST", "/v1/me/tokens") { context in try await idempotent(context) { try await createToken(context) } },
@@ -74,6 +74,7 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
+            Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
             Route("DELETE", "/v1/tasks/{key}") { context in

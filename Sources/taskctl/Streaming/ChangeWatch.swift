@@ -32,8 +32,7 @@ struct ChangeWatch: Sendable {
                     try write(json ? try ChangeOutput.jsonLine(resync, encoder: encoder) : ChangeOutput.line(resync))
                     continue
                 }
-                try await directory.resolve([change.actorID], using: service)
-                let document = ChangeDocument(change, actor: directory.email(change.actorID), title: try await title(of: change))
+                let document = try await ChangeDocument.describing(change, users: &directory, service: service, as: actor)
                 try write(json ? try ChangeOutput.jsonLine(document, encoder: encoder) : ChangeOutput.line(document))
             }
         } catch  where Task.isCancelled {
@@ -43,13 +42,4 @@ struct ChangeWatch: Sendable {
         throw CommandFailure("the change feed of team \(team) ended: the connection to the database closed", exitCode: .cannotConnect)
     }
 
-    /// The task's current title; nil for a deletion or a task deleted since.
-    private func title(of change: TaskChange) async throws -> String? {
-        guard change.kind != .deleted else { return nil }
-        do {
-            return try await service.task(change.key, as: actor).title
-        } catch TaskError.notFound {
-            return nil
-        }
-    }
 }

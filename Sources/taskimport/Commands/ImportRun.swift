@@ -12,6 +12,17 @@ struct ImportRun {
     let values: ParsedValues
 
     func run() async throws {
+        do {
+            try await importFile()
+        } catch {
+            if values.flag("json") {
+                try? JSONOutput.write(FailureOutput(error: error, file: values.string("file"), team: values.string("team")).document)
+            }
+            throw error
+        }
+    }
+
+    private func importFile() async throws {
         let team = try teamKey()
         let actor = try self.actor()
         let settings = TaskCSVImport.Settings(
@@ -25,7 +36,7 @@ struct ImportRun {
         if let warning = file.mapping.unmappedColumnsWarning { printer.warning(warning) }
 
         let rejects = try RejectionOutput(
-            path: values.string("reject-file"), header: file.mapping.header, delimiter: try delimiter(),
+            path: values.string("reject-file"), header: file.mapping.header, delimiter: file.format?.delimiter ?? .comma,
             shownLimit: settings.maxRejectedRows, printer: printer)
         let service = try await openService()
         let progress = ProgressReporter.onStandardError(disabled: values.flag("no-progress"))
@@ -70,12 +81,28 @@ struct ImportRun {
         return count
     }
 
-    private func delimiter() throws(UsageError) -> CSVDelimiter {
+    /// `--delimiter`: a separator, or nil for auto (counted on the header line).
+    private func delimiter() throws(UsageError) -> CSVDelimiter? {
         let text = values.requiredString("delimiter")
+        if text.lowercased() == "auto" { return nil }
         guard let delimiter = CSVDelimiter(argument: text) else {
-            throw UsageError("--delimiter: expected one of , ; tab | (or comma, semicolon, pipe), got \"\(text)\"")
+            throw UsageError("--delimiter: expected one of , ; tab | (or comma, semicolon, pipe), or auto, got \"\(text)\"")
         }
         return delimiter
+    }
+
+    private func encoding() throws(UsageError) -> TextEncoding {
+        let text = values.requiredString("encoding")
+        guard let encoding = TextEncoding(argument: text) else {
+            throw UsageError("--encoding: expected utf-8, utf-16, windows-1252 or latin1, got \"\(text)\"")
+        }
+        return encoding
+    }
+
+    private func maxFieldSize() throws(UsageError) -> Int {
+        let size = values.int("max-field-size") ?? CSVReader.Options.defaultMaxFieldBytes
+        guard size > 0 else { throw UsageError("--max-field-size: expected a number of bytes above 0, got \(size)") }
+        return size
     }
 
     private func overrides() throws(UsageError) -> [ColumnOverride] {
@@ -91,7 +118,10 @@ struct ImportRun {
     }
 
     private func reader(path: String) throws -> CSVReader {
-        let options = CSVReader.Options(delimiter: try delimiter())
+        let delimiter = try delimiter()
+        let options = CSVReader.Options(
+            delimiter: delimiter ?? .comma, detectsDelimiter: delimiter == nil, encoding: try encoding(),
+            maxFieldBytes: try maxFieldSize(), skipsEmptyRecords: true)
         if path == "-" { return CSVReader.standardInput(options: options) }
         do {
             return try CSVReader(path: path, options: options)

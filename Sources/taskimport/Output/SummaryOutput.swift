@@ -25,10 +25,29 @@ struct SummaryOutput {
         var unchanged: Int
         var skipped: Int
         var rejected: Int
+        var emptyRowsSkipped: Int
+        var encoding: String?
+        var byteOrderMark: Bool?
+        var delimiter: String?
+        var delimiterFrom: String?
+        var normalised: Normalised
         var seconds: Double
         var rowsPerSecond: Int
         var rejectFile: String?
         var rejections: [Rejection]
+
+        /// How many stored values each normalisation rule changed.
+        struct Normalised: Encodable {
+            var titlesTrimmed: Int
+            var notesTrimmedAtEnd: Int
+            var valuesTrimmed: Int
+            var lineBreaksMadeLF: Int
+
+            enum CodingKeys: String, CodingKey {
+                case titlesTrimmed = "titles_trimmed", notesTrimmedAtEnd = "notes_trailing_white_space_removed"
+                case valuesTrimmed = "categories_and_external_ids_trimmed", lineBreaksMadeLF = "line_breaks_made_lf"
+            }
+        }
 
         /// One refused row.
         struct Rejection: Encodable {
@@ -40,7 +59,9 @@ struct SummaryOutput {
 
         enum CodingKeys: String, CodingKey {
             case file, team, dryRun = "dry_run", onConflict = "on_conflict", changed, read, inserted, updated, unchanged, skipped
-            case rejected, seconds, rowsPerSecond = "rows_per_second", rejectFile = "reject_file", rejections
+            case rejected, emptyRowsSkipped = "empty_rows_skipped", encoding, byteOrderMark = "byte_order_mark", delimiter
+            case delimiterFrom = "delimiter_from", normalised
+            case seconds, rowsPerSecond = "rows_per_second", rejectFile = "reject_file", rejections
         }
     }
 
@@ -49,7 +70,13 @@ struct SummaryOutput {
         return Document(
             file: file, team: team.rawValue, dryRun: report.dryRun, onConflict: policy.rawValue, changed: report.changesSomething,
             read: report.rowsRead, inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged,
-            skipped: summary.skipped, rejected: report.rejected, seconds: (report.seconds * 1000).rounded() / 1000,
+            skipped: summary.skipped, rejected: report.rejected, emptyRowsSkipped: report.emptyRowsSkipped,
+            encoding: report.format?.encoding.rawValue, byteOrderMark: report.format?.byteOrderMark,
+            delimiter: report.format?.delimiter.rawValue, delimiterFrom: report.format?.delimiterOrigin.rawValue,
+            normalised: .init(
+                titlesTrimmed: report.normalisations.titlesTrimmed, notesTrimmedAtEnd: report.normalisations.notesTrimmedAtEnd,
+                valuesTrimmed: report.normalisations.valuesTrimmed, lineBreaksMadeLF: report.normalisations.lineBreaksMadeLF),
+            seconds: (report.seconds * 1000).rounded() / 1000,
             rowsPerSecond: Int(report.rowsPerSecond.rounded()), rejectFile: report.rejected > 0 ? rejectFile : nil,
             rejections: report.rejections.map { .init(line: $0.line, column: $0.column, header: $0.header, reason: $0.reason) })
     }
@@ -65,7 +92,41 @@ struct SummaryOutput {
         if report.rejected > 0 {
             rejected = rejectFile.map { "; the rejected rows are in \($0)" } ?? "; rejected rows were left out"
         }
-        return "\(headline) (\(counts); \(timing))\(rejected)\n"
+        return "\(headline) (\(counts); \(timing))\(rejected)\n" + howRead
+    }
+
+    /// A second line, when there is something to say: how the file was read (unless it was
+    /// plain UTF-8 and commas), the empty rows skipped, and what each normalisation changed.
+    private var howRead: String {
+        var parts: [String] = []
+        if let format = report.format {
+            var reading: [String] = []
+            if format.encoding != .utf8 || format.byteOrderMark {
+                reading.append(format.encoding.displayName + (format.byteOrderMark ? " (from its byte-order mark)" : ""))
+            }
+            if format.delimiter != .comma || format.delimiterOrigin != .option {
+                let name = format.delimiter == .tab ? "tab" : "\"\(format.delimiter.rawValue)\""
+                let origin: String
+                switch format.delimiterOrigin {
+                case .option: origin = "--delimiter"
+                case .sepLine: origin = "the file's sep= line"
+                case .detected: origin = "detected on the header line"
+                }
+                reading.append("fields separated by \(name) (\(origin))")
+            }
+            if !reading.isEmpty { parts.append("read as " + reading.joined(separator: ", ")) }
+        }
+        if report.emptyRowsSkipped > 0 {
+            parts.append("\(grouped(report.emptyRowsSkipped)) empty \(report.emptyRowsSkipped == 1 ? "row" : "rows") skipped")
+        }
+        let normalised = report.normalisations
+        var changes: [String] = []
+        if normalised.titlesTrimmed > 0 { changes.append("\(grouped(normalised.titlesTrimmed)) titles trimmed") }
+        if normalised.notesTrimmedAtEnd > 0 { changes.append("\(grouped(normalised.notesTrimmedAtEnd)) notes lost trailing white space") }
+        if normalised.valuesTrimmed > 0 { changes.append("\(grouped(normalised.valuesTrimmed)) categories or external ids trimmed") }
+        if normalised.lineBreaksMadeLF > 0 { changes.append("\(grouped(normalised.lineBreaksMadeLF)) cells had CR or CRLF line breaks made LF") }
+        if !changes.isEmpty { parts.append("normalised: " + changes.joined(separator: ", ")) }
+        return parts.isEmpty ? "" : parts.joined(separator: "; ") + "\n"
     }
 
     /// What happened, in a few words.

@@ -86,15 +86,48 @@ enum MigrateCommands {
 
     static func lint(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let paths = values.strings("files")
-            let files = paths.isEmpty ? try directory(values).load() : try paths.map(MigrationDirectory.load(path:))
-            let findings = files.flatMap { MigrationLinter().lint($0) }
-            for finding in findings { try write(finding.description + "\n") }
-            let refused = findings.filter { !$0.isAllowed }.count
+            if let name = values.string("explain") {
+                guard let rule = LintRule(rawValue: name) else {
+                    throw UsageError("unknown rule '\(name)'; the rules are: \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                try write(rule.explanation)
+                return
+            }
+            let target = try LintTarget(directory: directory(values), paths: values.strings("files"))
+            let facts = await lintDatabaseFacts(values)
+            let findings = target.lint(database: facts)
+            let document = LintDocument(files: target.fileCount, findings: findings, errors: target.errors)
+            if values.flag("json") {
+                try JSONOutput.write(document)
+            } else {
+                for error in target.errors {
+                    try write("\(error.path):\(error.line.map { "\($0):1:" } ?? "") \(LintDocument.invalidFileRule): \(error.message)\n")
+                }
+                for finding in findings { try write(finding.description + "\n") }
+            }
+            let allowed = findings.filter(\.isAllowed).count
+            let unreadable = target.errors.isEmpty ? "" : ", \(target.errors.count) could not be read"
             let summary =
-                "\(files.count) file\(files.count == 1 ? "" : "s"), \(refused) hazard\(refused == 1 ? "" : "s") not allowed, \(findings.count - refused) allowed"
-            guard refused == 0 else { throw CommandFailure("lint: " + summary, exitCode: .inputRejected) }
+                "\(document.files) file\(document.files == 1 ? "" : "s")\(unreadable), \(document.refused) hazard\(document.refused == 1 ? "" : "s") not allowed, \(allowed) allowed"
+            guard document.refused == 0 else { throw CommandFailure("lint: " + summary, exitCode: .inputRejected) }
             try StandardStream.standardError.write("taskmigrate: lint: \(summary)\n")
+        }
+    }
+
+    /// What the configured database proves (columns already NOT NULL), when DATABASE_URL is set
+    /// and --offline is not; a database that cannot be reached is noted and lint goes on without it.
+    private static func lintDatabaseFacts(_ values: ParsedValues) async -> LintDatabaseFacts {
+        let url =
+            ProcessInfo.processInfo.environment["DATABASE_URL"]
+            ?? DotEnv.load(path: FileManager.default.currentDirectoryPath + "/.env")["DATABASE_URL"]
+        guard !values.flag("offline"), let url, !url.isEmpty else { return LintDatabaseFacts() }
+        do {
+            var config = try PGConfig.fromEnvironment()
+            if config["connect_timeout"] == nil { config["connect_timeout"] = "5" }
+            return try await PGConnection.with(config) { try await LintDatabaseFacts.read(on: $0) }
+        } catch {
+            printer.error("lint: not using the database (\(FailureReport(error).summary)); checks are known only from the files")
+            return LintDatabaseFacts()
         }
     }
 
@@ -137,6 +170,8 @@ enum MigrateCommands {
                 "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
+        case .lintWarning(let finding):
+            line = "warning: \(finding) (see taskmigrate lint --explain \(finding.rule.rawValue))"
         case let .checksumRecorded(file, previous):
             line =
                 "\(file.fileName): recorded checksum \(file.checksum.prefix(12))… in place of \(previous.prefix(12))… (a reviewed comment-only edit)"

@@ -142,3 +142,14 @@ struct HeaderMappingTests {
         #expect(mapping.value(of: .notes, in: records[1]) == nil)
     }
 }
+
+@Suite("Header names in messages")
+struct HeaderNameMessageTests {
+    @Test("invisible characters in header names are shown escaped, with a hint")
+    func invisibleCharacters() {
+        let error = HeaderMappingError.missingTitle(header: ["\u{FEFF}Title", "No\u{0}tes", "Due\tDate", "Plain"])
+        #expect(error.description.contains(#"the columns are "\ufeffTitle", "No\u0000tes", "Due\tDate", "Plain""#), "\(error)")
+        #expect(error.description.contains("\\ufeff is a byte-order mark"))
+        #expect(!HeaderMappingError.missingTitle(header: ["Plain", "Café"]).description.contains("byte-order mark"))
+    }
+}

@@ -1,5 +1,8 @@
 import Foundation
+import Migrations
 import Testing
+
+@testable import taskmigrate
 
 extension EndToEnd {
     @Suite("taskmigrate's command line (no database needed)")
@@ -50,16 +53,86 @@ extension EndToEnd {
             #expect(text.contains("-- migrate:up") && text.contains("-- migrate:down"))
         }
 
-        @Test("lint exits 6 on a hazard not allowed, 0 when clean; the project's migrations are clean")
+        @Test("lint exits 6 on a hazard not allowed, 0 when clean; the project's migrations are clean once 0002 is fixed")
         func lintExitCodes() async throws {
             let folder = try MigrationFolder(["0001_drop.sql": "ALTER TABLE tasks DROP COLUMN notes;\n"])
             defer { folder.delete() }
             let flagged = try await TaskMigrateProcess.run(["lint"], databaseURL: "", folder: folder)
             #expect(flagged.status == 6)
-            #expect(flagged.stdout.contains("0001_drop.sql:1: drop-column: "))
-            let project = try await TaskMigrateProcess.run(
-                ["lint", "--dir", MigrationFolder.packageRoot + "/migrations"], databaseURL: "", folder: folder)
-            #expect(project.status == 0, "\(project.stdout)")
+            #expect(flagged.stdout.contains("0001_drop.sql:1:19: drop-column: "))
+            let project = try MigrationFolder.project()
+            defer { project.delete() }
+            let asIs = try await TaskMigrateProcess.run(["lint", "--json"], databaseURL: "", folder: project)
+            let document = try LintDocument(asIs.stdout)
+            #expect(
+                document.findings.allSatisfy {
+                    $0.rule == "security-definer-search-path" && $0.file.hasSuffix("0002_runtime_role_and_row_security.sql")
+                },
+                "\(asIs.stdout)")
+            try project.write(
+                "0099_pin_visible_team_ids_search_path.sql",
+                "ALTER FUNCTION taskbase_visible_team_ids() SET search_path = pg_catalog, public, pg_temp;\n")
+            let fixed = try await TaskMigrateProcess.run(["lint"], databaseURL: "", folder: project)
+            #expect(fixed.status == 0, "\(fixed.stdout)")
         }
+
+        @Test("lint reports every file of a folder, unreadable ones included, then fails")
+        func lintWholeFolder() async throws {
+            let folder = try MigrationFolder([
+                "0001_drop.sql": "ALTER TABLE tasks DROP COLUMN notes;\n",
+                "0002_broken.sql": "-- migrate:sideways\nSELECT 1;\n",
+                "0003_rename.sql": "ALTER TABLE tasks RENAME COLUMN notes TO body;\n",
+            ])
+            defer { folder.delete() }
+            let outcome = try await TaskMigrateProcess.run(["lint"], databaseURL: "", folder: folder)
+            #expect(outcome.status == 6)
+            let lines = outcome.stdout.split(separator: "\n")
+            #expect(lines.count == 3, "\(outcome.stdout)")
+            #expect(lines.contains { $0.contains("0002_broken.sql:1:1: invalid-file: unknown directive") })
+            #expect(lines.contains { $0.contains("0001_drop.sql:1:19: drop-column: ") })
+            #expect(lines.contains { $0.contains("0003_rename.sql:1:19: rename-column: ") })
+            #expect(outcome.stderr.contains("3 files, 1 could not be read, 3 hazards not allowed"))
+        }
+
+        @Test("lint --json prints one document with file, line, column, rule, message for every finding")
+        func lintJSON() async throws {
+            let folder = try MigrationFolder([
+                "0001_index.sql": "-- lint:allow create-index-not-concurrently (tiny)\nCREATE INDEX t_x ON t (x);\n",
+                "0002_role.sql": "-- migrate:up\nRESET ROLE;\n",
+            ])
+            defer { folder.delete() }
+            let outcome = try await TaskMigrateProcess.run(["lint", "--json"], databaseURL: "", folder: folder)
+            #expect(outcome.status == 6)
+            let document = try LintDocument(outcome.stdout)
+            #expect(document.files == 2 && document.refused == 1)
+            #expect(document.findings.count == 2)
+            let role = try #require(document.findings.first { $0.rule == "role-changed" })
+            #expect(role.file.hasSuffix("0002_role.sql") && role.line == 2 && role.column == 1 && !role.allowed)
+            #expect(role.message.contains("taskbase_owner"))
+            #expect(document.findings.contains { $0.rule == "create-index-not-concurrently" && $0.allowed })
+        }
+
+        @Test("lint --explain RULE says what it locks or breaks, for how long, and the safe way; --help lists every rule")
+        func lintExplain() async throws {
+            let folder = try MigrationFolder()
+            defer { folder.delete() }
+            let explained = try await TaskMigrateProcess.run(["lint", "--explain", "set-not-null"], databaseURL: "", folder: folder)
+            #expect(explained.status == 0)
+            for part in ["What happens:", "For how long:", "Instead:", "ACCESS EXCLUSIVE", "-- lint:allow set-not-null"] {
+                #expect(explained.stdout.contains(part))
+            }
+            let unknown = try await TaskMigrateProcess.run(["lint", "--explain", "no-such-rule"], databaseURL: "", folder: folder)
+            #expect(unknown.status == 2)
+            #expect(unknown.stderr.contains("security-definer-search-path"))
+            let help = try await TaskMigrateProcess.run(["lint", "--help"], databaseURL: "", folder: folder)
+            for rule in LintRule.allCases { #expect(help.stdout.contains("\(rule.rawValue): "), "\(rule)") }
+        }
+    }
+}
+
+extension LintDocument {
+    /// `taskmigrate lint --json`'s output, decoded.
+    init(_ text: String) throws {
+        self = try JSONDecoder().decode(LintDocument.self, from: Data(text.utf8))
     }
 }

@@ -14,7 +14,7 @@ extension EndToEnd {
         func lifecycle() async throws {
             let folder = try MigrationFolder(["0001_items.sql": original])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let first = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(first.status == 0, "\(first.stderr)")
                 let old = try folder.directory.load()[0]
@@ -69,7 +69,7 @@ extension EndToEnd {
             }
         }
 
-        private func recordedChecksum(_ database: FreshDatabase) async throws -> String? {
+        private func recordedChecksum(_ database: TestDatabase) async throws -> String? {
             try await database.scalar("SELECT checksum FROM schema_migrations WHERE version = 1")
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -12,7 +13,7 @@ extension EndToEnd {
             let folder = try MigrationFolder.project()
             try folder.write(MigrationFolder.laterName(1, "slow"), "SELECT pg_sleep(0.5);\nCREATE TABLE slow_marker (id int);\n")
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let outcomes = try await withThrowingTaskGroup(of: TaskMigrateProcess.Outcome.self) { group in
                     for _ in 0..<count {
                         group.addTask { try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder) }
@@ -30,7 +31,7 @@ extension EndToEnd {
         func lockWaitExpires() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await database.withConnection { holder in
                     _ = try await holder.query("SELECT pg_advisory_lock(\(Int64(0x7461_736B)))")
                     let outcome = try await TaskMigrateProcess.run(["up", "--lock-wait", "600ms"], databaseURL: database.url, folder: folder)

@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -10,7 +11,7 @@ extension EndToEnd {
         func thirdStatementFails() async throws {
             let folder = try MigrationFolder(["0001_base.sql": "CREATE TABLE base (id int);\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 try folder.write(
                     "0002_three_steps.sql",
@@ -53,7 +54,7 @@ extension EndToEnd {
         func noPosition() async throws {
             let folder = try MigrationFolder(["0001_dup.sql": "CREATE TABLE d (id int PRIMARY KEY);\n\nINSERT INTO d VALUES (1),\n  (1);\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let failed = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(failed.status == 1)
                 #expect(failed.stderr.contains("0001_dup.sql:3:1: ERROR 23505"), "\(failed.stderr)")
@@ -64,7 +65,7 @@ extension EndToEnd {
         func editedFile() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 3)
                 let path = folder.path + "/0003_add_task_category.sql"
                 try folder.write("0003_add_task_category.sql", try String(contentsOfFile: path, encoding: .utf8) + "\n-- a harmless-looking edit\n")
@@ -81,7 +82,7 @@ extension EndToEnd {
         func missingAndOutOfOrder() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "0003_c.sql": "SELECT 3;\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 try folder.write("0002_b.sql", "SELECT 2;\n")
                 try folder.remove("0001_a.sql")
@@ -98,7 +99,7 @@ extension EndToEnd {
         func badName() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "SELECT 1;\n", "2_second.sql": "SELECT 2;\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(outcome.status == 6)
                 #expect(outcome.stderr.contains("2_second.sql: not a migration file name"))
@@ -120,7 +121,7 @@ extension EndToEnd {
                 "0002_slow.sql": "CREATE TABLE half_done (id int);\nINSERT INTO base VALUES (1);\nSELECT pg_sleep(1.5);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 1)
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: TaskMigrateProcess.executable)
@@ -135,21 +136,19 @@ extension EndToEnd {
                 }
                 try process.run()
                 // Stop it once its migration is visibly running on the server.
-                #expect(
-                    try await eventually {
-                        try await database.scalar(
-                            "SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
-                    })
+                try await waitUntil("the migration's statement running on the server") {
+                    try await database.scalar(
+                        "SELECT count(*)::text FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND datname = current_database()") == "1"
+                }
                 kill(process.processIdentifier, signal)
                 let status = await exited.first { _ in true }
                 #expect(status == (signal == SIGKILL ? SIGKILL : 128 + signal))
                 // After SIGKILL the server rolls the orphaned transaction back once its statement ends.
-                #expect(
-                    try await eventually {
-                        try await database.scalar(
-                            "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()")
-                            == "0"
-                    })
+                try await waitUntil("the killed runner's session to end") {
+                    try await database.scalar(
+                        "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'taskmigrate' AND datname = current_database()")
+                        == "0"
+                }
                 #expect(try await database.appliedVersions() == [1])
                 #expect(try await database.scalar("SELECT to_regclass('half_done')::text") == nil)
                 #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")
@@ -166,7 +165,7 @@ extension EndToEnd {
         func permissionDenied() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let role = try await TestRole.create(attributes: "", memberOf: nil)
                 try await role.dropAfter {
                     let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: role.url(for: database), folder: folder)

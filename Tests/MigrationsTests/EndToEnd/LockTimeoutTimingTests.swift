@@ -2,6 +2,7 @@ import Foundation
 import Migrations
 import PGStore
 import Synchronization
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -24,7 +25,7 @@ extension EndToEnd {
         func blockedThroughout() async throws {
             let folder = try MigrationFolder(Self.files)
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config, settings: settings())
                 try await runner.up(to: 1)
                 try await database.withConnection { holder in
@@ -55,7 +56,7 @@ extension EndToEnd {
         func blockedCommandLine() async throws {
             let folder = try MigrationFolder(Self.files)
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 1)
                 try await database.withConnection { holder in
                     try await holder.execute("BEGIN")
@@ -76,7 +77,7 @@ extension EndToEnd {
         func releasedInTime() async throws {
             let folder = try MigrationFolder(Self.files)
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 var settings = settings()
                 settings.lockRetries = 5
                 let retries = RetryCounter()
@@ -88,7 +89,7 @@ extension EndToEnd {
                 try await holder.execute("BEGIN")
                 try await holder.execute("LOCK TABLE busy IN ACCESS EXCLUSIVE MODE")
                 let release = Task {
-                    _ = try await eventually { retries.value > 0 }
+                    try? await waitUntil("a lock-timeout retry", limit: .seconds(10), every: .milliseconds(25)) { retries.value > 0 }
                     try await holder.execute("ROLLBACK")
                     await holder.close()
                 }
@@ -120,7 +121,7 @@ extension EndToEnd {
                 "0002_index.sql": "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY busy_id_idx ON busy (id);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 var settings = MigrationSettings()
                 settings.lockTimeout = .milliseconds(200)
                 settings.lockRetries = 1

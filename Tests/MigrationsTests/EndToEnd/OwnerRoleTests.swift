@@ -21,7 +21,7 @@ extension EndToEnd {
                 -- migrate:down
                 DROP TABLE later_notes;
                 """)
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
                 let all = MigrationFolder.projectVersions + [MigrationFolder.laterVersion(1)]
                 #expect(try await runner.up().map(\.version) == all)
@@ -50,7 +50,7 @@ extension EndToEnd {
         func memberLoginMigrates() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 // Migrating first makes taskbase_owner exist (on a fresh cluster it does not yet).
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 let deploy = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB NOCREATEROLE", memberOf: "taskbase_owner")
@@ -92,7 +92,7 @@ extension EndToEnd {
             defer { folder.delete() }
             let creator = try await TestRole.create(attributes: "NOSUPERUSER NOCREATEDB CREATEROLE", memberOf: nil)
             try await creator.dropAfter {
-                try await FreshDatabase.with { database in
+                try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                     try await database.withConnection {
                         try await $0.execute(PGQuery(unsafeSQL: "ALTER DATABASE \(database.name) OWNER TO \(creator.name)"))
                     }
@@ -110,7 +110,7 @@ extension EndToEnd {
         }
 
         /// `kind name` → owner for every table, sequence, index and function of the schema.
-        private static func owners(_ database: FreshDatabase) async throws -> [String: String] {
+        private static func owners(_ database: TestDatabase) async throws -> [String: String] {
             try await database.withConnection { connection in
                 let rows = try await connection.query(
                     """

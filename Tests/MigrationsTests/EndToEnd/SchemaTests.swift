@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -10,7 +11,7 @@ extension EndToEnd {
         func categoryIsMetadataOnly() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
                 try await runner.up(to: 2)
                 try await database.withConnection { connection in
@@ -40,7 +41,7 @@ extension EndToEnd {
         func rowLevelSecurity() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 try await database.withConnection { connection in
                     _ = try await connection.simpleQuery(

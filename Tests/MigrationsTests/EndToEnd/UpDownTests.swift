@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import PGStore
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -10,7 +11,7 @@ extension EndToEnd {
         func fullCycle() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let first = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(first.status == 0, "\(first.stderr)")
                 #expect(first.stdout.contains("applied 0001_core_schema.sql"))
@@ -49,7 +50,7 @@ extension EndToEnd {
         func stepwise() async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
                 #expect(try await runner.up(to: 2).map(\.version) == [1, 2])
                 #expect(try await database.appliedVersions() == [1, 2])
@@ -67,10 +68,10 @@ extension EndToEnd {
                 "0002_index.sql": "-- migrate:up\nCREATE INDEX items_label ON items (label);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let refused = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(refused.status == 6)
-                #expect(refused.stderr.contains("0002_index.sql:2: create-index-not-concurrently"))
+                #expect(refused.stderr.contains("0002_index.sql:2:1: create-index-not-concurrently"))
                 #expect(try await database.appliedVersions().isEmpty)
 
                 try folder.write(
@@ -89,7 +90,7 @@ extension EndToEnd {
                 "0002_b.sql": "CREATE TABLE b (id int);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 try await MigrationRunner(directory: folder.directory, config: database.config).up()
                 let outcome = try await TaskMigrateProcess.run(["down", "--to", "0"], databaseURL: database.url, folder: folder)
                 #expect(outcome.status == 6)
@@ -106,7 +107,7 @@ extension EndToEnd {
                 "0003_c.sql": "CREATE TABLE c (id int);\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let outcome = try await TaskMigrateProcess.run(["baseline", "2"], databaseURL: database.url, folder: folder)
                 #expect(outcome.status == 0, "\(outcome.stderr)")
                 #expect(try await database.appliedVersions() == [1, 2])

@@ -30,7 +30,7 @@ struct TestRole {
     }
 
     /// `database`'s URL with this role's login.
-    func url(for database: FreshDatabase) -> String {
+    func url(for database: TestDatabase) -> String {
         var components = URLComponents(string: database.url)!
         components.user = name
         components.password = password

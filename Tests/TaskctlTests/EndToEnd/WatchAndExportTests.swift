@@ -13,10 +13,10 @@ struct WatchAndExportTests {
         try await watcher.waitFor("created  \(key)  v1  \(fixture.member)  Seen live\n")
         try await fixture.expectSuccess(["task", "done", key], as: fixture.admin)
         try await watcher.waitFor("updated  \(key)  v2  \(fixture.admin)  Seen live\n")
-        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 1) == 1)
+        try await ChangeFeedListeners.wait(for: 1, of: fixture.team)
         #expect(await watcher.interrupt() == 0)
         #expect(watcher.standardError == "watching team \(fixture.team); Ctrl-C to stop\n")
-        #expect(try await TestDatabase.waitForListeners(of: fixture.team, count: 0) == 0)
+        try await ChangeFeedListeners.wait(for: 0, of: fixture.team)
     }
 
     @Test("watch --json prints one JSON object per change")

@@ -1,53 +1,9 @@
 import Foundation
 import PGStore
+import TaskbaseTestSupport
 
-/// A database of its own for one test, created from `TASKBASE_TEST_ADMIN_URL` (which
-/// scripts/test exports) and dropped afterwards, so tests run in parallel without meeting.
-struct FreshDatabase: Sendable {
-    struct NotConfigured: Error, CustomStringConvertible {
-        var description: String { "TASKBASE_TEST_ADMIN_URL is not set: run the tests with scripts/test" }
-    }
-
-    /// The database's name.
-    let name: String
-    /// A postgres:// URL for it, for child processes.
-    let url: String
-    /// The same, for connections made in the test.
-    let config: PGConfig
-
-    /// Creates a database, runs `body`, drops the database (also when `body` throws).
-    static func with<T>(_ body: (FreshDatabase) async throws -> T) async throws -> T {
-        guard let adminURL = ProcessInfo.processInfo.environment["TASKBASE_TEST_ADMIN_URL"] else { throw NotConfigured() }
-        let admin = try PGConfig(connectionString: adminURL)
-        let name = "taskbase_mig_\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await withConnection(admin) { try await $0.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(name)")) }
-        var components = URLComponents(string: adminURL)!
-        components.path = "/" + name
-        let database = FreshDatabase(name: name, url: components.string!, config: try PGConfig(connectionString: components.string!))
-        do {
-            let value = try await body(database)
-            try await drop(name, admin)
-            return value
-        } catch {
-            try? await drop(name, admin)
-            throw error
-        }
-    }
-
-    private static func drop(_ name: String, _ admin: PGConfig) async throws {
-        _ = try await withConnection(admin) { try await $0.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) }
-    }
-
-    /// Runs `body` with a connection to this database.
-    @discardableResult
-    func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        try await Self.withConnection(config, body)
-    }
-
-    private static func withConnection<T>(_ config: PGConfig, _ body: (PGConnection) async throws -> T) async throws -> T {
-        try await PGConnection.with(config, body)
-    }
-
+/// What the migration tests read back from a database: values, the history, the catalog.
+extension TestDatabase {
     /// One text value from a query.
     func scalar(_ query: PGQuery) async throws -> String? {
         try await withConnection { connection in

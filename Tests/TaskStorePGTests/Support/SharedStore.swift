@@ -3,10 +3,8 @@ import PGStore
 import TaskbaseTestSupport
 @testable import TaskStorePG
 
-/// The migrated database of this test process, and one store over it.
-enum PostgresTestDatabase {
-    static var shared: Task<PGConfig, any Error> { TestDatabases.shared }
-
+/// One store over the migrated database of this test process (`TestDatabases.shared`).
+enum SharedStore {
     /// A store over the migrated database.
     static func store() async throws -> PostgresTaskStore {
         try await storeTask.value

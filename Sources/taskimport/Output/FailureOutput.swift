@@ -1,0 +1,66 @@
+import CSVImport
+import CommandLineToolkit
+
+/// A refused or failed run as `--json` prints it: still one JSON document on standard output,
+/// with the error, where in the file it is, and what was imported (nothing), so a script never
+/// has to parse standard error.
+struct FailureOutput {
+    let error: any Error
+    let file: String?
+    let team: String?
+
+    /// The document.
+    struct Document: Encodable {
+        var file: String?
+        var team: String?
+        var changed = false
+        var imported = false
+        var error: ErrorDetail
+        var read: Int
+        var inserted = 0
+        var updated = 0
+        var unchanged = 0
+        var skipped = 0
+        var rejected: Int
+
+        /// What stopped the run and where.
+        struct ErrorDetail: Encodable {
+            var message: String
+            var exitCode: Int32
+            var line: Int?
+            var column: Int?
+            var header: String?
+            var character: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case message, exitCode = "exit_code", line, column, header, character
+            }
+        }
+    }
+
+    var document: Document {
+        let message: String
+        let exitCode: ExitCode
+        switch error {
+        case _ where Task.isCancelled:
+            (message, exitCode) = ("interrupted: nothing was imported", .interrupted)
+        case let usage as UsageError:
+            (message, exitCode) = (usage.message, .usage)
+        case let failure as CommandFailure:
+            (message, exitCode) = (failure.message, failure.exitCode)
+        default:
+            let mapped = ImportExitCodes.failure(for: error)
+            message = ErrorPrinter.message(for: mapped)
+            exitCode = (mapped as? any ExitCodeProviding)?.exitCode ?? .failure
+        }
+        let failure = error as? CSVImportFailure
+        let place = failure?.place
+        let counts = failure?.rowsSoFar ?? (read: 0, rejected: 0)
+        return Document(
+            file: file, team: team,
+            error: .init(
+                message: message, exitCode: exitCode.rawValue, line: place?.line, column: place?.column, header: place?.header,
+                character: place?.character),
+            read: counts.read, rejected: counts.rejected)
+    }
+}

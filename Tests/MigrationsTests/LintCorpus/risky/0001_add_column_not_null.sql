@@ -1,0 +1,3 @@
+-- expect: add-column-not-null-without-default
+-- migrate:up
+ALTER TABLE tasks ADD COLUMN estimate integer NOT NULL;

@@ -1,0 +1,3 @@
+-- expect: alter-column-type
+-- migrate:up
+ALTER TABLE tasks ALTER COLUMN version TYPE numeric;

@@ -1,0 +1,3 @@
+-- expect: constraint-without-not-valid
+-- migrate:up
+ALTER DOMAIN task_title ADD CONSTRAINT task_title_length CHECK (char_length(VALUE) <= 500);

@@ -1,0 +1,3 @@
+-- expect: ban-char
+-- migrate:up
+ALTER TABLE teams ADD COLUMN country char(2);

@@ -1,0 +1,3 @@
+-- expect: cluster
+-- migrate:up
+CLUSTER tasks USING tasks_pkey;

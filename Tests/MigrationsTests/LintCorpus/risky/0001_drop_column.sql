@@ -1,0 +1,3 @@
+-- expect: drop-column
+-- migrate:up
+ALTER TABLE tasks DROP COLUMN notes;

@@ -1,0 +1,5 @@
+-- expect: drop-database
+-- migrate:no-transaction
+
+-- migrate:up
+DROP DATABASE taskbase_archive;

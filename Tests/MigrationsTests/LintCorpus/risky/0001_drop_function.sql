@@ -1,0 +1,3 @@
+-- expect: drop-object
+-- migrate:up
+DROP FUNCTION IF EXISTS taskbase_current_user_id();

@@ -1,0 +1,3 @@
+-- expect: drop-not-null
+-- migrate:up
+ALTER TABLE tasks ALTER COLUMN title DROP NOT NULL;

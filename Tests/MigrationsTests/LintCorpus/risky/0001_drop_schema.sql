@@ -1,0 +1,3 @@
+-- expect: drop-schema
+-- migrate:up
+DROP SCHEMA archive CASCADE;

@@ -1,0 +1,3 @@
+-- expect: drop-table
+-- migrate:up
+DROP TABLE task_history;

@@ -1,0 +1,3 @@
+-- expect: drop-object
+-- migrate:up
+DROP VIEW task_events;

@@ -1,0 +1,3 @@
+-- expect: prefer-bigint-id
+-- migrate:up
+ALTER TABLE tasks ADD COLUMN parent_id integer;

@@ -1,0 +1,4 @@
+-- expect: lock-table
+-- migrate:up
+LOCK TABLE tasks;
+UPDATE tasks SET priority = 'none' WHERE priority = '';

@@ -1,0 +1,3 @@
+-- expect: refresh-not-concurrently
+-- migrate:up
+REFRESH MATERIALIZED VIEW task_counts;

@@ -1,0 +1,3 @@
+-- expect: reindex-not-concurrently
+-- migrate:up
+REINDEX INDEX tasks_team_due_idx;

@@ -1,0 +1,3 @@
+-- expect: rename-column
+-- migrate:up
+ALTER TABLE tasks RENAME COLUMN notes TO description;

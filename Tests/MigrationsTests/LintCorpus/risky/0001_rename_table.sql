@@ -1,0 +1,3 @@
+-- expect: rename-table
+-- migrate:up
+ALTER TABLE task_history RENAME TO task_events;

@@ -1,0 +1,3 @@
+-- expect: prefer-timestamptz
+-- migrate:up
+ALTER TABLE tasks ADD COLUMN archived_at timestamp;

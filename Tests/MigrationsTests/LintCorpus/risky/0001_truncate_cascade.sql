@@ -1,0 +1,3 @@
+-- expect: truncate
+-- migrate:up
+TRUNCATE teams CASCADE;

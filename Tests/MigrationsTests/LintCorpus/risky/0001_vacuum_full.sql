@@ -1,0 +1,5 @@
+-- expect: vacuum-full
+-- migrate:no-transaction
+
+-- migrate:up
+VACUUM FULL task_history;

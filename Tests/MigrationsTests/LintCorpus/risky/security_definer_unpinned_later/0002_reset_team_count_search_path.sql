@@ -1,0 +1,3 @@
+-- expect: security-definer-search-path
+-- migrate:up
+ALTER FUNCTION taskbase_team_count() RESET search_path;

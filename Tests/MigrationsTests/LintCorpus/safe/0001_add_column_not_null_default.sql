@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks ADD COLUMN estimate integer NOT NULL DEFAULT 0;

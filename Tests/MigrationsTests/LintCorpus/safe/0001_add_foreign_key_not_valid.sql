@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks ADD CONSTRAINT tasks_created_by_fkey FOREIGN KEY (created_by) REFERENCES users (id) NOT VALID;

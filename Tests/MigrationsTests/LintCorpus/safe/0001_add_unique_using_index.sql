@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks ADD CONSTRAINT tasks_title_key UNIQUE USING INDEX tasks_title_idx;

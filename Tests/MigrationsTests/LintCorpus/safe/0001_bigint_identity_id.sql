@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+CREATE TABLE labels (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL);

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+COMMENT ON TABLE tasks IS 'Tasks of every team';

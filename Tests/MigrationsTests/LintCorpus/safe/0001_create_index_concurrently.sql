@@ -1,0 +1,5 @@
+-- expect: none
+-- migrate:no-transaction
+
+-- migrate:up
+CREATE INDEX CONCURRENTLY tasks_title_idx ON tasks (team_id, title);

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+CREATE SCHEMA IF NOT EXISTS archive;

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+DELETE FROM task_history WHERE changed_at < now() - interval '5 years';

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks ALTER COLUMN due_date DROP DEFAULT;

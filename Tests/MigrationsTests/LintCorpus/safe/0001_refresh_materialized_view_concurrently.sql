@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+REFRESH MATERIALIZED VIEW CONCURRENTLY task_counts;

@@ -1,0 +1,5 @@
+-- expect: none
+-- migrate:up
+CREATE FUNCTION taskbase_team_count() RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ SELECT count(*) FROM teams $$;

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE teams ADD COLUMN country text;

@@ -1,0 +1,5 @@
+-- expect: none
+-- migrate:no-transaction
+
+-- migrate:up
+VACUUM (ANALYZE) task_history;

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks VALIDATE CONSTRAINT tasks_notes_length;

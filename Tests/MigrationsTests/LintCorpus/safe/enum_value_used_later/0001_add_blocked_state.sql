@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TYPE task_state ADD VALUE 'blocked' AFTER 'in_progress';

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+UPDATE tasks SET state = 'blocked' WHERE status = 'blocked';

@@ -1,0 +1,3 @@
+-- expect: none
+-- migrate:up
+ALTER TABLE tasks VALIDATE CONSTRAINT tasks_due_date_not_null;

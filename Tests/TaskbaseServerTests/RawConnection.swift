@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A bare TCP connection to the server, for what URLSession cannot do: read an event stream as
+/// it arrives, send a request slowly or with oversized headers, or stop reading.
+final class RawConnection: @unchecked Sendable {
+    private let socket: Int32
+    private(set) var received = Data()
+    private(set) var closedByPeer = false
+
+    /// Connects to 127.0.0.1:`port`.
+    init(port: UInt16) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(socket) }
+
+    /// Sends `text` as it is.
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// A GET of `path` with these headers.
+    func get(_ path: String, headers: [String: String] = [:]) {
+        send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
+    }
+
+    /// Reads what has arrived; returns false when nothing had (or the peer closed). It never
+    /// blocks a thread: the server under test runs on the same few.
+    @discardableResult
+    func readAvailable() -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(socket, &buffer, buffer.count, 0)
+        if count <= 0 {
+            closedByPeer = true
+            return false
+        }
+        received.append(contentsOf: buffer[0..<count])
+        return true
+    }
+
+    /// Reads until `condition` holds on what was received, the peer closes, or `limit` passes.
+    func read(until condition: (String) -> Bool, limit: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition(text) { return true }
+            if !readAvailable() {
+                if closedByPeer { return condition(text) }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        return condition(text)
+    }
+
+    /// Reads until the peer closes the connection (true) or `limit` passes (false).
+    func readUntilClosed(limit: Duration = .seconds(10)) async -> Bool {
+        _ = await read(until: { _ in false }, limit: limit)
+        return closedByPeer
+    }
+
+    /// Everything received, as text.
+    var text: String { String(decoding: received, as: UTF8.self) }
+
+    /// The `data:` lines of `event: change` events received so far, decoded.
+    func changeEvents() -> [(id: Int64, data: String)] {
+        // "\r\n" (chunked encoding's line end) is one Character in Swift: make it "\n" first.
+        text.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n").compactMap { block in
+            let lines = block.split(separator: "\n").map(String.init)
+            guard lines.contains("event: change"), let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.dropFirst(4)) }),
+                let data = lines.first(where: { $0.hasPrefix("data: ") })
+            else { return nil }
+            return (id, String(data.dropFirst(6)))
+        }
+    }
+}

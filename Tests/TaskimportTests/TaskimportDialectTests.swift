@@ -1,0 +1,172 @@
+import CSVImport
+import Foundation
+import TaskCore
+import Testing
+
+/// The files spreadsheets really write, through the built taskimport into PostgreSQL.
+@Suite("taskimport reads spreadsheets' files")
+struct TaskimportDialectTests {
+    /// `text` in Windows-1252 (every character of it must have a Windows-1252 byte).
+    static func windows1252(_ text: String) throws -> [UInt8] {
+        Array(try #require(text.data(using: .windowsCP1252)))
+    }
+
+    /// `text` as UTF-16LE with a byte-order mark: Excel's "Unicode Text".
+    static func unicodeText(_ text: String) -> [UInt8] {
+        [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+
+    @Test("a Windows-1252 semicolon export with a sep=; line and trailing empty rows imports with one option")
+    func europeanExcelExport() async throws {
+        let fixture = try await ImportFixture.make()
+        let csv = "sep=;\r\nID;Title;Notes;Category\r\nE-1;Café € budget;\"Zoë; the \"\"lead\"\"\";Fïnance\r\nE-2;Straße;;\r\n;;;\r\n;;;\r\n;;;\r\n"
+        let path = try fixture.file("excel.csv", try Self.windows1252(csv))
+        let result = try await fixture.importFile(path, ["--encoding", "windows-1252", "--json"])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let summary = try fixture.summary(result)
+        #expect(summary["inserted"] as? Int == 2)
+        #expect(summary["empty_rows_skipped"] as? Int == 3)
+        #expect(summary["encoding"] as? String == "windows-1252")
+        #expect(summary["delimiter"] as? String == ";")
+        #expect(summary["delimiter_from"] as? String == "sep-line")
+        let tasks = try await fixture.tasks()
+        #expect(tasks.map(\.title) == ["Café € budget", "Straße"])
+        #expect(tasks.first?.notes == "Zoë; the \"lead\"")
+        #expect(tasks.first?.category == "Fïnance")
+
+        let text = try await fixture.importFile(path, ["--encoding", "windows-1252"])
+        #expect(
+            text.standardError.contains("read as Windows-1252, fields separated by \";\" (the file's sep= line); 3 empty rows skipped"),
+            "\(text.standardError)")
+    }
+
+    @Test("the same Windows-1252 file without the option: refused naming the encoding it looks like and the option")
+    func windows1252WithoutOption() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("cp1252.csv", try Self.windows1252("Title;Notes\r\nPlain;ok\r\nCafé;x\r\nAlso plain;\r\n"))
+        let refused = try await fixture.importFile(path)
+        #expect(refused.exitCode == 6)
+        #expect(
+            refused.standardError.contains(
+                "line 3, column 1 (Title): byte 0xE9 is not valid UTF-8 (at byte offset 26 of the file); the file looks like Windows-1252: read it with --encoding windows-1252"
+            ),
+            "\(refused.standardError)")
+        #expect(try await fixture.tasks().isEmpty)
+
+        let lenient = try await fixture.importFile(path, ["--max-errors", "5", "--json"])
+        #expect(lenient.exitCode == 0, "\(lenient.standardError)")
+        #expect(try fixture.summary(lenient)["rejected"] as? Int == 1)
+        #expect(try await fixture.tasks().map(\.title) == ["Plain", "Also plain"])
+    }
+
+    @Test("Excel's Unicode Text export (UTF-16LE, byte-order mark, tabs) imports with no option")
+    func excelUnicodeText() async throws {
+        let fixture = try await ImportFixture.make()
+        let text = "Task ID\tTitle\tNotes\r\nU-1\t日本 launch 🚀\t\"two\r\nlines\"\r\nU-2\tÅsa's list\t\r\n\t\t\r\n"
+        let result = try await fixture.importFile(try fixture.file("unicode.txt", Self.unicodeText(text)), ["--json"])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let summary = try fixture.summary(result)
+        #expect(summary["encoding"] as? String == "utf-16le")
+        #expect(summary["byte_order_mark"] as? Bool == true)
+        #expect(summary["delimiter"] as? String == "\t")
+        #expect(summary["delimiter_from"] as? String == "detected")
+        #expect(summary["empty_rows_skipped"] as? Int == 1)
+        let tasks = try await fixture.tasks()
+        #expect(tasks.map(\.title) == ["日本 launch 🚀", "Åsa's list"])
+        #expect(tasks.first?.notes == "two\nlines")
+    }
+
+    @Test("UTF-16 without a byte-order mark is refused naming --encoding utf-16, which then reads it")
+    func utf16WithoutMark() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("nomark.csv", Array(Self.unicodeText("Title,Notes\r\nOne,x\r\n").dropFirst(2)))
+        let refused = try await fixture.importFile(path)
+        #expect(refused.exitCode == 6)
+        #expect(refused.standardError.contains("UTF-16LE without a byte-order mark; read it with --encoding utf-16"), "\(refused.standardError)")
+        let read = try await fixture.importFile(path, ["--encoding", "utf-16"])
+        #expect(read.exitCode == 0, "\(read.standardError)")
+        #expect(try await fixture.tasks().map(\.title) == ["One"])
+    }
+
+    @Test("with --json a refused run still prints one JSON document: the error, its line and column, nothing imported")
+    func jsonOnRefusal() async throws {
+        let fixture = try await ImportFixture.make()
+        let bad = try await fixture.importFile(try fixture.file("bad.csv", "Title,Due Date\nFirst,2026-03-01\nSecond,2026-02-30\n"), ["--json"])
+        #expect(bad.exitCode == 6)
+        let document = try fixture.summary(bad)
+        let error = try #require(document["error"] as? [String: Any])
+        #expect(error["line"] as? Int == 3)
+        #expect(error["column"] as? Int == 2)
+        #expect(error["header"] as? String == "Due Date")
+        #expect(error["exit_code"] as? Int == 6)
+        #expect((error["message"] as? String)?.contains("not a real date") == true)
+        #expect(document["inserted"] as? Int == 0)
+        #expect(document["imported"] as? Bool == false)
+        #expect(document["read"] as? Int == 2)
+        #expect(bad.standardError.contains("nothing was imported"))
+
+        let quote = try await fixture.importFile(try fixture.file("quote.csv", "Title\nok\n\"never closed\n"), ["--json"])
+        #expect(quote.exitCode == 6)
+        let quoteError = try #require(try fixture.summary(quote)["error"] as? [String: Any])
+        #expect(quoteError["line"] as? Int == 3)
+        #expect(quoteError["column"] as? Int == 1)
+        #expect(quoteError["character"] as? Int == 1)
+
+        let header = try await fixture.importFile(try fixture.file("header.csv", "Notes\nx\n"), ["--json"])
+        #expect(try fixture.summary(header)["error"] as? [String: Any] != nil)
+        #expect(try await fixture.tasks().isEmpty)
+    }
+
+    @Test("a field over the size limit names --max-field-size, which exists and lets it in")
+    func maxFieldSize() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("big.csv", "Title,Notes\nOne,\(String(repeating: "n", count: 300))\n")
+        let refused = try await fixture.importFile(path, ["--max-field-size", "100"])
+        #expect(refused.exitCode == 6)
+        #expect(refused.standardError.contains("line 2, column 2: a field is longer than 100 bytes"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("raise the limit with --max-field-size BYTES"))
+        let allowed = try await fixture.importFile(path, ["--max-field-size", "1000"])
+        #expect(allowed.exitCode == 0, "\(allowed.standardError)")
+    }
+
+    @Test("a header with a second byte-order mark is shown escaped, with a hint")
+    func invisibleHeader() async throws {
+        let fixture = try await ImportFixture.make()
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("Title,Notes\nx,y\n".utf8)
+        let result = try await fixture.importFile(try fixture.file("twice.csv", bytes))
+        #expect(result.exitCode == 6)
+        #expect(result.standardError.contains(#"the columns are "\ufeffTitle", "Notes""#), "\(result.standardError)")
+        #expect(result.standardError.contains("byte-order mark"))
+    }
+
+    @Test("trimmed titles, notes' trailing white space and CR/CRLF made LF are counted in the summary")
+    func normalisationsCounted() async throws {
+        let fixture = try await ImportFixture.make()
+        let csv = "ID,Title,Notes,Category\r\n1,  Padded  ,\"keep\r\nthis  \",  Ops \r\n2,Plain,plain,\r\n3,Tab\t,\"a\rb\",x\r\n"
+        let result = try await fixture.importFile(try fixture.file("norm.csv", csv), ["--json"])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let normalised = try #require(try fixture.summary(result)["normalised"] as? [String: Int])
+        #expect(
+            normalised == [
+                "titles_trimmed": 2, "notes_trailing_white_space_removed": 1, "categories_and_external_ids_trimmed": 1,
+                "line_breaks_made_lf": 2,
+            ])
+        let tasks = try await fixture.tasks()
+        #expect(tasks.map(\.title) == ["Padded", "Plain", "Tab"])
+        #expect(tasks.map(\.notes) == ["keep\nthis", "plain", "a\nb"])
+        let text = try await TaskimportProcess.run(
+            [try fixture.file("norm2.csv", csv), "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress", "--dry-run"])
+        #expect(
+            text.standardError.contains(
+                "normalised: 2 titles trimmed, 1 notes lost trailing white space, 1 categories or external ids trimmed, 2 cells had CR or CRLF line breaks made LF"
+            ), "\(text.standardError)")
+    }
+
+    @Test("--help documents the encodings, sep=, empty rows and every normalisation")
+    func helpSaysItOutLoud() async throws {
+        let help = try await TaskimportProcess.run(["--help"]).standardOutput
+        for phrase in ["--encoding", "sep=", "--max-field-size", "empty", "trimmed", "trailing white space", "LF"] {
+            #expect(help.contains(phrase), "\(phrase)")
+        }
+    }
+}
