@@ -81,7 +81,7 @@ let package = Package(
 
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
-        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example"]),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example", "TaskbaseTestSupport"]),
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(

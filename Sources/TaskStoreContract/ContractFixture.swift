@@ -30,23 +30,29 @@ public struct ContractFixture: Sendable {
     public let team: TeamKey
     private let names: NameSource
 
-    /// Builds the cast and one team in `store`.
-    public static func make(store: any TaskStore) async throws -> ContractFixture {
+    /// Provisions the cast's users: nil is the database's administrator (the test's own login).
+    public let provisioner: UserRef?
+
+    /// Builds the cast and one team in `store`, provisioning users as `provisioner` (an
+    /// operator; nil: the store's login's own rights).
+    public static func make(store: any TaskStore, provisioner: UserRef? = nil) async throws -> ContractFixture {
         let service = TaskService(store: store, clock: TickingClock(start: start).clock)
         let names = NameSource()
         var cast: [UserRef] = []
         for role in ["owner", "admin", "member", "viewer", "outsider", "disabled"] {
-            let user = try await service.createUser(email: "\(role).\(names.next().lowercased())@example.com", displayName: role.capitalized)
+            let user = try await service.createUser(
+                email: "\(role).\(names.next().lowercased())@example.com", displayName: role.capitalized, as: provisioner)
             cast.append(.email(user.email))
         }
         let team = try await makeTeam(service: service, names: names, cast: cast)
-        _ = try await service.setUserDisabled(cast[5], true)
-        return ContractFixture(service: service, store: store, cast: cast, team: team, names: names)
+        _ = try await service.setUserDisabled(cast[5], true, as: provisioner)
+        return ContractFixture(service: service, store: store, provisioner: provisioner, cast: cast, team: team, names: names)
     }
 
-    private init(service: TaskService, store: any TaskStore, cast: [UserRef], team: TeamKey, names: NameSource) {
+    private init(service: TaskService, store: any TaskStore, provisioner: UserRef?, cast: [UserRef], team: TeamKey, names: NameSource) {
         self.service = service
         self.store = store
+        self.provisioner = provisioner
         (owner, admin, member, viewer, outsider, disabled) = (cast[0], cast[1], cast[2], cast[3], cast[4], cast[5])
         self.team = team
         self.names = names
@@ -75,7 +81,7 @@ public struct ContractFixture: Sendable {
 
     /// A new enabled user in no team.
     public func makeUser() async throws -> UserRef {
-        let user = try await service.createUser(email: "extra.\(uniqueSuffix().lowercased())@example.com", displayName: "Extra")
+        let user = try await service.createUser(email: "extra.\(uniqueSuffix().lowercased())@example.com", displayName: "Extra", as: provisioner)
         return .id(user.id)
     }
 

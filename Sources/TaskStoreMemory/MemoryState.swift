@@ -39,6 +39,26 @@ struct MemoryState {
         }
     }
 
+    /// Whether `actor` may see `target` (`UserVisibility`); nil is the administrator.
+    func sees(_ target: User, as actor: UserRef?) -> Bool {
+        let actingUser = actor.flatMap(user)
+        var sharesATeam = false, managesATeam = false
+        if let acting = actingUser {
+            for members in roles.values {
+                guard let role = members[acting.id] else { continue }
+                sharesATeam = sharesATeam || members[target.id] != nil
+                managesATeam = managesATeam || role >= .admin
+            }
+        }
+        return UserVisibility.sees(
+            target, actor: actingUser, isAdministrator: actor == nil, sharesATeam: sharesATeam, managesATeam: managesATeam)
+    }
+
+    /// How many enabled owners `roles` (one team's) holds.
+    func enabledOwners(in roles: [UserID: Role]) -> Int {
+        roles.count { $0.value == .owner && users[$0.key]?.isDisabled == false }
+    }
+
     /// Gathers the facts for `access` in team `key` and lets TaskCore judge them.
     func gate(_ access: AccessRequirement, team key: TeamKey, subject: String) throws -> TeamAccess {
         let actor = user(access.actor)

@@ -38,13 +38,13 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
-    /// Sets or removes one membership, keeping at least one owner.
+    /// Sets or removes one membership, keeping at least one enabled owner.
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
         try state.withLock { state in
             var roles = state.roles[team] ?? [:]
             roles[user] = role
             if let key = state.teams[team]?.key {
-                try OwnerRule.verify(ownersAfterChange: roles.values.count { $0 == .owner }, team: key)
+                try OwnerRule.verify(enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key)
             }
             state.roles[team] = roles
             state.ring(team)

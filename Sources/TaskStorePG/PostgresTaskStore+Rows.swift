@@ -4,7 +4,7 @@ import TaskCore
 
 /// Column lists and row readers shared by every query of the store.
 extension PostgresTaskStore {
-    static let userColumns = "u.id AS user_id, u.email, u.display_name, u.disabled, u.created_at AS user_created_at"
+    static let userColumns = "u.id AS user_id, u.email, u.display_name, u.disabled, u.created_at AS user_created_at, u.is_operator"
     static let teamColumns = "tm.id AS team_id, tm.key AS team_key, tm.name AS team_name, tm.created_at AS team_created_at"
     static let taskColumns = """
         t.id AS task_id, t.team_id AS task_team_id, t.number, t.title, t.notes, t.status, t.priority, t.due_date, \
@@ -17,7 +17,8 @@ extension PostgresTaskStore {
         return User(
             id: UserID(id), email: try row.decode(String.self, "email"),
             displayName: try row.decode(String.self, "display_name"),
-            isDisabled: try row.decode(Bool.self, "disabled"), createdAt: try row.decode(Date.self, "user_created_at"))
+            isDisabled: try row.decode(Bool.self, "disabled"), createdAt: try row.decode(Date.self, "user_created_at"),
+            isOperator: try row.decode(Bool.self, "is_operator"))
     }
 
     /// The team in `row` (columns of `teamColumns`), or nil.

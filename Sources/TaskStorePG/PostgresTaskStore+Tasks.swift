@@ -233,8 +233,6 @@ extension PostgresTaskStore: TaskRepository {
                 """
                 WITH gone AS (
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
-                ), history AS (
-                    DELETE FROM task_history WHERE team_id = \(task.teamID.rawValue) AND task_id = \(task.id.rawValue)
                 ), counter AS (
                     UPDATE task_counters c SET last_change = c.last_change + 1
                      WHERE c.team_id = \(task.teamID.rawValue) AND EXISTS (SELECT 1 FROM gone) RETURNING c.last_change

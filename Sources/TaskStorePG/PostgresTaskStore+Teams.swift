@@ -4,21 +4,14 @@ import TaskCore
 
 extension PostgresTaskStore: TeamRepository {
     public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
+        // The team, its first owner and its counter come from one SECURITY DEFINER function
+        // (migration 0008): the runtime role cannot insert teams, and no policy lets a
+        // creator who is not yet a member see or join their team.
         try await transaction(as: .id(owner)) { tx in
-            let rows = try await tx.query(
-                """
-                INSERT INTO teams AS tm (key, name, created_by, created_at) VALUES (\(key.rawValue), \(name), \(owner.rawValue), \(time))
-                RETURNING \(unsafeSQL: Self.teamColumns)
-                """)
-            let team = try Self.team(in: rows[0])!
-            try await tx.execute(
-                """
-                WITH member AS (
-                    INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (\(team.id.rawValue), \(owner.rawValue), 'owner', \(time))
-                )
-                INSERT INTO task_counters (team_id) VALUES (\(team.id.rawValue))
-                """)
-            return team
+            let created = try await tx.query("SELECT public.taskbase_create_team(\(key.rawValue), \(name), \(time)) AS id")
+            let id = try created[0].decode(Int64.self, "id")
+            let rows = try await tx.query("SELECT \(unsafeSQL: Self.teamColumns) FROM teams tm WHERE tm.id = \(id)")
+            return try Self.team(in: rows[0])!
         }
     }
 
@@ -66,9 +59,13 @@ extension PostgresTaskStore: TeamRepository {
 
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
         try await transaction(as: .id(actor)) { tx in
-            // The team row's lock serializes membership changes, so the owner count below is
-            // the count after every change that committed before this one.
-            let locked = try await tx.query("SELECT key FROM teams WHERE id = \(team.rawValue) FOR UPDATE")
+            // The team's counter lock serializes membership changes with the owner trigger of
+            // migration 0008, which refuses (as `OwnerRule` words it) a change that leaves
+            // the team no enabled owner; it runs as the schema's owner, so it counts owners
+            // the actor may no longer see (one who just left). Admins may take the lock: they
+            // write tasks too.
+            let locked = try await tx.query(
+                "SELECT tm.key FROM teams tm JOIN task_counters c ON c.team_id = tm.id WHERE tm.id = \(team.rawValue) FOR UPDATE OF c")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
                 try await tx.execute(
@@ -79,14 +76,8 @@ extension PostgresTaskStore: TeamRepository {
             } else {
                 try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
             }
-            let owners = try await tx.query(
-                """
-                SELECT count(*) AS owners FROM memberships WHERE team_id = \(team.rawValue) AND role = 'owner'
-                """)
-            let key = try TeamKey(keyText)
-            try OwnerRule.verify(ownersAfterChange: try owners[0].decode(Int.self, "owners"), team: key)
             // Watchers read again: one who lost access is refused at once.
-            try await tx.execute("SELECT \(Self.doorbellSQL(key))")
+            try await tx.execute("SELECT \(Self.doorbellSQL(try TeamKey(keyText)))")
         }
     }
 

@@ -17,8 +17,9 @@ extension PostgresTaskStore: TokenRepository {
             lastUsedAt: try row.decode(Date?.self, "last_used_at"), revokedAt: try row.decode(Date?.self, "revoked_at"))
     }
 
+    /// Runs as the token's user, who may read their own row of `users` (migration 0009).
     public func createToken(of user: UserID, name: String, digest: TokenDigest, expiresAt: Date, at time: Date) async throws -> APIToken {
-        try await transaction(as: nil) { tx in
+        try await transaction(as: .id(user)) { tx in
             let rows = try await tx.query(
                 """
                 INSERT INTO api_tokens AS k (user_id, name, prefix, hash, created_at, expires_at)
@@ -46,15 +47,17 @@ extension PostgresTaskStore: TokenRepository {
         }
     }
 
+    /// The token first (nobody is known yet, and `users` is readable only by an acting user,
+    /// migration 0009), then its user, read as that user in the same transaction.
     public func token(hash: [UInt8]) async throws -> (token: APIToken, user: User)? {
         try await transaction(as: nil) { tx in
-            let rows = try await tx.query(
-                """
-                SELECT \(unsafeSQL: Self.tokenColumns), \(unsafeSQL: Self.userColumns)
-                  FROM api_tokens k JOIN users u ON u.id = k.user_id WHERE k.hash = \(Data(hash))
-                """)
-            guard let row = rows.first, let user = try Self.user(in: row) else { return nil }
-            return (try Self.token(in: row), user)
+            let rows = try await tx.query("SELECT \(unsafeSQL: Self.tokenColumns) FROM api_tokens k WHERE k.hash = \(Data(hash))")
+            guard let row = rows.first else { return nil }
+            let token = try Self.token(in: row)
+            _ = try await tx.query("SELECT set_config('taskbase.user_id', \(String(token.userID.rawValue)), true)")
+            let users = try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE u.id = \(token.userID.rawValue)")
+            guard let user = try users.first.flatMap(Self.user(in:)) else { return nil }
+            return (token, user)
         }
     }
 

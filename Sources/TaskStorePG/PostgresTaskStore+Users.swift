@@ -2,20 +2,24 @@ import Foundation
 import PGStore
 import TaskCore
 
+/// Users under row-level security (migration 0009): as an acting user, the runtime role sees
+/// and changes only what `UserVisibility` and the operator policies allow. With no actor the
+/// call runs with the login's own rights, without switching to the runtime role: only the
+/// database's administrator gets anywhere that way.
 extension PostgresTaskStore: UserRepository {
-    public func createUser(email: String, displayName: String, at time: Date) async throws -> User {
-        try await transaction(as: nil) { tx in
+    public func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User {
+        try await transaction(as: actor, runtime: actor != nil) { tx in
             let rows = try await tx.query(
                 """
-                INSERT INTO users AS u (email, display_name, created_at) VALUES (\(email), \(displayName), \(time))
+                INSERT INTO users AS u (email, display_name, is_operator, created_at) VALUES (\(email), \(displayName), \(isOperator), \(time))
                 RETURNING \(unsafeSQL: Self.userColumns)
                 """)
             return try Self.user(in: rows[0])!
         }
     }
 
-    public func user(_ ref: UserRef) async throws -> User? {
-        return try await transaction(as: nil) { tx in
+    public func user(_ ref: UserRef, as actor: UserRef?) async throws -> User? {
+        return try await transaction(as: actor, runtime: actor != nil) { tx in
             let rows = try await tx.query(
                 """
                 SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
@@ -24,14 +28,14 @@ extension PostgresTaskStore: UserRepository {
         }
     }
 
-    public func users() async throws -> [User] {
-        try await transaction(as: nil) { tx in
+    public func users(as actor: UserRef?) async throws -> [User] {
+        try await transaction(as: actor, runtime: actor != nil) { tx in
             try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u ORDER BY u.email").compactMap(Self.user(in:))
         }
     }
 
-    public func setUserDisabled(_ id: UserID, _ disabled: Bool) async throws -> User {
-        try await transaction(as: nil) { tx in
+    public func setUserDisabled(_ id: UserID, _ disabled: Bool, as actor: UserRef?) async throws -> User {
+        try await transaction(as: actor, runtime: actor != nil) { tx in
             let rows = try await tx.query(
                 """
                 UPDATE users u SET disabled = \(disabled) WHERE u.id = \(id.rawValue) RETURNING \(unsafeSQL: Self.userColumns)

@@ -54,13 +54,14 @@ public struct PostgresTaskStore: Sendable {
         self.listenConfig = listenConfig
     }
 
-    /// Runs `body` in a transaction acting as `actor` (nil: no user, as for provisioning).
+    /// Runs `body` in a transaction acting as `actor` under the runtime role; with `runtime`
+    /// false, with the login's own rights (the administrator's provisioning).
     @discardableResult
     func transaction<T>(
-        as actor: UserRef?, isolation: PGIsolationLevel? = nil,
+        as actor: UserRef?, runtime: Bool = true, isolation: PGIsolationLevel? = nil,
         _ body: (PGConnection) async throws -> T
     ) async throws -> T {
-        let role = runtimeRole
+        let role = runtime ? runtimeRole : nil
         do {
             return try await source.withConnection { connection in
                 try await connection.withTransaction(isolation: isolation) { tx in
@@ -111,13 +112,21 @@ public struct PostgresTaskStore: Sendable {
 
     /// The session setup written out: the one source of its text, which `sessionSetup` reuses
     /// (a test holds the two to the same text and values).
+    /// The acting user is named by id as given (an unknown id sees nothing), and by email
+    /// through `taskbase_user_id_for_email`, since `users` is not readable before a user is set.
     static func writtenSessionSetup(actor: UserRef?, role: String?) -> PGQuery {
-        var query: PGQuery = """
-            SELECT set_config('taskbase.user_id', coalesce((SELECT id::text FROM users u \
-            WHERE \(userMatch("u", actor))), ''), true)
-            """
+        var query: PGQuery = "SELECT set_config('taskbase.user_id', \(actorIDText(actor)), true)"
         if let role { query.append(", set_config('role', \(role), true)") }
         return query
+    }
+
+    /// The acting user's id as text for the session setup, binding what `bindUserMatch` binds.
+    static func actorIDText(_ ref: UserRef?) -> PGQuery {
+        switch ref {
+        case .id(let id): "\(id.rawValue)::text"
+        case .email(let email): "coalesce(public.taskbase_user_id_for_email(\(UserFields.normalizedEmailKey(email)))::text, '')"
+        case nil: "''"
+        }
     }
 
     /// The condition that finds the user `ref` names in the users table aliased `alias`:
@@ -149,6 +158,8 @@ public struct PostgresTaskStore: Sendable {
             return TaskError.alreadyExists(what: "user \(quotedValue(in: error.detail) ?? "with that email")")
         case (.uniqueViolation, "teams_key_key"?):
             return TaskError.alreadyExists(what: "team \(quotedValue(in: error.detail) ?? "with that key")")
+        case (.checkViolation, "teams_keep_an_enabled_owner"?):
+            return TaskError.validation(field: "role", reason: error.message)
         case (.uniqueViolation, "tasks_external_id_key"?):
             return TaskError.alreadyExists(what: "external id \(quotedValue(in: error.detail).map { "\"\($0)\"" } ?? "") in the team")
         default:

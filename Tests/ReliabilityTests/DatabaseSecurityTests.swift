@@ -15,16 +15,16 @@ struct DatabaseSecurityTests {
     /// Every table row-level security guards.
     static let tenantTables = ["teams", "memberships", "task_counters", "tasks", "task_history", "task_changes"]
 
-    /// A migrated scratch database with the contract's cast and team (written through the store,
-    /// as the test's superuser login, under `taskbase_app`), and a runtime login for the attacker.
+    /// The contract's cast and a team of their own in the shared test database (written through
+    /// the store, as the test's superuser login, under `taskbase_app`), and a runtime login for
+    /// the attacker.
     static func withStage(_ body: (ContractFixture, PGConfig) async throws -> Void) async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
-            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
-            let task = try await fixture.makeTask("Secret")
-            _ = try await fixture.service.completeTask(task.key, as: fixture.member)
-            try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
-                try await body(fixture, login.config(for: database.config))
-            }
+        let database = try await TestDatabases.shared.value
+        let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let task = try await fixture.makeTask("Secret")
+        _ = try await fixture.service.completeTask(task.key, as: fixture.member)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await body(fixture, login.config(for: database))
         }
     }
 
@@ -54,7 +54,7 @@ struct DatabaseSecurityTests {
             // Shadowing only users can only lift the disabled flag: the attacker is then the
             // disabled owner; otherwise an outsider who claims every team.
             let attacker = try await f.service.user(shadowed == ["users"] ? f.disabled : f.outsider).id
-            try await ScratchDatabase.withConnection(to: runtime) { connection in
+            try await PGConnection.with(runtime) { connection in
                 let tables = [
                     "memberships": "CREATE TEMP TABLE memberships (team_id bigint, user_id bigint, role text, created_at timestamptz)",
                     "users": "CREATE TEMP TABLE users (id bigint, email text, display_name text, disabled bool, created_at timestamptz)",
@@ -80,7 +80,7 @@ struct DatabaseSecurityTests {
     @Test("every SECURITY DEFINER function pins search_path with pg_temp last")
     func definersPinTheirPath() async throws {
         let config = try await TestDatabases.shared.value
-        try await ScratchDatabase.withConnection(to: config) { connection in
+        try await PGConnection.with(config) { connection in
             let rows = try await connection.query(
                 """
                 SELECT p.oid::regprocedure::text AS name, coalesce(array_to_string(p.proconfig, ','), '') AS config
@@ -101,10 +101,11 @@ struct DatabaseSecurityTests {
 struct ChangeFeedForgeryTests {
     @Test("forged and junk notifications from a login with no grants reach no watcher, cost at most a read each, and end nothing")
     func forgedNotifications() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
+        let database = try await TestDatabases.shared.value
+        do {
             let reads = Mutex(0)
             let store = try await PostgresTaskStore.open(
-                config: database.config, maxConnections: 2,
+                config: database, maxConnections: 2,
                 statementObserver: { statements in
                     if statements.contains(where: { $0.sql.contains("FROM task_changes e0") }) { reads.withLock { $0 += 1 } }
                 })
@@ -114,7 +115,7 @@ struct ChangeFeedForgeryTests {
             let channel = "taskbase.team.\(f.team)"
             let forgeries = 50
             try await TestLogin.with { nobody in
-                try await ScratchDatabase.withConnection(to: nobody.config(for: database.config)) { connection in
+                try await PGConnection.with(nobody.config(for: database)) { connection in
                     let forged = #"{"kind":"deleted","team":"\#(f.team)","number":1,"taskID":1,"version":99,"actorID":1,"at":0}"#
                     _ = try await connection.query("SELECT pg_notify(\(channel), \(forged))")
                     _ = try await connection.query("SELECT pg_notify(\(channel), 'not json {')")
@@ -133,16 +134,170 @@ struct ChangeFeedForgeryTests {
 
     @Test("a login with no grants that LISTENs on a team's channel learns only that something changed")
     func listenersLearnNothing() async throws {
-        try await ScratchDatabase.with(migrated: true) { database in
-            let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
+        let database = try await TestDatabases.shared.value
+        do {
+            let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
             try await TestLogin.with { nobody in
-                let connection = try await PGConnection.connect(nobody.config(for: database.config))
+                let connection = try await PGConnection.connect(nobody.config(for: database))
                 var heard = try await connection.notifications(on: "taskbase.team.\(f.team)").makeAsyncIterator()
                 try await f.makeTask("Private title")
                 let notification = try await heard.next()
                 #expect(notification?.payload == "")
                 await connection.close()
             }
+        }
+    }
+}
+
+/// Issue #16 (3): the policies are the role model, checked by the database itself.
+@Suite("row-level security matches the role model, tried directly in SQL", .timeLimit(.minutes(3)))
+struct RoleModelPolicyTests {
+    /// The ids a probe's SQL names.
+    struct Stage: Sendable {
+        var team: Int64
+        var viewer: Int64
+        var disabledOwner: Int64
+        var outsider: Int64
+        var stranger: Int64
+        var taskID: Int64
+    }
+
+    /// One statement tried as each actor: allowed when it runs and reaches at least one row.
+    struct Probe: Sendable {
+        var name: String
+        var sql: @Sendable (Stage, Int64) -> PGQuery
+        var allowed: @Sendable (Role?) -> Bool
+    }
+
+    static let anyMember: @Sendable (Role?) -> Bool = { $0 != nil }
+    static func atLeast(_ least: Role) -> @Sendable (Role?) -> Bool { { role in role.map { $0 >= least } ?? false } }
+    static let nobody: @Sendable (Role?) -> Bool = { _ in false }
+
+    static let probes: [Probe] = [
+        Probe(name: "read teams", sql: { s, _ in "SELECT count(*) AS n FROM teams WHERE id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read memberships", sql: { s, _ in "SELECT count(*) AS n FROM memberships WHERE team_id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read task_counters", sql: { s, _ in "SELECT count(*) AS n FROM task_counters WHERE team_id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read tasks", sql: { s, _ in "SELECT count(*) AS n FROM tasks WHERE team_id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read task_history", sql: { s, _ in "SELECT count(*) AS n FROM task_history WHERE team_id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read task_changes", sql: { s, _ in "SELECT count(*) AS n FROM task_changes WHERE team_id = \(s.team)" }, allowed: anyMember),
+        Probe(name: "read a team mate", sql: { s, _ in "SELECT count(*) AS n FROM users WHERE id = \(s.viewer)" }, allowed: anyMember),
+        Probe(name: "read a user in no team", sql: { s, _ in "SELECT count(*) AS n FROM users WHERE id = \(s.stranger)" }, allowed: atLeast(.admin)),
+        Probe(
+            name: "insert a task",
+            sql: { s, me in
+                "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(me), \(me))"
+            }, allowed: atLeast(.member)),
+        Probe(name: "update tasks", sql: { s, _ in "UPDATE tasks SET title = 'x' WHERE team_id = \(s.team)" }, allowed: atLeast(.member)),
+        Probe(name: "delete tasks", sql: { s, _ in "DELETE FROM tasks WHERE team_id = \(s.team)" }, allowed: atLeast(.member)),
+        Probe(
+            name: "append history",
+            sql: { s, me in
+                "INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (\(s.team), \(s.taskID), 9, \(me), 'updated')"
+            }, allowed: atLeast(.member)),
+        Probe(name: "update history", sql: { s, _ in "UPDATE task_history SET kind = 'forged' WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(name: "delete history", sql: { s, _ in "DELETE FROM task_history WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(
+            name: "append to the change log",
+            sql: { s, me in
+                """
+                INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+                VALUES (\(s.team), 999, 'created', \(s.taskID), 1, 1, \(me), now())
+                """
+            }, allowed: atLeast(.member)),
+        Probe(name: "update the change log", sql: { s, _ in "UPDATE task_changes SET version = 99 WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(name: "delete from the change log", sql: { s, _ in "DELETE FROM task_changes WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(
+            name: "bump the counter", sql: { s, _ in "UPDATE task_counters SET last_number = last_number + 1 WHERE team_id = \(s.team)" },
+            allowed: atLeast(.member)),
+        Probe(name: "delete the counter", sql: { s, _ in "DELETE FROM task_counters WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(
+            name: "add a member", sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'member')" },
+            allowed: atLeast(.admin)),
+        Probe(
+            name: "add an owner", sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'owner')" },
+            allowed: atLeast(.owner)),
+        Probe(
+            name: "make oneself owner", sql: { s, me in "UPDATE memberships SET role = 'owner' WHERE team_id = \(s.team) AND user_id = \(me)" },
+            allowed: atLeast(.owner)),
+        Probe(
+            name: "change a viewer's role",
+            sql: { s, _ in "UPDATE memberships SET role = 'member' WHERE team_id = \(s.team) AND user_id = \(s.viewer)" }, allowed: atLeast(.admin)),
+        Probe(
+            name: "remove a viewer", sql: { s, _ in "DELETE FROM memberships WHERE team_id = \(s.team) AND user_id = \(s.viewer)" },
+            allowed: atLeast(.admin)),
+        Probe(
+            name: "remove an owner", sql: { s, _ in "DELETE FROM memberships WHERE team_id = \(s.team) AND user_id = \(s.disabledOwner)" },
+            allowed: atLeast(.owner)),
+        Probe(name: "rename the team", sql: { s, _ in "UPDATE teams SET name = 'x' WHERE id = \(s.team)" }, allowed: atLeast(.owner)),
+        Probe(name: "delete the team", sql: { s, _ in "DELETE FROM teams WHERE id = \(s.team)" }, allowed: atLeast(.owner)),
+        Probe(
+            name: "insert a team", sql: { _, me in "INSERT INTO teams (key, name, created_by) VALUES ('ZZFORGED', 'x', \(me))" }, allowed: nobody),
+        Probe(name: "create a user", sql: { _, _ in "INSERT INTO users (email, display_name) VALUES ('forged@example.com', 'x')" }, allowed: nobody),
+        Probe(name: "make oneself operator", sql: { _, me in "UPDATE users SET is_operator = true WHERE id = \(me)" }, allowed: nobody),
+        Probe(name: "disable a team mate", sql: { s, _ in "UPDATE users SET disabled = true WHERE id = \(s.viewer)" }, allowed: nobody),
+        Probe(name: "delete a user", sql: { s, _ in "DELETE FROM users WHERE id = \(s.stranger)" }, allowed: nobody),
+    ]
+
+    /// Whether `probe` succeeds for `actor` as the runtime role: it runs and reaches a row.
+    /// Each try is rolled back.
+    static func attempt(_ probe: Probe, as actor: Int64, stage: Stage, on connection: PGConnection) async throws -> Bool {
+        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN; SET LOCAL ROLE taskbase_app")
+        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
+        do {
+            let query = probe.sql(stage, actor)
+            let reached: Int
+            if query.sql.hasPrefix("SELECT") {
+                reached = try await connection.query(query)[0].decode(Int.self, "n")
+            } else {
+                reached = try await connection.execute(query)
+            }
+            _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+            return reached > 0
+        } catch let error as PGError {
+            _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+            #expect(error.code == .insufficientPrivilege, "\(probe.name): \(error)")
+            return false
+        }
+    }
+
+    @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")
+    func matrix() async throws {
+        let database = try await TestDatabases.shared.value
+        do {
+            let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+            let task = try await f.makeTask("Secret")
+            _ = try await f.service.completeTask(task.key, as: f.member)
+            let id: (UserRef) async throws -> Int64 = { try await f.service.user($0).id.rawValue }
+            let stranger = try await f.makeUser()
+            // A creator who left: the team stays (another owner), the creator has no access.
+            let creator = try await f.makeUser()
+            let left = try await f.service.createTeam(key: "L" + f.uniqueSuffix(), name: "Left", as: creator)
+            try await f.service.setRole(.owner, for: f.owner, in: left.key, as: creator)
+            try await f.makeTask("Left behind", in: left.key)
+            try await f.service.removeMember(creator, from: left.key, as: f.owner)
+            let stage = Stage(
+                team: try await f.service.team(f.team, as: f.owner).team.id.rawValue, viewer: try await id(f.viewer),
+                disabledOwner: try await id(f.disabled), outsider: try await id(f.outsider), stranger: try await id(stranger),
+                taskID: task.id.rawValue)
+            var leftStage = stage
+            leftStage.team = left.id.rawValue
+            let actors: [(String, Int64, Role?, Stage)] = [
+                ("owner", try await id(f.owner), .owner, stage), ("admin", try await id(f.admin), .admin, stage),
+                ("member", try await id(f.member), .member, stage), ("viewer", stage.viewer, .viewer, stage),
+                ("outsider", stage.outsider, nil, stage), ("disabled owner", stage.disabledOwner, nil, stage),
+                ("removed creator", try await id(creator), nil, leftStage),
+            ]
+            try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+                try await PGConnection.with(login.config(for: database)) { connection in
+                    for (name, actor, role, stage) in actors {
+                        for probe in Self.probes {
+                            let allowed = try await Self.attempt(probe, as: actor, stage: stage, on: connection)
+                            #expect(allowed == probe.allowed(role), "\(name): \(probe.name)")
+                        }
+                    }
+                }
+            }
+            #expect(try await f.service.listTasks(in: f.team, as: f.viewer).tasks.map(\.title) == ["Secret"])
         }
     }
 }

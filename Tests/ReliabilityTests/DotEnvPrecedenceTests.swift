@@ -18,7 +18,7 @@ struct DotEnvPrecedenceTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try dotEnv.write(to: folder.appendingPathComponent(".env"), atomically: true, encoding: .utf8)
         return try await BuiltProgram.run(
-            PackagePaths.executable("taskctl"), arguments: ["user", "list"], environment: Self.environment(environment),
+            BuiltProgram.url("taskctl"), arguments: ["user", "list"], environment: Self.environment(environment),
             currentDirectory: folder)
     }
 

@@ -57,12 +57,13 @@ struct FailoverTests {
         try await Self.withPrimary { primary in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: primary, maxConnections: 2))
             let viewer = try await fixture.service.user(fixture.viewer).email
-            let taskctl = PackagePaths.executable("taskctl")
+            let taskctl = BuiltProgram.url("taskctl")
             let environment = ["DATABASE_URL": try TestDatabases.uri(primary), "TASKBASE_ACTOR": viewer]
             let list = ["task", "list", "--team", fixture.team.rawValue]
-            #expect(try await ChildProcess.run(taskctl, list, environment: environment).status == 0)
+            #expect(try await BuiltProgram.run(taskctl, arguments: list, environment: BuiltProgram.environment(adding: environment)).exitCode == 0)
 
-            let watch = try ChildProcess(taskctl, ["watch", "--team", fixture.team.rawValue], environment: environment)
+            let watch = try BuiltProgram.start(
+                taskctl, arguments: ["watch", "--team", fixture.team.rawValue], environment: BuiltProgram.environment(adding: environment))
             try await waitUntil("taskctl watch to listen") {
                 try await PGConnection.with(primary) { connection in
                     try await connection.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'")[0].decode(Int.self, "n") > 0
@@ -70,18 +71,18 @@ struct FailoverTests {
             }
             try await Scripts.run("pg", ["stop"], environment: Self.environment)
             let watched = try await watch.finish(within: .seconds(20))
-            #expect(watched.status == 3 && !watched.killedBySignal, "\(watched)")
+            #expect(watched.exitCode == 3 && !watched.killedBySignal, "\(watched)")
             let lines = watched.standardError.split(separator: "\n")
             #expect(lines.last?.hasPrefix("taskctl: error: lost the database connection") == true, "\(watched)")
             let stray = lines.filter { !$0.hasPrefix("taskctl: ") && !$0.hasPrefix("watching team ") }
             #expect(stray.isEmpty, "lines on stderr that are not taskctl's: \(stray)")
 
-            let whileDown = try await ChildProcess.run(taskctl, list, environment: environment)
-            #expect(whileDown.status == 3, "\(whileDown)")
+            let whileDown = try await BuiltProgram.run(taskctl, arguments: list, environment: BuiltProgram.environment(adding: environment))
+            #expect(whileDown.exitCode == 3, "\(whileDown)")
             #expect(whileDown.standardError.split(separator: "\n").count == 1, "\(whileDown)")
             try await Scripts.run("pg", ["start"], environment: Self.environment)
-            let afterwards = try await ChildProcess.run(taskctl, list, environment: environment)
-            #expect(afterwards.status == 0, "\(afterwards)")
+            let afterwards = try await BuiltProgram.run(taskctl, arguments: list, environment: BuiltProgram.environment(adding: environment))
+            #expect(afterwards.exitCode == 0, "\(afterwards)")
         }
     }
 

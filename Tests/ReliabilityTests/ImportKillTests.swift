@@ -35,10 +35,10 @@ struct ImportKillTests {
             defer { try? FileManager.default.removeItem(at: file) }
 
             let before = try await Self.tasksDigest(database)
-            let taskimport = PackagePaths.executable("taskimport")
+            let taskimport = BuiltProgram.url("taskimport")
             let arguments = [file.path, "--team", fixture.team.rawValue, "--as", member]
             let environment = ["DATABASE_URL": database.url]
-            let importer = try ChildProcess(taskimport, arguments, environment: environment)
+            let importer = try BuiltProgram.start(taskimport, arguments: arguments, environment: BuiltProgram.environment(adding: environment))
             // Kill it once it has been copying rows for a moment.
             try await waitUntil("taskimport to start copying", limit: .seconds(60)) {
                 try await Self.busySessions(database, running: "COPY %") > 0
@@ -51,8 +51,8 @@ struct ImportKillTests {
             try await waitUntil("the killed import's session to end") { try await Self.busySessions(database, running: "%") == 0 }
             #expect(try await Self.tasksDigest(database) == before)
 
-            let rerun = try await ChildProcess.run(taskimport, arguments, environment: environment)
-            #expect(rerun.status == 0, "\(rerun)")
+            let rerun = try await BuiltProgram.run(taskimport, arguments: arguments, environment: BuiltProgram.environment(adding: environment))
+            #expect(rerun.exitCode == 0, "\(rerun)")
             let counts = try await database.withConnection { connection in
                 try await connection.query(
                     """

@@ -31,11 +31,12 @@ struct MigrationFaultTests {
         }
     }
 
-    static let taskmigrate = PackagePaths.executable("taskmigrate")
+    static let taskmigrate = BuiltProgram.url("taskmigrate")
 
-    static func taskmigrate(_ arguments: [String], on database: TestDatabase) throws -> ChildProcess {
-        try ChildProcess(
-            taskmigrate, arguments, environment: ["DATABASE_URL": database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path])
+    static func taskmigrate(_ arguments: [String], on database: TestDatabase) throws -> RunningProgram {
+        try BuiltProgram.start(
+            taskmigrate, arguments: arguments,
+            environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url, "TASKBASE_MIGRATIONS_DIR": PackagePaths.migrations.path]))
     }
 
     /// The migration files of the project, numbered.
@@ -47,9 +48,9 @@ struct MigrationFaultTests {
     func fiveConcurrentRunners() async throws {
         try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
             let runners = try (0..<5).map { _ in try Self.taskmigrate(["up"], on: database) }
-            var outcomes: [ChildProcess.Outcome] = []
+            var outcomes: [ProgramRun] = []
             for runner in runners { outcomes.append(await runner.finish()) }
-            for outcome in outcomes { #expect(outcome.status == 0, "\(outcome)") }
+            for outcome in outcomes { #expect(outcome.exitCode == 0, "\(outcome)") }
             let applied = try await database.withConnection { connection in
                 try await connection.query("SELECT version, count(*) OVER (PARTITION BY version) AS times FROM schema_migrations ORDER BY version")
                     .map { (try $0.decode(Int64.self, "version"), try $0.decode(Int.self, "times")) }
@@ -57,7 +58,7 @@ struct MigrationFaultTests {
             #expect(applied.count == (try Self.migrationFileCount()))
             #expect(applied.allSatisfy { $0.1 == 1 })
             let verify = try await Self.taskmigrate(["verify"], on: database).finish()
-            #expect(verify.status == 0, "\(verify)")
+            #expect(verify.exitCode == 0, "\(verify)")
         }
     }
 
@@ -65,7 +66,7 @@ struct MigrationFaultTests {
     func killedMigration() async throws {
         try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
             let setup = try await Self.taskmigrate(["up"], on: database).finish()
-            try #require(setup.status == 0, "\(setup)")
+            try #require(setup.exitCode == 0, "\(setup)")
             let before = try await SchemaSnapshot.take(database)
 
             // The project's migrations plus one that creates a table, then works for 5 s.
@@ -92,7 +93,7 @@ struct MigrationFaultTests {
             }
             kill(runner.processIdentifier, SIGKILL)
             let killed = await runner.finish()
-            #expect(killed.killedBySignal && killed.status == SIGKILL)
+            #expect(killed.killedBySignal && killed.exitCode == SIGKILL)
 
             // The server rolls back when it notices the client is gone (at the latest when
             // the sleep ends and it finds no COMMIT coming).
@@ -107,7 +108,7 @@ struct MigrationFaultTests {
             #expect(try await SchemaSnapshot.take(database) == before)
 
             let rerun = try await Self.taskmigrate(["up", "--dir", folder.path], on: database).finish()
-            #expect(rerun.status == 0, "\(rerun)")
+            #expect(rerun.exitCode == 0, "\(rerun)")
             let after = try await SchemaSnapshot.take(database)
             #expect(after.history.count == before.history.count + 1)
             #expect(after.relations.contains("r reliability_probe"))

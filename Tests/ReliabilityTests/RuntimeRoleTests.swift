@@ -28,7 +28,12 @@ struct RuntimeRoleTests {
                 var config = database.config
                 config["user"] = role
                 config["password"] = password
-                let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: config, maxConnections: 2))
+                // The database's administrator makes the first operator; the runtime login provisions as them.
+                let administrator = TaskService(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 1))
+                let operatorEmail = "ops.\(UInt32.random(in: 0...UInt32.max))@example.com"
+                _ = try await administrator.createUser(email: operatorEmail, displayName: "Ops", isOperator: true)
+                let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
+                let fixture = try await ContractFixture.make(store: store, provisioner: .email(operatorEmail))
                 let task = try await fixture.makeTask("Written by the runtime role")
                 #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
                 let refused = await #expect(throws: PGError.self) {

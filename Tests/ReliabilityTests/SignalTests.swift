@@ -32,14 +32,14 @@ struct SignalTests {
             try await blocker.execute("BEGIN")
             try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
 
-            let taskctl = try ChildProcess(
-                PackagePaths.executable("taskctl"), ["--as", member, "task", "add", "--team", fixture.team.rawValue, title],
-                environment: ["DATABASE_URL": database.url])
+            let taskctl = try BuiltProgram.start(
+                BuiltProgram.url("taskctl"), arguments: ["--as", member, "task", "add", "--team", fixture.team.rawValue, title],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
             try await waitUntil("task add to wait for the counter lock") { try await Self.lockWaiters(database) == 1 }
             kill(taskctl.processIdentifier, signal)
             let outcome = try await taskctl.finish(within: .seconds(20))
             #expect(!outcome.killedBySignal, "\(outcome)")
-            #expect(outcome.status == 128 + signal, "\(outcome)")
+            #expect(outcome.exitCode == 128 + signal, "\(outcome)")
             #expect(outcome.standardError.contains("interrupted by SIG"), "\(outcome)")
             #expect(!outcome.standardError.contains("57014"), "\(outcome)")
             // The lock wait ended with the program: nothing is left queued behind our lock.

@@ -59,10 +59,10 @@ struct RuleTests {
 
     @Test("a team keeps at least one owner")
     func ownerRule() {
-        #expect(throws: TaskError.validation(field: "role", reason: "team CORE must keep at least one owner")) {
-            try OwnerRule.verify(ownersAfterChange: 0, team: Fixtures.team.key)
+        #expect(throws: TaskError.validation(field: "role", reason: "team CORE must keep at least one enabled owner")) {
+            try OwnerRule.verify(enabledOwnersAfterChange: 0, team: Fixtures.team.key)
         }
-        #expect(throws: Never.self) { try OwnerRule.verify(ownersAfterChange: 1, team: Fixtures.team.key) }
+        #expect(throws: Never.self) { try OwnerRule.verify(enabledOwnersAfterChange: 1, team: Fixtures.team.key) }
     }
 
     @Test("errors read as one line saying what and why")

@@ -26,7 +26,8 @@ enum Backend: String, Sendable, CustomTestStringConvertible {
     /// minutes on the shared, heavily loaded machine, and whether that is a hang or slowness was
     /// not settled before the deadline. Until it is, they are opt-in rather than silently slow.
     static var allCases: [Backend] {
-        ProcessInfo.processInfo.environment["TASKBASE_TEST_CLIENT"] == "1" ? [.memory, .postgres, .clientOverMemory, .clientOverPostgres] : [.memory, .postgres]
+        ProcessInfo.processInfo.environment["TASKBASE_TEST_CLIENT"] == "1"
+            ? [.memory, .postgres, .clientOverMemory, .clientOverPostgres] : [.memory, .postgres]
     }
 
     /// A host: in process a fresh one (its own memory store, or a store over the test process's
@@ -60,17 +61,13 @@ enum Backend: String, Sendable, CustomTestStringConvertible {
 
     static let secrets = TokenSecrets(key: "client test key")
 
-    /// Why the client's feed checks are known issues: the server has no event route yet.
-    static let feedMissing =
-        "taskserve has no GET /v1/teams/{team}/events yet (serve branch at 3d05d44): the client's SSE feed is tested against the fault fixture only"
-
     /// A server over `store` and a host whose sessions are clients holding a token minted for each user.
     static func serve(_ store: any TaskStore) throws -> SessionHost {
         let service = TaskSessionContract.service(over: store)
         let server = try APIServer.start(service: service, options: APIOptions(secrets: secrets, version: "test", heartbeat: .seconds(1)))
         let baseURL = URL(string: server.baseURL)!
         let disabled = TaskbaseClientError.unauthorized("the token is unknown, expired or revoked, or its user is disabled")
-        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled)), feedMissing: feedMissing) { user in
+        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled))) { user in
             let (secret, digest) = try secrets.generate()
             _ = try await service.createToken(for: .id(user.id), name: "contract", lifetime: 3_600, digest: digest)
             return TaskbaseClient(ClientConfiguration(baseURL: baseURL, token: secret, backoff: .milliseconds(20)))

@@ -7,8 +7,9 @@ import Testing
 /// files in `Conformance/files` (quotes, doubled quotes, line breaks in quotes, CR/LF/CRLF, BOMs,
 /// UTF-16 and Windows-1252 exports, empty rows, 64 KiB read boundaries), from a path and from
 /// standard input in pieces of a few bytes. `Conformance/python_reference.py` applies the rules
-/// taskimport documents (sep=, empty rows, trimming, LF), written independently.
-@Suite("taskimport conforms to Python's csv module")
+/// taskimport documents (sep=, empty rows, trimming, LF), written independently. Serialized:
+/// eleven imports at once would crowd the shared connection pool of the suite's process.
+@Suite("taskimport conforms to Python's csv module", .serialized)
 struct ConformanceTests {
     /// One file and how to read it, from `manifest.json`.
     struct Entry: Decodable, CustomTestStringConvertible {

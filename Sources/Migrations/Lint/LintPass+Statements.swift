@@ -182,7 +182,7 @@ extension LintPass {
             state.isPathSafe = false
         }
         if state.isDefiner, state.isPathSafe == false, !wasUnsafe {
-            state.origin = context.finding(.securityDefinerSearchPath, first, Self.definerReason(name, state.isPathSafe == false ? path : nil))
+            state.origin = context.finding(.securityDefinerSearchPath, first, Self.definerReason(name, path))
         }
         routines[name] = state
     }

@@ -1,10 +1,11 @@
-/// A team always keeps an owner. Stores judge it with the owner count after a membership
-/// change, inside the same transaction, so two owners stepping down at once cannot both succeed.
+/// A team always keeps an enabled owner. Stores judge it with the count of enabled owners
+/// after a membership change or a user's disabling, inside the same transaction, so two
+/// owners stepping down at once cannot both succeed.
 public enum OwnerRule {
-    /// Refuses, as a validation error on `role`, a change that leaves `team` with no owner.
-    public static func verify(ownersAfterChange: Int, team: TeamKey) throws {
-        guard ownersAfterChange > 0 else {
-            throw TaskError.validation(field: "role", reason: "team \(team) must keep at least one owner")
+    /// Refuses, as a validation error on `field`, a change that leaves `team` with no enabled owner.
+    public static func verify(enabledOwnersAfterChange: Int, team: TeamKey, field: String = "role") throws {
+        guard enabledOwnersAfterChange > 0 else {
+            throw TaskError.validation(field: field, reason: "team \(team) must keep at least one enabled owner")
         }
     }
 }

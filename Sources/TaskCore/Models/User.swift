@@ -12,13 +12,17 @@ public struct User: Hashable, Sendable {
     public var isDisabled: Bool
     /// When the user was created.
     public var createdAt: Date
+    /// An operator provisions users (adds, disables, enables them, makes tokens for others);
+    /// it grants nothing inside any team.
+    public var isOperator: Bool
 
     /// Builds a user as a store read it.
-    public init(id: UserID, email: String, displayName: String, isDisabled: Bool, createdAt: Date) {
+    public init(id: UserID, email: String, displayName: String, isDisabled: Bool, createdAt: Date, isOperator: Bool = false) {
         self.id = id
         self.email = email
         self.displayName = displayName
         self.isDisabled = isDisabled
         self.createdAt = createdAt
+        self.isOperator = isOperator
     }
 }

@@ -12,8 +12,8 @@ public protocol TeamRepository: Sendable {
     func teams(of user: UserID) async throws -> [TeamMembership]
     /// The team's members, by email.
     func members(of team: TeamID, actor: UserID) async throws -> [Member]
-    /// Adds `user` with `role`, changes their role, or removes them when `role` is nil; in the
-    /// same transaction it counts the owners left and lets `OwnerRule.verify` refuse the change.
+    /// Adds `user` with `role`, changes their role, or removes them when `role` is nil, and
+    /// refuses, in the same transaction, a change that leaves no enabled owner (`OwnerRule`).
     func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws
     /// Renames the team.
     func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team

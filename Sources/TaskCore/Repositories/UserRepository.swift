@@ -1,14 +1,17 @@
 import Foundation
 
-/// Storage of users. Provisioning is an operator's job (whoever holds the database
-/// credentials), so these calls are not gated by a team role.
+/// Storage of users. Provisioning is an operator's job: `TaskService` checks the operator,
+/// and every call names who acts so that the database can check again. A nil actor is the
+/// database login's own rights (its administrator, bootstrapping the first operator); the
+/// runtime login alone gets nothing that way.
 public protocol UserRepository: Sendable {
     /// Stores a new user with an already validated, lowercased email; a taken email is `alreadyExists`.
-    func createUser(email: String, displayName: String, at time: Date) async throws -> User
-    /// The user a reference names, or nil.
-    func user(_ ref: UserRef) async throws -> User?
-    /// Every user, by email.
-    func users() async throws -> [User]
-    /// Disables or enables a user; `notFound` when there is no such user.
-    func setUserDisabled(_ id: UserID, _ disabled: Bool) async throws -> User
+    func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User
+    /// The user a reference names as `actor` may see them (`UserVisibility`), or nil.
+    func user(_ ref: UserRef, as actor: UserRef?) async throws -> User?
+    /// Every user `actor` may see, by email.
+    func users(as actor: UserRef?) async throws -> [User]
+    /// Disables or enables a user; `notFound` when there is no such user. Disabling the last
+    /// enabled owner of a team is refused (`OwnerRule`).
+    func setUserDisabled(_ id: UserID, _ disabled: Bool, as actor: UserRef?) async throws -> User
 }

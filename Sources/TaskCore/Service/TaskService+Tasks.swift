@@ -33,7 +33,8 @@ extension TaskService {
         try await updateTask(key, try TaskChanges(assignee: .set(assignee)), expectedVersion: expectedVersion, as: actor)
     }
 
-    /// Deletes the task and its history (members).
+    /// Deletes the task (members). Its history stays, append-only, but nothing reaches it
+    /// any more: task ids are never reused.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws {
         try await store.deleteTask(
             key, expectedVersion: expectedVersion, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
@@ -45,7 +46,7 @@ extension TaskService {
         try query.validate()
         var query = query
         if case .user(let ref) = query.assignee, case .email = ref {
-            guard let user = try await store.user(ref) else {
+            guard let user = try await store.user(ref, as: actor) else {
                 throw TaskError.validation(field: "assignee", reason: "no \(ref) exists")
             }
             query.assignee = .user(.id(user.id))

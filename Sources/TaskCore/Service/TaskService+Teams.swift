@@ -39,21 +39,22 @@ extension TaskService {
     }
 
     /// Adds `user` to the team with `role`, or changes their role (admins; owners for anything
-    /// touching the owner role). The last owner cannot step down (`OwnerRule`, judged by the store).
+    /// touching the owner role). The last enabled owner cannot step down (`OwnerRule`, judged by the store).
     @discardableResult
     public func setRole(_ role: Role, for user: UserRef, in key: TeamKey, as actor: UserRef) async throws -> Member {
-        let target = try await existingUser(user)
-        try await changeMembership(of: target, to: role, in: key, as: actor)
-        return Member(user: target, role: role)
+        Member(user: try await changeMembership(of: user, to: role, in: key, as: actor), role: role)
     }
 
-    /// Removes `user` from the team (admins; owners to remove an owner). The last owner cannot leave.
+    /// Removes `user` from the team (admins; owners to remove an owner). The last enabled owner cannot leave.
     public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws {
-        try await changeMembership(of: try await existingUser(user), to: nil, in: key, as: actor)
+        try await changeMembership(of: user, to: nil, in: key, as: actor)
     }
 
-    private func changeMembership(of target: User, to role: Role?, in key: TeamKey, as actor: UserRef) async throws {
+    /// The gate comes first, so that whoever may not manage members learns nothing of the user.
+    @discardableResult
+    private func changeMembership(of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef) async throws -> User {
         let access = try await access(key, .manageMembers, as: actor)
+        let target = try await existingUser(user, as: actor)
         let members = try await store.members(of: access.team.id, actor: access.actor.id)
         let current = members.first { $0.user.id == target.id }?.role
         if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
@@ -63,5 +64,6 @@ extension TaskService {
                 why: "\(access.actor.email) is a \(access.role.rawValue); only an owner can grant or take away the owner role")
         }
         try await store.setRole(role, of: target.id, in: access.team.id, actor: access.actor.id)
+        return target
     }
 }

@@ -3,9 +3,13 @@ import Foundation
 /// API tokens: operators mint and revoke anyone's (`taskctl token`); users manage their own
 /// over the API. Authentication turns a token's hash into its enabled user, or nothing.
 extension TaskService {
-    /// Makes a token for `user` living `lifetime` seconds (operators).
-    public func createToken(for user: UserRef, name: String, lifetime: TimeInterval, digest: TokenDigest) async throws -> APIToken {
-        let user = try await existingUser(user)
+    /// Makes a token for `user` living `lifetime` seconds (operators: `operator` must be an
+    /// enabled one; nil is the database login's own rights).
+    public func createToken(
+        for user: UserRef, name: String, lifetime: TimeInterval, digest: TokenDigest, as operator: UserRef? = nil
+    ) async throws -> APIToken {
+        if let `operator` { try await requireOperator(`operator`) }
+        let user = try await existingUser(user, as: `operator`)
         return try await storeToken(of: user, name: name, lifetime: lifetime, digest: digest)
     }
 
@@ -14,9 +18,10 @@ extension TaskService {
         try await storeToken(of: try await enabledActor(actor), name: name, lifetime: lifetime, digest: digest)
     }
 
-    /// Every token of `user`, newest first (operators).
-    public func tokens(of user: UserRef) async throws -> [APIToken] {
-        try await store.tokens(of: try await existingUser(user).id)
+    /// Every token of `user`, newest first (operators, as for `createToken`).
+    public func tokens(of user: UserRef, as operator: UserRef? = nil) async throws -> [APIToken] {
+        if let `operator` { try await requireOperator(`operator`) }
+        return try await store.tokens(of: try await existingUser(user, as: `operator`).id)
     }
 
     /// The acting user's tokens, newest first.
@@ -24,9 +29,10 @@ extension TaskService {
         try await store.tokens(of: try await enabledActor(actor).id)
     }
 
-    /// Revokes any token (operators); an unknown id is `notFound`.
-    public func revokeToken(_ id: TokenID) async throws -> APIToken {
-        try await store.revokeToken(id, at: clock.now())
+    /// Revokes any token (operators, as for `createToken`); an unknown id is `notFound`.
+    public func revokeToken(_ id: TokenID, as operator: UserRef? = nil) async throws -> APIToken {
+        if let `operator` { try await requireOperator(`operator`) }
+        return try await store.revokeToken(id, at: clock.now())
     }
 
     /// Revokes one of the acting user's tokens; anyone else's reads as not found.

@@ -13,15 +13,15 @@ public struct TaskService: Sendable {
         self.clock = clock
     }
 
-    /// The user `ref` names, or `notFound`.
-    func existingUser(_ ref: UserRef) async throws -> User {
-        guard let user = try await store.user(ref) else { throw TaskError.notFound(what: ref.description) }
+    /// The user `ref` names as `actor` sees them, or `notFound`.
+    func existingUser(_ ref: UserRef, as actor: UserRef?) async throws -> User {
+        guard let user = try await store.user(ref, as: actor) else { throw TaskError.notFound(what: ref.description) }
         return user
     }
 
-    /// The actor `ref` names when they exist and are enabled.
+    /// The actor `ref` names when they exist and are enabled (looked up as themself).
     func enabledActor(_ ref: UserRef) async throws -> User {
-        try AccessRequirement.enabledActor(try await store.user(ref), named: ref)
+        try AccessRequirement.enabledActor(try await store.user(ref, as: ref), named: ref)
     }
 
     /// Passes `action` by `actor` in team `team`.

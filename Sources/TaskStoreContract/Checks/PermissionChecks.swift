@@ -36,7 +36,7 @@ extension TaskStoreContract {
             #expect(await Outcome.of { _ = try await f.service.listTasks(in: f.team, as: stranger) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.createTeam(key: "D" + f.uniqueSuffix(), name: "D", as: f.disabled) } == .denied)
             #expect(await Outcome.of { _ = try await f.service.teams(as: f.disabled) } == .denied)
-            _ = try await f.service.setUserDisabled(f.disabled, false)
+            _ = try await f.service.setUserDisabled(f.disabled, false, as: f.provisioner)
             #expect(await Outcome.of { _ = try await f.service.listTasks(in: f.team, as: f.disabled) } == .ok)
         },
     ]

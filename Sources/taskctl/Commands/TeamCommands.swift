@@ -71,7 +71,7 @@ enum TeamCommands {
     /// `team set-role`.
     static let setRole = Command(
         "set-role", abstract: "Change a member's role (admins; owners for anything touching the owner role).",
-        discussion: "A team keeps at least one owner: the last owner cannot step down (exit 6).",
+        discussion: "A team keeps at least one enabled owner: the last one cannot step down (exit 6).",
         positionals: [
             SharedDeclarations.teamKey, SharedDeclarations.email,
             Positional("role", valueName: "ROLE", type: .choice(of: Role.self), help: "The new role."),

@@ -18,6 +18,7 @@ enum UserOutput {
             .init("email") { $0.email },
             .init("display_name") { $0.displayName },
             .init("disabled") { String($0.isDisabled) },
+            .init("operator") { String($0.isOperator) },
             .init("created_at") { Timestamp.iso($0.createdAt) },
         ])
 
@@ -27,6 +28,6 @@ enum UserOutput {
     }
 
     private static func status(_ user: User) -> String {
-        user.isDisabled ? "disabled" : "enabled"
+        (user.isDisabled ? "disabled" : "enabled") + (user.isOperator ? ", operator" : "")
     }
 }

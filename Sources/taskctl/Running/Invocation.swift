@@ -28,9 +28,16 @@ struct Invocation: Sendable {
 
     /// The acting user from `--as` or `TASKBASE_ACTOR`; a usage error when neither is given.
     func actor() throws(UsageError) -> UserRef {
-        guard let text = values.string("as"), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let actor = optionalActor() else {
             throw UsageError("this command acts as a user: pass --as EMAIL or set TASKBASE_ACTOR")
         }
+        return actor
+    }
+
+    /// The acting user when one is named (`--as`, `TASKBASE_ACTOR`): provisioning runs with
+    /// the database login's own rights without one.
+    func optionalActor() -> UserRef? {
+        guard let text = values.string("as"), !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         return UserRef(text)
     }
 

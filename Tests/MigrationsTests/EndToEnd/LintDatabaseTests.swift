@@ -1,5 +1,6 @@
 import Foundation
 import Migrations
+import TaskbaseTestSupport
 import Testing
 
 extension EndToEnd {
@@ -12,7 +13,7 @@ extension EndToEnd {
                 "0002_label_required.sql": "ALTER TABLE items ALTER COLUMN label SET NOT NULL;\n",
             ])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let refused = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(refused.status == 6)
                 #expect(refused.stderr.contains("0002_label_required.sql:1:19: set-not-null"), "\(refused.stderr)")
@@ -49,7 +50,7 @@ extension EndToEnd {
         func typeChoiceWarns() async throws {
             let folder = try MigrationFolder(["0001_items.sql": "CREATE TABLE items (id serial PRIMARY KEY, label varchar(20));\n"])
             defer { folder.delete() }
-            try await FreshDatabase.with { database in
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
                 #expect(outcome.status == 0, "\(outcome.stderr)")
                 #expect(outcome.stderr.contains("warning: ") && outcome.stderr.contains("prefer-bigint-id") && outcome.stderr.contains("prefer-text"))

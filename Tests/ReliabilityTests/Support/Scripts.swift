@@ -1,11 +1,12 @@
 import Foundation
+import TaskbaseTestSupport
 
 /// The package's shell scripts (`scripts/pg`, `scripts/faults`), run to their end.
 enum Scripts {
     /// A script that failed, with what it said.
     struct Failed: Error, CustomStringConvertible {
         var command: String
-        var outcome: ChildProcess.Outcome
+        var outcome: ProgramRun
         var description: String { "\(command): \(outcome)" }
     }
 
@@ -13,8 +14,9 @@ enum Scripts {
     /// when it exits non-zero.
     @discardableResult
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> String {
-        let outcome = try await ChildProcess.run(PackagePaths.script(name), arguments, environment: environment)
-        guard outcome.status == 0, !outcome.killedBySignal else {
+        let outcome = try await BuiltProgram.run(
+            PackagePaths.script(name), arguments: arguments, environment: BuiltProgram.environment(adding: environment))
+        guard outcome.exitCode == 0, !outcome.killedBySignal else {
             throw Failed(command: (["scripts/" + name] + arguments.map { $0.contains("://") ? "URL" : $0 }).joined(separator: " "), outcome: outcome)
         }
         return outcome.standardOutput.trimmingCharacters(in: .newlines)

@@ -10,7 +10,9 @@ enum SharedStore {
         try await storeTask.value
     }
 
+    /// Every contract check runs at once over it (a 10,001-task import among them): a wider
+    /// pool and a longer wait than the programs' keep a loaded machine from timing them out.
     private static let storeTask = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: TestDatabases.shared.value)
+        try await PostgresTaskStore.open(config: TestDatabases.shared.value, maxConnections: 16, acquireTimeout: .seconds(30))
     }
 }

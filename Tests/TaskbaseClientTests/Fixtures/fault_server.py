@@ -14,7 +14,8 @@ LOCK = threading.Lock()
 LOG = {}  # run -> list of {method, path, idempotency_key, last_event_id}
 USER = {"id": 7, "email": "ann@example.com", "display_name": "Ann", "disabled": False, "created_at": "2026-03-10T12:00:00.000000Z"}
 TEAM = {"id": 3, "key": "CORE", "name": "Core", "created_at": "2026-03-10T12:00:00.000000Z", "role": "owner"}
-MEMBER = {"user_id": 7, "email": "ann@example.com", "display_name": "Ann", "role": "owner", "disabled": False}
+MEMBER = {"user_id": 7, "email": "ann@example.com", "display_name": "Ann", "role": "owner", "disabled": False,
+          "created_at": "2026-03-10T12:00:00.000000Z"}
 
 
 def change(number):

@@ -11,7 +11,8 @@ struct UserAndTeamCommandTests {
         #expect(added["email"] as? String == email)
         #expect(added["display_name"] as? String == "New Person")
         #expect(added["disabled"] as? Bool == false)
-        #expect(Set(added.keys) == ["id", "email", "display_name", "disabled", "created_at"])
+        #expect(added["operator"] as? Bool == false)
+        #expect(Set(added.keys) == ["id", "email", "display_name", "disabled", "operator", "created_at"])
 
         let list = try await fixture.expectSuccess(["user", "list"])
         #expect(list.standardOutput.hasPrefix("EMAIL "))
@@ -19,7 +20,7 @@ struct UserAndTeamCommandTests {
         let json = try await fixture.expectSuccess(["user", "list", "--json"]).objects()
         #expect(json.contains { $0["email"] as? String == email })
         let csv = try await fixture.expectSuccess(["user", "list", "--csv"])
-        #expect(csv.standardOutput.hasPrefix("id,email,display_name,disabled,created_at\r\n"))
+        #expect(csv.standardOutput.hasPrefix("id,email,display_name,disabled,operator,created_at\r\n"))
 
         let disabled = try await fixture.expectSuccess(["user", "disable", fixture.member])
         #expect(disabled.standardOutput.contains("disabled"))
@@ -30,6 +31,38 @@ struct UserAndTeamCommandTests {
         try await fixture.expectFailure(5, ["user", "add", email, "--name", "Again"])
         try await fixture.expectFailure(6, ["user", "add", "not-an-email", "--name", "X"])
         try await fixture.expectFailure(1, ["user", "disable", fixture.email("nobody")])
+    }
+
+    @Test("provisioning as anyone but an operator exits 4; the database's administrator bootstraps an operator, who provisions")
+    func operators() async throws {
+        let fixture = try await Fixture.make()
+        // The reproductions: a viewer disabled the team's owner; a disabled user re-enabled himself.
+        try await fixture.expectFailure(4, ["user", "disable", fixture.owner], as: fixture.viewer)
+        try await fixture.expectFailure(4, ["user", "add", fixture.email("sneak"), "--name", "Sneak"], as: fixture.owner)
+        try await fixture.expectFailure(4, ["user", "list"], as: fixture.admin)
+        try await fixture.expectSuccess(["user", "disable", fixture.member])
+        try await fixture.expectFailure(4, ["user", "enable", fixture.member], as: fixture.member)
+        #expect(try await fixture.show(fixture.addTask("Still", as: fixture.admin))["title"] as? String == "Still")
+
+        let ops = fixture.email("ops")
+        let made = try await fixture.expectSuccess(["--json", "user", "add", ops, "--name", "Ops", "--operator"]).object()
+        #expect(made["operator"] as? Bool == true)
+        try await fixture.expectSuccess(["user", "enable", fixture.member], as: ops)
+        let added = try await fixture.expectSuccess(["--json", "user", "add", fixture.email("hired"), "--name", "Hired"], as: ops).object()
+        #expect(added["operator"] as? Bool == false)
+        #expect(try await fixture.expectSuccess(["user", "list", "--json"], as: ops).objects().contains { $0["email"] as? String == ops })
+        try await fixture.expectFailure(1, ["task", "list", "--team", fixture.team], as: ops)
+    }
+
+    @Test("a team keeps an enabled owner: its last enabled owner cannot step down or be disabled (exit 6)")
+    func lastEnabledOwner() async throws {
+        let fixture = try await Fixture.make()
+        try await fixture.expectSuccess(["team", "set-role", fixture.team, fixture.admin, "owner"], as: fixture.owner)
+        try await fixture.expectSuccess(["user", "disable", fixture.admin])
+        try await fixture.expectFailure(6, ["team", "set-role", fixture.team, fixture.owner, "admin"], as: fixture.owner)
+        try await fixture.expectFailure(6, ["team", "remove-member", fixture.team, fixture.owner], as: fixture.owner)
+        try await fixture.expectFailure(6, ["user", "disable", fixture.owner])
+        try await fixture.expectSuccess(["task", "list", "--team", fixture.team], as: fixture.owner)
     }
 
     @Test("team create, list, show with its summary, and the members")

@@ -49,17 +49,6 @@ struct TaskctlProcess {
         return environment
     }
 
-    /// A configured, unstarted process in a scratch directory (so no `.env` is read).
-    static func process(_ arguments: [String], environment: [String: String]) -> Process {
-        let process = Process()
-        process.executableURL = executableURL
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
-        process.standardInput = FileHandle.nullDevice
-        return process
-    }
-
     /// Runs `taskctl arguments` (as `actor` when given) to the end, in a scratch directory.
     static func run(_ arguments: [String], as actor: String? = nil, environment overrides: [String: String] = [:]) async throws -> TaskctlResult {
         let environment = try await environment(overrides)
