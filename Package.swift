@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CSVImport", targets: ["CSVImport"]),
         .library(name: "CommandLineToolkit", targets: ["CommandLineToolkit"]),
         .library(name: "TaskbaseWire", targets: ["TaskbaseWire"]),
+        .library(name: "TaskbaseClient", targets: ["TaskbaseClient"]),
         .executable(name: "taskmigrate", targets: ["taskmigrate"]),
         .executable(name: "taskctl", targets: ["taskctl"]),
         .executable(name: "taskimport", targets: ["taskimport"]),
@@ -37,6 +38,8 @@ let package = Package(
         .target(name: "TaskStorePG", dependencies: ["TaskCore", "PGStore"]),
         // The store contract: checks every TaskCore store must pass. Linked only by test targets.
         .target(name: "TaskStoreContract", dependencies: ["TaskCore"]),
+        // The session contract: checks every TaskSession (in process, over HTTP) must pass. Tests only.
+        .target(name: "TaskSessionContract", dependencies: ["TaskCore", "TaskStoreContract"]),
         // Test databases on the server scripts/test names. Linked only by test targets.
         .target(name: "TaskbaseTestSupport", dependencies: ["PGStore", "Migrations"]),
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
@@ -65,6 +68,16 @@ let package = Package(
                 "taskserve",
                 "taskctl",
             ]),
+
+        // The HTTP client: TaskCore types over the API, no libpq, no libmicrohttpd.
+        .target(name: "TaskbaseClient", dependencies: ["TaskCore", "TaskbaseWire"]),
+        .testTarget(
+            name: "TaskbaseClientTests",
+            dependencies: [
+                "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
+                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore",
+            ],
+            exclude: ["Fixtures"]),
 
         // Command line: the shared toolkit and the programs.
         .target(name: "CommandLineToolkit"),
@@ -102,6 +115,7 @@ let package = Package(
 
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
+        .executableTarget(name: "board-watch", dependencies: ["TaskbaseClient", "TaskCore"], path: "Examples/board-watch"),
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(

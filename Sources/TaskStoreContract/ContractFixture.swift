@@ -7,6 +7,8 @@ import TaskCore
 public struct ContractFixture: Sendable {
     /// "Today" for every check.
     public static let today = CalendarDate(year: 2026, month: 3, day: 10)!
+    /// The clock's first reading: noon on `today`, UTC.
+    public static let start = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
 
     /// The service under test.
     public let service: TaskService
@@ -34,7 +36,6 @@ public struct ContractFixture: Sendable {
     /// Builds the cast and one team in `store`, provisioning users as `provisioner` (an
     /// operator; nil: the store's login's own rights).
     public static func make(store: any TaskStore, provisioner: UserRef? = nil) async throws -> ContractFixture {
-        let start = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
         let service = TaskService(store: store, clock: TickingClock(start: start).clock)
         let names = NameSource()
         var cast: [UserRef] = []

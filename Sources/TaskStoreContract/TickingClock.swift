@@ -4,12 +4,14 @@ import TaskCore
 
 /// A clock that starts at a fixed instant and moves one millisecond per reading, so that
 /// every change has a distinct, predictable time and "today" stays the same day.
-final class TickingClock: Sendable {
+public final class TickingClock: Sendable {
     private let current: Mutex<Date>
 
-    init(start: Date) { current = Mutex(start) }
+    /// A clock reading `start` plus one millisecond per reading.
+    public init(start: Date) { current = Mutex(start) }
 
-    var clock: TaskClock {
+    /// The service clock reading this one.
+    public var clock: TaskClock {
         TaskClock { [self] in
             current.withLock { date in
                 date += 0.001

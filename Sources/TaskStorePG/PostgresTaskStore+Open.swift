@@ -10,10 +10,12 @@ extension PostgresTaskStore {
     /// fails here, with a connection error, rather than at the first call.
     public static func open(
         config: PGConfig, maxConnections: Int = 8, runtimeRole: String? = "taskbase_app",
-        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil, acquireTimeout: Duration = .seconds(10)
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil, acquireTimeout: Duration = .seconds(10),
+        limits: PGSessionLimits? = nil
     ) async throws -> PostgresTaskStore {
         let pool = PGPool(config: config, options: PGPoolOptions(maxConnections: maxConnections, acquireTimeout: acquireTimeout))
         try await pool.withConnection { _ in }
-        return PostgresTaskStore(source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig)
+        return PostgresTaskStore(
+            source: pool, runtimeRole: runtimeRole, statementObserver: statementObserver, listenConfig: listenConfig, limits: limits)
     }
 }

@@ -42,16 +42,20 @@ public struct PostgresTaskStore: Sendable {
     /// behind PgBouncer in transaction mode this names the server directly
     /// (`TASKBASE_LISTEN_URL`); nil uses the source's configuration.
     public let listenConfig: PGConfig?
+    /// Lock and statement timeouts and the vanished-client check, set for every transaction and
+    /// statement with the session setup; nil leaves the server's settings alone.
+    public let limits: PGSessionLimits?
 
     /// A store over `source`, running statements as `runtimeRole`.
     public init(
         source: any PGConnectionSource, runtimeRole: String? = "taskbase_app",
-        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil
+        statementObserver: (@Sendable ([PGQuery]) -> Void)? = nil, listenConfig: PGConfig? = nil, limits: PGSessionLimits? = nil
     ) {
         self.source = source
         self.runtimeRole = runtimeRole
         self.statementObserver = statementObserver
         self.listenConfig = listenConfig
+        self.limits = limits
     }
 
     /// Runs `body` in a transaction acting as `actor` under the runtime role; with `runtime`
@@ -61,11 +65,11 @@ public struct PostgresTaskStore: Sendable {
         as actor: UserRef?, runtime: Bool = true, isolation: PGIsolationLevel? = nil,
         _ body: (PGConnection) async throws -> T
     ) async throws -> T {
-        let role = runtime ? runtimeRole : nil
+        let (role, limits) = (runtime ? runtimeRole : nil, limits)
         do {
             return try await source.withConnection { connection in
                 try await connection.withTransaction(isolation: isolation) { tx in
-                    try await tx.execute(Self.sessionSetup(actor: actor, role: role))
+                    try await tx.execute(Self.sessionSetup(actor: actor, role: role, limits: limits))
                     return try await body(tx)
                 }
             }
@@ -78,7 +82,7 @@ public struct PostgresTaskStore: Sendable {
     /// statement go out together in a pipeline, which PostgreSQL runs as one implicit
     /// transaction (the settings end with it).
     func statement(as actor: UserRef?, _ query: PGQuery) async throws -> PGRows {
-        let setup = Self.sessionSetup(actor: actor, role: runtimeRole)
+        let setup = Self.sessionSetup(actor: actor, role: runtimeRole, limits: limits)
         statementObserver?([setup, query])
         do {
             let results = try await source.pipeline([setup, query])
@@ -93,12 +97,13 @@ public struct PostgresTaskStore: Sendable {
     /// Every statement and transaction starts with it, so its text is made once for each form
     /// of actor, with and without a role (`MadeOnceText`), and a call binds only the values,
     /// in `writtenSessionSetup`'s order.
-    static func sessionSetup(actor: UserRef?, role: String?) -> PGQuery {
-        sessionSetupText.query(SetupShape(actor: UserForm(actor), setsRole: role != nil)) {
-            writtenSessionSetup(actor: actor, role: role)
+    static func sessionSetup(actor: UserRef?, role: String?, limits: PGSessionLimits? = nil) -> PGQuery {
+        sessionSetupText.query(SetupShape(actor: UserForm(actor), setsRole: role != nil, setsLimits: limits != nil)) {
+            writtenSessionSetup(actor: actor, role: role, limits: limits)
         } bind: { query in
             bindUserMatch(actor, to: &query)
             if let role { query.bindNext(role) }
+            for setting in limits?.settings ?? [] { query.bindNext(setting.value) }
         }
     }
 
@@ -106,6 +111,7 @@ public struct PostgresTaskStore: Sendable {
     struct SetupShape: Hashable, Sendable {
         var actor: UserForm
         var setsRole: Bool
+        var setsLimits: Bool
     }
 
     static let sessionSetupText = MadeOnceText<SetupShape>()
@@ -114,9 +120,12 @@ public struct PostgresTaskStore: Sendable {
     /// (a test holds the two to the same text and values).
     /// The acting user is named by id as given (an unknown id sees nothing), and by email
     /// through `taskbase_user_id_for_email`, since `users` is not readable before a user is set.
-    static func writtenSessionSetup(actor: UserRef?, role: String?) -> PGQuery {
+    static func writtenSessionSetup(actor: UserRef?, role: String?, limits: PGSessionLimits? = nil) -> PGQuery {
         var query: PGQuery = "SELECT set_config('taskbase.user_id', \(actorIDText(actor)), true)"
         if let role { query.append(", set_config('role', \(role), true)") }
+        for setting in limits?.settings ?? [] {
+            query.append(", set_config('\(unsafeSQL: setting.name)', \(setting.value), true)")
+        }
         return query
     }
 

@@ -1,6 +1,7 @@
 import CommandLineToolkit
 import Foundation
 import PGStore
+import Synchronization
 import TaskCore
 import TaskStorePG
 
@@ -10,14 +11,16 @@ import TaskStorePG
 public enum ServiceConnection {
     /// A service over the configured PostgreSQL; any failure to get there is exit 3 with one
     /// line that says where to look.
-    /// `acquireTimeout` is how long a call waits for a free connection before failing.
+    /// `acquireTimeout` is how long a call waits for a free connection before failing;
+    /// `limits` are the timeouts every statement runs under.
     public static func open(
-        maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), clock: TaskClock = localClock
+        maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), clock: TaskClock = localClock, limits: PGSessionLimits
     ) async throws -> TaskService {
-        let config: PGConfig
+        var config: PGConfig
         var listenConfig: PGConfig?
         do {
             config = try PGConfig.fromEnvironment(notice: ErrorPrinter.forThisProgram.note)
+            if config["application_name"] == nil { config["application_name"] = "\(ErrorPrinter.forThisProgram.program) \(getpid())" }
             if let url = ProcessInfo.processInfo.environment["TASKBASE_LISTEN_URL"], !url.isEmpty {
                 var direct = try PGConfig(connectionString: url)
                 direct.connectTimeout = config.connectTimeout
@@ -30,7 +33,8 @@ public enum ServiceConnection {
         }
         do {
             let store = try await PostgresTaskStore.open(
-                config: config, maxConnections: maxConnections, listenConfig: listenConfig, acquireTimeout: acquireTimeout)
+                config: config, maxConnections: maxConnections, listenConfig: listenConfig, acquireTimeout: acquireTimeout, limits: limits)
+            openedTarget.withLock { $0 = Opened(config: config, application: config["application_name"] ?? "", limits: limits) }
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()
@@ -40,6 +44,18 @@ public enum ServiceConnection {
                 exitCode: .cannotConnect)
         }
     }
+
+    /// What `open` connected to, for `LockWaitWatch`.
+    struct Opened: Sendable {
+        var config: PGConfig
+        var application: String
+        var limits: PGSessionLimits
+    }
+
+    private static let openedTarget = Mutex<Opened?>(nil)
+
+    /// The last service `open` made, if any.
+    static var opened: Opened? { openedTarget.withLock { $0 } }
 
     /// Days in the machine's time zone, so `today`, `+3d` and "overdue" mean the user's day.
     public static var localClock: TaskClock {

@@ -35,7 +35,8 @@ public struct TeamDocument: Codable, Hashable, Sendable {
     }
 }
 
-/// A member in JSON: `user_id`, `email`, `display_name`, `role`, `disabled`.
+/// A member in JSON: `user_id`, `email`, `display_name`, `role`, `disabled`, `created_at` (the
+/// user's, so a client rebuilds the member exactly).
 public struct MemberDocument: Codable, Hashable, Sendable {
     /// The user's id.
     public var userID: Int64
@@ -47,9 +48,11 @@ public struct MemberDocument: Codable, Hashable, Sendable {
     public var role: String
     /// Whether the account is disabled.
     public var disabled: Bool
+    /// When the user was created.
+    public var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case userID = "user_id", email, displayName = "display_name", role, disabled
+        case userID = "user_id", email, displayName = "display_name", role, disabled, createdAt = "created_at"
     }
 
     /// The document of `member`.
@@ -59,11 +62,11 @@ public struct MemberDocument: Codable, Hashable, Sendable {
         displayName = member.user.displayName
         role = member.role.rawValue
         disabled = member.user.isDisabled
+        createdAt = member.user.createdAt
     }
 
-    /// The member this document describes; the document carries no creation time, so the
-    /// user's is `createdAt`.
-    public func member(createdAt: Date = Date(timeIntervalSince1970: 0)) throws -> Member {
+    /// The member this document describes.
+    public func member() throws -> Member {
         Member(
             user: User(id: UserID(userID), email: email, displayName: displayName, isDisabled: disabled, createdAt: createdAt),
             role: try Role(parsing: role))

@@ -2,20 +2,31 @@ import Foundation
 import TaskCore
 
 /// The JSON settings every Taskbase document is written and read with: sorted keys, no escaped
-/// slashes, ISO 8601 dates to the second.
+/// slashes, ISO 8601 dates to the microsecond (as stores keep them, so a client rebuilds
+/// exactly the `Date` the service made; whole seconds are read too).
 public enum WireJSON {
     /// A compact encoder (one line), as the event stream and the HTTP API write.
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(WireDate.text(date))
+        }
         return encoder
     }
 
     /// A decoder for what the encoder (or `taskctl --json`) wrote.
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = WireDate.date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 UTC time")
+            }
+            return date
+        }
         return decoder
     }
 }

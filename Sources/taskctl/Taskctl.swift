@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import TaskbaseCommandLine
 
 /// `taskctl`: Taskbase from a terminal and from scripts. Parsing and printing only; every
 /// decision is `TaskService`'s.
@@ -12,15 +13,18 @@ enum Taskctl {
         "taskctl", abstract: "Work with Taskbase: users, teams, memberships, tasks, live changes, export.",
         discussion: """
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
-            file in the working directory fills in what the environment does not set. \
+            file in the working directory is used only when the environment sets neither (stderr says so). \
             Acting user: --as EMAIL, else TASKBASE_ACTOR. \
             Output: tables for people; --json prints one JSON document (field names in docs/taskctl.md); \
             lists also take --csv. Errors: one line on stderr. \
             Exit codes: 0 ok, 1 failed or not found, 2 usage, 3 cannot connect or bad configuration, \
-            4 permission denied, 5 conflict (stale --if-version, name already taken), 6 input rejected.
+            4 permission denied, 5 conflict (stale --if-version, name already taken, lock timeout), \
+            6 input rejected, 130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP (the running statement is \
+            cancelled and rolled back). Every statement runs with --lock-timeout and --statement-timeout.
             """,
         version: version,
-        options: [Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")],
+        options: [Option("as", valueName: "EMAIL", help: "The acting user.", environment: "TASKBASE_ACTOR")]
+            + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(60)),
         flags: [Flag("json", help: "Print one JSON document.")],
         subcommands: [
             UserCommands.command, TokenCommands.command, TeamCommands.command, TaskCommands.command, StreamCommands.watch, StreamCommands.export,

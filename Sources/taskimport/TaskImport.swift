@@ -1,6 +1,7 @@
 import CSVImport
 import CommandLineToolkit
 import TaskCore
+import TaskbaseCommandLine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,7 +60,7 @@ enum TaskImport {
                 "max-field-size", valueName: "BYTES",
                 help: "The longest field read, in bytes (after conversion to UTF-8); a longer one stops the import.",
                 type: .integer, default: String(CSVReader.Options.defaultMaxFieldBytes)),
-        ],
+        ] + SessionLimitOptions.options(lockTimeout: .seconds(60), statementTimeout: .zero),
         flags: [
             Flag("dry-run", short: "n", help: "Check everything and report what would happen; write nothing."),
             Flag("json", help: "Print the summary as one JSON document on standard output."),
@@ -67,7 +68,7 @@ enum TaskImport {
         ],
         run: { values in
             do {
-                try await ImportRun(values: values).run()
+                try await LockWaitWatch.run { try await ImportRun(values: values).run() }
             } catch  where Task.isCancelled {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {

@@ -16,7 +16,7 @@ enum TaskMigrate {
         abstract: "Apply, verify and plan Taskbase's schema migrations.",
         discussion: """
             Connection: DATABASE_URL (postgres:// URI or key=value), else the PG* variables; a .env \
-            file in the working directory fills in what the environment does not set. Connect \
+            file in the working directory is used only when the environment sets neither (stderr says so). Connect \
             directly to PostgreSQL, not through PgBouncer in transaction mode: the migration lock \
             and the timeouts are session settings.
 
@@ -78,9 +78,12 @@ enum TaskMigrate {
         discussion: """
             Runs the -- migrate:down section and removes the history row in the same transaction. \
             With --to V rolls back every applied migration newer than V, newest first (--to 0: all). \
-            Refuses before changing anything when one of them has no down section.
+            Refuses before changing anything when one of them has no down section. A roll back \
+            that drops data (DROP TABLE, DROP COLUMN, TRUNCATE, DELETE in a down section) or goes \
+            to 0 asks for yes on a terminal, and without one needs --yes (else exit 2, nothing changed).
             """,
         options: [Option("to", valueName: "V", help: "Roll back everything newer than version V.", type: .integer)],
+        flags: [Flag("yes", short: "y", help: "Confirm a roll back that drops data, without asking.")],
         run: { values in try await MigrateCommands.down(values) }
     )
 

@@ -54,7 +54,7 @@ enum TaskServe {
             Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
-        ],
+        ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {
@@ -66,7 +66,8 @@ enum TaskServe {
         let service: TaskService
         do {
             service = try await ServiceConnection.open(
-                maxConnections: try positive(values, "pool-size"), acquireTimeout: .milliseconds(try positive(values, "pool-timeout")))
+                maxConnections: try positive(values, "pool-size"), acquireTimeout: .milliseconds(try positive(values, "pool-timeout")),
+                limits: try SessionLimitOptions.limits(from: values))
         } catch {
             throw ServiceExitCodes.failure(for: error)
         }

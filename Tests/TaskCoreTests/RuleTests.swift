@@ -72,7 +72,7 @@ struct RuleTests {
                 == "task CORE-1 was changed by someone else; the current version is 3")
         #expect(
             TaskError.validation(field: "dueDate", reason: "2026-02-30 is not a real date").description
-                == "invalid dueDate: 2026-02-30 is not a real date")
+                == "invalid due date: 2026-02-30 is not a real date")
         #expect(TaskError.notFound(what: "task CORE-9").description == "task CORE-9 not found")
     }
 }

@@ -17,6 +17,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case unknownVersion(Int64, known: String)
     /// `baseline` on a database whose history is not empty.
     case historyNotEmpty(currentVersion: Int64)
+    /// A concurrent build of a migration's index (a killed run's) was still running after `waited`.
+    case indexBuildStillRunning(file: String, index: String, pid: Int32, waited: Duration)
 
     /// One line (lint refusals: one line per finding).
     public var description: String {
@@ -40,6 +42,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "cannot roll back \(paths.joined(separator: ", ")): no -- migrate:down section; nothing was rolled back"
         case let .unknownVersion(version, known):
             return "no migration has version \(version) (\(known))"
+        case let .indexBuildStillRunning(file, index, pid, waited):
+            return "\(file): a build of index \(index) is still running in server process \(pid) (an earlier, killed taskmigrate up?) "
+                + "after waiting \(waited.postgresSetting); let it finish and run up again, or stop it with SELECT pg_cancel_backend(\(pid))"
         case .historyNotEmpty(let current):
             return "the history already records migrations (up to version \(current)); baseline only works on a database without history"
         }
@@ -59,13 +64,17 @@ public struct MigrationStatementFailure: Error, Sendable, CustomStringConvertibl
     public var wasTransactional: Bool
     /// The server's error.
     public var error: PGError
+    /// The INVALID index a failed concurrent build left behind, if any.
+    public var leftoverIndex: String?
 
     /// `path:line:column: server error; what happened to the database`.
     public var description: String {
         let outcome =
             wasTransactional
             ? "rolled back: the database and its history are as before"
-            : "this no-transaction migration may have left partial work (e.g. an INVALID index); inspect it before running again"
+            : leftoverIndex.map {
+                "the INVALID index \($0) is left behind (it serves no query); fix the cause and run up again, which drops and rebuilds it"
+            } ?? "this no-transaction migration may have left partial work (e.g. an INVALID index); inspect it before running again"
         var server = error.sqlState.map { "\(error.severity ?? "ERROR") \($0): \(error.message)" } ?? error.message
         if let detail = error.detail { server += " (\(detail))" }
         if let hint = error.hint { server += "; hint: \(hint)" }

@@ -32,6 +32,15 @@ public struct MigrationDirectory: Sendable {
     /// does not (a second file with a version already used included), in name order.
     public func loadEach() throws(MigrationFileError) -> (files: [MigrationFile], errors: [MigrationFileError]) {
         let names: [String]
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard exists, isDirectory.boolValue else {
+            throw MigrationFileError(
+                path: path,
+                message:
+                    "\(exists ? "is a file, not a folder" : "no such folder"); pass --dir or set \(Self.environmentVariable) to the migrations folder"
+            )
+        }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
@@ -40,7 +49,14 @@ public struct MigrationDirectory: Sendable {
         }
         var files: [MigrationFile] = []
         var errors: [MigrationFileError] = []
-        for name in names.sorted() where name.hasSuffix(".sql") && !name.hasPrefix(".") && name != Self.schemaFileName {
+        for name in names.sorted() where name.lowercased().hasSuffix(".sql") && !name.hasPrefix(".") && name != Self.schemaFileName {
+            guard name.hasSuffix(".sql") else {
+                // 0010_x.SQL would otherwise be skipped without a word, and never applied.
+                errors.append(
+                    MigrationFileError(
+                        path: filePath(name), message: "the extension must be .sql in lowercase; rename it to \(name.dropLast(4)).sql"))
+                continue
+            }
             do {
                 files.append(try load(fileName: name))
             } catch {

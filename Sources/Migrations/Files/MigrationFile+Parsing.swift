@@ -15,9 +15,12 @@ extension MigrationFile {
             error.path = path
             throw error
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard var text = String(validating: bytes, as: UTF8.self) else {
             throw MigrationFileError(path: path, line: Self.lineOfFirstInvalidUTF8(bytes), message: "the file is not valid UTF-8; save it as UTF-8")
         }
+        // A byte order mark (editors on Windows write one) is not SQL; the checksum still
+        // covers the file's bytes as they are.
+        if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
         let source = SourceText(text)
         let tokens = SQLLexer(source).tokens()
         func fail(_ token: SQLToken, _ message: String) -> MigrationFileError {

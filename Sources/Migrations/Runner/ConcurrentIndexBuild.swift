@@ -40,4 +40,45 @@ struct ConcurrentIndexBuild {
             """)
         return try rows.first?.decode(String.self, "name")
     }
+
+    /// The backend still building this index, if any: after a killed `taskmigrate up` the
+    /// server goes on with the build although the runner (and its lock) are gone.
+    func runningBuild(on connection: PGConnection) async throws -> Int32? {
+        let rows = try await connection.query(
+            """
+            SELECT p.pid
+              FROM pg_catalog.pg_stat_progress_create_index p
+              LEFT JOIN pg_catalog.pg_class c ON c.oid = p.index_relid
+             WHERE p.relid = to_regclass(\(table)) AND p.pid <> pg_backend_pid()
+               AND (c.relname = \(index) OR p.index_relid = 0)
+             LIMIT 1
+            """)
+        return try rows.first?.decode(Int32.self, "pid")
+    }
+
+    /// The VALID index's regclass text, if the index exists and is usable: built by an earlier
+    /// run that was killed before it could record the migration.
+    func built(on connection: PGConnection) async throws -> String? {
+        let rows = try await connection.query(
+            """
+            SELECT c.oid::regclass::text AS name
+              FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+             WHERE i.indrelid = to_regclass(\(table)) AND c.relname = \(index) AND i.indisvalid
+            """)
+        return try rows.first?.decode(String.self, "name")
+    }
+
+    /// Every INVALID index of the database's own schemas, as `index on table`: what failed or
+    /// killed concurrent builds leave behind, for `status` and `verify`.
+    static func invalidIndexes(on connection: PGConnection) async throws -> [String] {
+        let rows = try await connection.query(
+            """
+            SELECT c.oid::regclass::text || ' on ' || i.indrelid::regclass::text AS name
+              FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+              JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             WHERE NOT i.indisvalid AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+             ORDER BY 1
+            """)
+        return try rows.map { try $0.decode(String.self, "name") }
+    }
 }

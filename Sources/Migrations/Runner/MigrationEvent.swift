@@ -1,3 +1,4 @@
+import PGStore
 /// What a run is doing, for progress output. Delivered in order, on the running task.
 public enum MigrationEvent: Sendable {
     /// Another runner holds the migration lock; this one polls until it is free.
@@ -17,6 +18,12 @@ public enum MigrationEvent: Sendable {
     case checksumRecorded(MigrationFile, previous: String)
     /// A migration hit its lock timeout and will be tried again after `delay`.
     case retrying(MigrationFile, attempt: Int, of: Int, delay: Duration, blocker: LockBlocker?)
+    /// A concurrent build of the migration's index is still running in backend `pid` (left by
+    /// a killed run); this run waits for it to end.
+    case waitingForIndexBuild(MigrationFile, index: String, pid: Int32)
+    /// The migration's index already exists and is valid (an earlier run built it and was
+    /// killed before recording it): recorded as applied without building it again.
+    case recordedExistingIndex(MigrationFile, index: String)
 }
 
 /// Which way a migration runs.

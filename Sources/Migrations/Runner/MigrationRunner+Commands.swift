@@ -17,9 +17,10 @@ extension MigrationRunner {
 
     /// Rolls back applied migrations newer than `target` (only the newest when nil), newest
     /// first, running their down sections. Refuses before doing anything when one has no
-    /// down section.
+    /// down section. `confirm` sees the files, under the lock, before anything runs: throwing
+    /// from it (an operator who did not say yes) changes nothing.
     @discardableResult
-    public func down(to target: Int64? = nil) async throws -> [MigrationFile] {
+    public func down(to target: Int64? = nil, confirm: ([MigrationFile]) async throws -> Void = { _ in }) async throws -> [MigrationFile] {
         try await withMigrationLock { work, lockConnection, plan in
             if let target, target != 0, !plan.applied.contains(where: { $0.version == target }) {
                 throw MigrationError.unknownVersion(target, known: "--to takes 0 or an applied version")
@@ -28,6 +29,7 @@ extension MigrationRunner {
             let files = target.map { target in newestFirst.filter { $0.version > target } } ?? Array(newestFirst.prefix(1))
             let irreversible = files.filter { $0.down == nil }.map(\.path)
             guard irreversible.isEmpty else { throw MigrationError.notReversible(irreversible) }
+            if !files.isEmpty { try await confirm(files) }
             try await runAll(files, .down, work: work, lockConnection: lockConnection)
             return files
         }

@@ -18,6 +18,7 @@ extension MigrationRunner {
     func run(_ file: MigrationFile, _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws -> Int64 {
         let interval = max(.milliseconds(10), min(.milliseconds(200), settings.lockTimeout / 4))
         let build = direction == .up ? ConcurrentIndexBuild(file) : nil
+        if let build, let milliseconds = try await reconcile(build, of: file, on: work) { return milliseconds }
         var attempt = 1
         var lastBlocker: LockBlocker?
         while true {
@@ -31,6 +32,10 @@ extension MigrationRunner {
             case .success(let milliseconds):
                 return milliseconds
             case .failure(let error):
+                if case .statementFailed(var failure) = error as? MigrationError, let build, !Self.isLockTimeout(error) {
+                    failure.leftoverIndex = try? await build.leftover(on: work)
+                    throw MigrationError.statementFailed(failure)
+                }
                 guard Self.isLockTimeout(error) else { throw error }
                 guard attempt <= settings.lockRetries else {
                     var leftover: String?
@@ -48,6 +53,29 @@ extension MigrationRunner {
                 attempt += 1
             }
         }
+    }
+
+    /// Before a concurrent index build: waits while a build of the same index still runs (a
+    /// killed run's backend goes on), then, when the index exists and is valid, records the
+    /// migration as applied instead of failing on "already exists" forever. Returns nil when
+    /// the build is still to be done.
+    private func reconcile(_ build: ConcurrentIndexBuild, of file: MigrationFile, on work: PGConnection) async throws -> Int64? {
+        let deadline = ContinuousClock.now + settings.migrationLockWait
+        var told = false
+        while let pid = try await build.runningBuild(on: work) {
+            if !told {
+                onEvent(.waitingForIndexBuild(file, index: build.index, pid: pid))
+                told = true
+            }
+            guard ContinuousClock.now < deadline else {
+                throw MigrationError.indexBuildStillRunning(file: file.path, index: build.index, pid: pid, waited: settings.migrationLockWait)
+            }
+            try await Task.sleep(for: settings.migrationLockPoll)
+        }
+        guard let index = try await build.built(on: work) else { return nil }
+        try await history.insert(file, milliseconds: 0, operatorName: settings.operatorName, on: work)
+        onEvent(.recordedExistingIndex(file, index: index))
+        return 0
     }
 
     /// A 55P03 from a migration statement or from dropping a leftover index.

@@ -37,6 +37,12 @@ public struct MigrationRunner: Sendable {
         return MigrationPlan(files: files, history: recorded)
     }
 
+    /// The database's INVALID indexes (`index on table`), left by failed or killed concurrent
+    /// builds: they serve no query and block a rerun of their migration until dropped.
+    public func invalidIndexes() async throws -> [String] {
+        try await withConnection { try await ConcurrentIndexBuild.invalidIndexes(on: $0) }
+    }
+
     /// What `up --to target` would run, after verification and lint, without running it.
     public func pending(upTo target: Int64? = nil) async throws -> [MigrationFile] {
         let files = try directory.load()

@@ -25,8 +25,8 @@ public struct AccessRequirement: Sendable, Hashable {
         guard let role = facts.role else { throw TaskError.notFound(what: subject()) }
         guard role >= minimumRole else {
             throw TaskError.permissionDenied(
-                what: "\(action.rawValue) in \(subject())",
-                why: "\(actor.email) is a \(role.rawValue); it takes a \(minimumRole.rawValue) or above")
+                what: action.phrase(for: subject()),
+                why: "\(actor.email) is \(role.withArticle); it takes \(minimumRole.withArticle) or above")
         }
         return actor
     }
@@ -35,7 +35,7 @@ public struct AccessRequirement: Sendable, Hashable {
     public static func enabledActor(_ user: User?, named ref: UserRef) throws -> User {
         guard let user else { throw TaskError.notFound(what: ref.description) }
         guard !user.isDisabled else {
-            throw TaskError.permissionDenied(what: "act", why: "\(user.email) is disabled")
+            throw TaskError.permissionDenied(what: "act", why: "\(user.email.isEmpty ? ref.description : user.email) is disabled")
         }
         return user
     }

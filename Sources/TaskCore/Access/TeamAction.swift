@@ -19,4 +19,11 @@ public enum TeamAction: String, CaseIterable, Sendable {
         case .manageTeam: .owner
         }
     }
+
+    /// What was refused, for `subject` ("task CORE-1", "team CORE"): "change task CORE-1",
+    /// "change tasks in team CORE", "manage members in team CORE".
+    public func phrase(for subject: String) -> String {
+        guard subject.hasPrefix("task "), self == .readTasks || self == .writeTasks else { return "\(rawValue) in \(subject)" }
+        return "\(rawValue.prefix { $0 != " " }) \(subject)"
+    }
 }

@@ -19,7 +19,19 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
         case .permissionDenied(let what, let why): "not allowed to \(what): \(why)"
         case .conflict(let what, let version): "\(what) was changed by someone else; the current version is \(version)"
         case .alreadyExists(let what): "\(what) already exists"
-        case .validation(let field, let reason): "invalid \(field): \(reason)"
+        case .validation(let field, let reason): "invalid \(Self.spoken(field)): \(reason)"
         }
+    }
+
+    /// A field's code name as people say it: `externalID` → "external id", `dueDate` → "due date".
+    static func spoken(_ field: String) -> String {
+        var words = ""
+        var previous: Character?
+        for character in field {
+            if character.isUppercase, let previous, previous.isLowercase { words.append(" ") }
+            words.append(character)
+            previous = character
+        }
+        return words.lowercased()
     }
 }

@@ -21,6 +21,11 @@ public enum Role: String, NamedValue, Comparable {
         }
     }
 
+    /// The role with its article, for sentences: "an admin", "a member".
+    public var withArticle: String {
+        (self == .admin || self == .owner ? "an " : "a ") + rawValue
+    }
+
     /// Viewer < member < admin < owner.
     public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
 }

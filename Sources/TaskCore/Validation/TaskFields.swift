@@ -41,24 +41,24 @@ public enum TaskFields {
 
     /// A trimmed single-line category; empty means none.
     public static func category(_ text: String?) throws -> String? {
-        try singleLine(text, field: "category", maxLength: categoryMaxLength)
+        try singleLine(text, field: "category", noun: "a category", maxLength: categoryMaxLength)
     }
 
     /// A trimmed single-line external id; empty means none.
     public static func externalID(_ text: String?) throws -> String? {
-        try singleLine(text, field: "externalID", maxLength: externalIDMaxLength)
+        try singleLine(text, field: "externalID", noun: "an external id", maxLength: externalIDMaxLength)
     }
 
-    private static func singleLine(_ text: String?, field: String, maxLength: Int) throws -> String? {
+    private static func singleLine(_ text: String?, field: String, noun: String, maxLength: Int) throws -> String? {
         guard let value = text.map(TextRules.trimmed), !value.isEmpty else { return nil }
         try TextRules.rejectNUL(value, field: field)
         guard !TextRules.hasLineBreak(value) else {
-            throw TaskError.validation(field: field, reason: "a \(field) is one line")
+            throw TaskError.validation(field: field, reason: "\(noun) is one line")
         }
         let length = TextRules.length(value)
         guard length <= maxLength else {
             throw TaskError.validation(
-                field: field, reason: "a \(field) has at most \(maxLength) characters (Unicode code points), got \(length)")
+                field: field, reason: "\(noun) has at most \(maxLength) characters (Unicode code points), got \(length)")
         }
         return value
     }

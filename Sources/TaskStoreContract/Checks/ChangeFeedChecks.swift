@@ -113,7 +113,7 @@ extension TaskStoreContract {
     ]
 
     /// The first `count` events of `stream`, or fewer when `seconds` pass first.
-    static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskFeedEvent] {
+    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskFeedEvent] {
         try await withThrowingTaskGroup(of: [TaskFeedEvent]?.self) { group in
             group.addTask {
                 var events: [TaskFeedEvent] = []
@@ -136,7 +136,7 @@ extension TaskStoreContract {
 
 extension [TaskFeedEvent] {
     /// The task changes among the events (resyncs left out).
-    var changes: [TaskChange] {
+    public var changes: [TaskChange] {
         compactMap { if case .change(let change) = $0 { change } else { nil } }
     }
 }

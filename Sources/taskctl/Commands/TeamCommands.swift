@@ -160,7 +160,7 @@ enum TeamCommands {
         try invocation.write(
             format == .json
                 ? try JSONOutput.encode(MemberDocument(member))
-                : "\(TerminalText.clean(member.user.email)) is \(member.role == .admin || member.role == .owner ? "an" : "a") \(member.role.rawValue) of team \(key)\n"
+                : "\(TerminalText.clean(member.user.email)) is \(member.role.withArticle) of team \(key)\n"
         )
     }
 }

@@ -19,7 +19,7 @@ struct Invocation: Sendable {
     static func action(_ body: @escaping @Sendable (Invocation) async throws -> Void) -> Command.Action {
         { values in
             do {
-                try await body(Invocation(values: values, environment: TaskctlEnvironment.current))
+                try await LockWaitWatch.run { try await body(Invocation(values: values, environment: TaskctlEnvironment.current)) }
             } catch {
                 throw ServiceExitCodes.failure(for: error)
             }
@@ -51,7 +51,7 @@ struct Invocation: Sendable {
     /// The service the command acts through (for the program: the configured PostgreSQL; any
     /// failure to get there is exit 3).
     func openService() async throws -> TaskService {
-        try await environment.service()
+        try await environment.service(try SessionLimitOptions.limits(from: values))
     }
 
     /// Today by the environment's clock (the machine's time zone), the day relative dates count from.

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import Foundation
+import PGStore
 import TaskCore
 import TaskbaseCommandLine
 
@@ -8,8 +9,9 @@ import TaskbaseCommandLine
 /// commands in process against any `TaskService` (the memory store's, say) by binding
 /// `current` around `CommandRunner.run`, as storage is injected everywhere else.
 struct TaskctlEnvironment: Sendable {
-    /// The service a command acts through; called once per command, when it needs it.
-    var service: @Sendable () async throws -> TaskService
+    /// The service a command acts through, under the command line's timeouts; called once per
+    /// command, when it needs it.
+    var service: @Sendable (PGSessionLimits) async throws -> TaskService
     /// Today, for relative dates (`+3d`) and "overdue".
     var clock: TaskClock
     /// Writes data to standard output.
@@ -20,9 +22,9 @@ struct TaskctlEnvironment: Sendable {
     /// The program's own: PostgreSQL from `DATABASE_URL` / `PG*` / `.env`, the machine's day,
     /// the process's streams.
     static let live = TaskctlEnvironment(
-        service: { try await ServiceConnection.open() },
+        service: { limits in try await ServiceConnection.open(limits: limits) },
         clock: ServiceConnection.localClock,
-        standardOutput: { bytes in try FileHandle.standardOutput.write(contentsOf: Data(bytes)) },
+        standardOutput: { bytes in try bytes.withUnsafeBytes { try StandardStream.standardOutput.write(bytes: $0) } },
         standardError: { text in try StandardStream.standardError.write(text) })
 
     /// The environment commands started from this task run against.

@@ -36,7 +36,7 @@ enum HelpText {
         (bad rows beyond --max-errors, malformed CSV, no title column). With --json, a failed run \
         still prints one JSON document: the error with its line and column, and nothing imported.
 
-        Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
-        not set. Example: taskimport tasks.csv --team CORE --as ann@example.com --reject-file bad.csv
+        Connection: DATABASE_URL, else the PG* variables; a .env is used only when the environment \
+        sets neither (stderr says so). Example: taskimport tasks.csv --team CORE --as ann@example.com --reject-file bad.csv
         """
 }

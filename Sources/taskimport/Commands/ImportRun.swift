@@ -132,6 +132,6 @@ struct ImportRun {
 
     /// The Postgres-backed service; any failure to get there is exit 3.
     private func openService() async throws -> TaskService {
-        try await ServiceConnection.open(maxConnections: 2)
+        try await ServiceConnection.open(maxConnections: 2, limits: try SessionLimitOptions.limits(from: values))
     }
 }

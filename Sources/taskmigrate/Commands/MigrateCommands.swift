@@ -21,9 +21,11 @@ enum MigrateCommands {
                 table.append([String(entry.version), entry.name, entry.state.rawValue, applied])
             }
             let drift = plan.entries.filter(\.state.isDrift).count
+            let invalid = try await runner(values).invalidIndexes()
             try write(
                 table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
-                    + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n")
+                    + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n"
+                    + invalid.map { "INVALID index \($0): left by a failed or killed concurrent build; it serves no query\n" }.joined())
         }
     }
 
@@ -50,7 +52,10 @@ enum MigrateCommands {
 
     static func down(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let rolledBack = try await runner(values).down(to: values.int("to").map(Int64.init))
+            let target = values.int("to").map(Int64.init)
+            let rolledBack = try await runner(values).down(to: target) { files in
+                try DownConfirmation.confirm(files, toZero: target == 0, yes: values.flag("yes"))
+            }
             for file in rolledBack { try write("rolled back \(file.fileName)\n") }
             if rolledBack.isEmpty { try write("nothing to roll back\n") }
         }
@@ -58,8 +63,16 @@ enum MigrateCommands {
 
     static func verify(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let plan = try await runner(values).plan()
+            let runner = try runner(values)
+            let plan = try await runner.plan()
             try plan.verify()
+            let invalid = try await runner.invalidIndexes()
+            guard invalid.isEmpty else {
+                throw CommandFailure(
+                    "INVALID index\(invalid.count == 1 ? "" : "es") \(invalid.joined(separator: ", ")): left by a failed or killed "
+                        + "CREATE INDEX CONCURRENTLY; run taskmigrate up to rebuild it, or drop it with DROP INDEX CONCURRENTLY",
+                    exitCode: .inputRejected)
+            }
             try write("verified: \(plan.applied.count) applied and unchanged, \(plan.pending.count) pending\n")
         }
     }
@@ -170,6 +183,12 @@ enum MigrateCommands {
                 "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
+        case let .waitingForIndexBuild(file, index, pid):
+            line =
+                "\(file.fileName): a build of index \(index) is still running in server process \(pid) (from a killed run?); waiting for it to end ..."
+        case let .recordedExistingIndex(file, index):
+            line =
+                "\(file.fileName): index \(index) already exists and is valid (built by an earlier run that did not record it); recorded as applied"
         case .lintWarning(let finding):
             line = "warning: \(finding) (see taskmigrate lint --explain \(finding.rule.rawValue))"
         case let .checksumRecorded(file, previous):

@@ -9,7 +9,7 @@ enum MigrateExitCodes {
         switch error {
         case .statementFailed(let failure):
             return failure.error.code == .insufficientPrivilege ? .permissionDenied : .failure
-        case .lockTimeout, .migrationLockBusy, .historyNotEmpty:
+        case .lockTimeout, .migrationLockBusy, .historyNotEmpty, .indexBuildStillRunning:
             return .conflict
         case .lintRefused, .notReversible:
             return .inputRejected

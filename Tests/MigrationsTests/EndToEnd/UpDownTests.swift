@@ -35,7 +35,16 @@ extension EndToEnd {
                 #expect(!second.stdout.contains("applied 0"))
                 #expect(second.stdout.contains("up to date at version \(MigrationFolder.laterVersion(0))"))
 
-                let down = try await TaskMigrateProcess.run(["down", "--to", "0"], databaseURL: database.url, folder: folder)
+                // Dropping every table needs --yes when no one is at a terminal to type yes.
+                let applied = try await database.appliedVersions()
+                let unconfirmed = try await TaskMigrateProcess.run(["down", "--to", "0"], databaseURL: database.url, folder: folder)
+                #expect(unconfirmed.status == 2, "\(unconfirmed.stderr)")
+                #expect(
+                    unconfirmed.stderr.contains("drops data (0005_owner_role.sql") || unconfirmed.stderr.contains("drops data ("),
+                    "\(unconfirmed.stderr)")
+                #expect(unconfirmed.stderr.contains("pass --yes"), "\(unconfirmed.stderr)")
+                #expect(try await database.appliedVersions() == applied)
+                let down = try await TaskMigrateProcess.run(["down", "--to", "0", "--yes"], databaseURL: database.url, folder: folder)
                 #expect(down.status == 0, "\(down.stderr)")
                 #expect(try await database.appliedVersions().isEmpty)
                 #expect(try await database.scalar("SELECT to_regclass('tasks')::text") == nil)

@@ -191,4 +191,38 @@ struct MigrationEncodingTests {
             try MigrationFile.parse(fileName: "0001_bad.sql", path: "0001_bad.sql", bytes: bytes)
         } throws: { ($0 as? MigrationFileError)?.line == 2 && String(describing: $0).contains("not valid UTF-8") }
     }
+
+    @Test("a .SQL file (wrong-case extension) in the folder is refused by name, not silently skipped")
+    func upperCaseExtension() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n", "0010_x.SQL": "CREATE TABLE x (id int);\n"])
+        defer { folder.delete() }
+        #expect {
+            _ = try folder.directory.load()
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains("0010_x.SQL") && text.contains("rename it to 0010_x.sql")
+        }
+    }
+
+    @Test("a UTF-8 byte order mark at the top of a migration is not SQL: its markers still count")
+    func byteOrderMark() throws {
+        let bytes = [0xEF, 0xBB, 0xBF] + Array("-- migrate:up\nCREATE TABLE a (id int);\n-- migrate:down\nDROP TABLE a;\n".utf8)
+        let file = try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: bytes)
+        #expect(file.up.map(\.text) == ["CREATE TABLE a (id int);"])
+        #expect(file.down?.map(\.text) == ["DROP TABLE a;"])
+        #expect(file.dataDroppingDownStatements == ["DROP TABLE"])
+    }
+
+    @Test("--dir naming a file or nothing says so in words")
+    func folderThatIsNot() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
+        defer { folder.delete() }
+        for (path, words) in [(folder.directory.filePath("0001_a.sql"), "is a file, not a folder"), (folder.path + "/missing", "no such folder")] {
+            #expect {
+                _ = try MigrationDirectory(path: path).load()
+            } throws: { error in
+                String(describing: error).contains(words) && !String(describing: error).contains("NSCocoaErrorDomain")
+            }
+        }
+    }
 }

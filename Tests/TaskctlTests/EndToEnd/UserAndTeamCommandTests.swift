@@ -106,7 +106,7 @@ struct UserAndTeamCommandTests {
         let newcomer = fixture.outsider
         let added = try await fixture.expectSuccess(["--json", "team", "add-member", fixture.team, newcomer], as: fixture.admin).object()
         #expect(added["role"] as? String == "member")
-        #expect(Set(added.keys) == ["user_id", "email", "display_name", "role", "disabled"])
+        #expect(Set(added.keys) == ["user_id", "email", "display_name", "role", "disabled", "created_at"])
         try await fixture.expectFailure(5, ["team", "add-member", fixture.team, newcomer, "--role", "viewer"], as: fixture.admin)
 
         let changed = try await fixture.expectSuccess(["team", "set-role", fixture.team, newcomer, "viewer"], as: fixture.admin)

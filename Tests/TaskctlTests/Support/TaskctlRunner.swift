@@ -20,7 +20,7 @@ struct TaskctlRunner: Sendable {
         TaskctlRunner { arguments, actor in
             let output = Captured(), errors = Captured()
             let environment = TaskctlEnvironment(
-                service: { service }, clock: service.clock, standardOutput: { output.append($0) },
+                service: { _ in service }, clock: service.clock, standardOutput: { output.append($0) },
                 standardError: { errors.append(Array($0.utf8)) })
             let runner = CommandRunner(
                 root: Taskctl.root, environment: [:], standardOutput: { output.append(Array($0.utf8)) },

@@ -1,5 +1,3 @@
-import PGStore
-
 /// The session that holds a lock another session waits for: who it is, what it holds and
 /// what it is doing, from `pg_locks` and `pg_stat_activity`.
 public struct LockBlocker: Sendable, Equatable, CustomStringConvertible {
@@ -35,7 +33,19 @@ public struct LockBlocker: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The first session blocking `pid`, if it waits for a lock now.
-    static func find(blocking pid: Int32, on connection: PGConnection) async throws -> LockBlocker? {
+    public static func find(blocking pid: Int32, on connection: PGConnection) async throws -> LockBlocker? {
+        try await find(waiting: "w.pid = \(pid)", on: connection)
+    }
+
+    /// The first session blocking a session whose `application_name` is `application` (a
+    /// name one process gives its connections), if one of them waits for a lock now. Unlike
+    /// a backend pid, the name is known behind PgBouncer and for a pooled connection.
+    public static func find(blockingApplication application: String, on connection: PGConnection) async throws -> LockBlocker? {
+        try await find(
+            waiting: "w.pid IN (SELECT a.pid FROM pg_catalog.pg_stat_activity a WHERE a.application_name = \(application))", on: connection)
+    }
+
+    private static func find(waiting condition: PGQuery, on connection: PGConnection) async throws -> LockBlocker? {
         let rows = try await connection.query(
             """
             SELECT b.pid,
@@ -53,7 +63,7 @@ public struct LockBlocker: Sendable, Equatable, CustomStringConvertible {
               FROM pg_catalog.pg_locks w
              CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS blocking(pid)
               JOIN pg_catalog.pg_stat_activity b ON b.pid = blocking.pid
-             WHERE w.pid = \(pid) AND NOT w.granted
+             WHERE \(condition) AND NOT w.granted
              LIMIT 1
             """)
         guard let row = rows.first else { return nil }

@@ -1,14 +1,13 @@
-import PGStore
 import Synchronization
 
 /// Watches, from a second connection, whether a session waits on a lock, and remembers who
 /// blocked it: once a lock timeout has fired the blocker can no longer be asked for.
-final class BlockerWatch: Sendable {
+public final class BlockerWatch: Sendable {
     private let state = Mutex<(stopped: Bool, blocker: LockBlocker?)>((false, nil))
 
     /// Runs `body` while polling, every `interval`, for the session blocking `pid`.
     /// Returns `body`'s outcome and the last blocker seen during it.
-    static func watching<T>(
+    public static func watching<T>(
         pid: Int32, on connection: PGConnection, interval: Duration, _ body: () async throws -> T
     ) async -> (Result<T, any Error>, LockBlocker?) {
         let watch = BlockerWatch()

@@ -1,0 +1,52 @@
+import TaskCore
+import TaskStoreContract
+import Testing
+
+extension TaskSessionContract {
+    static let listChecks: [SessionCheck] = [
+        SessionCheck("every filter and sort pages through the team exactly as the service lists it") { f in
+            let day = { (offset: Int) in ContractFixture.today.adding(days: offset) }
+            try await f.makeTask(
+                "A: Write report", TaskDraftFields(notes: "quarterly", priority: .high, dueDate: day(-9), assignee: f.member.ref, category: "Docs"))
+            try await f.makeTask(
+                "B: Fix login bug",
+                TaskDraftFields(status: .inProgress, priority: .urgent, dueDate: day(10), assignee: f.viewer.ref, category: "Bugs"))
+            try await f.makeTask("C: Plan offsite", TaskDraftFields(status: .done, priority: .low, dueDate: day(-5)))
+            try await f.makeTask("D: Review Report draft", TaskDraftFields(category: "docs"))
+            try await f.makeTask(
+                "E: Call vendor", TaskDraftFields(notes: "about the REPORT", priority: .medium, dueDate: day(0), assignee: f.member.ref))
+            var queries: [TaskQuery] = [
+                TaskQuery(), TaskQuery(statuses: [.open, .done]), TaskQuery(assignee: .user(.email(f.member.user.email))),
+                TaskQuery(assignee: .user(f.viewer.ref)), TaskQuery(assignee: .unassigned), TaskQuery(category: .named("DOCS")),
+                TaskQuery(category: .uncategorized), TaskQuery(dueBefore: day(0)), TaskQuery(dueAfter: day(-6)), TaskQuery(overdueOnly: true),
+                TaskQuery(text: " report "), TaskQuery(statuses: [.open], category: .named("docs"), text: "REPORT"),
+                TaskQuery(text: "nothing like this"),
+            ]
+            for sort in TaskSort.allCases {
+                for descending in [false, true] { queries.append(TaskQuery(sort: sort, descending: descending)) }
+            }
+            for var query in queries {
+                let expected = try await f.service.listTasks(in: f.team, query, as: f.viewer.ref).tasks
+                query.limit = 2
+                #expect(try await f.viewer.session.allTasks(in: f.team, query) == expected, "\(query)")
+            }
+            #expect(try await f.viewer.session.allTasks(in: f.team, TaskQuery(overdueOnly: true)).map(\.title) == ["A: Write report"])
+        },
+        SessionCheck("pages skip and repeat no task while tasks are inserted between fetches") { f in
+            for index in 0..<12 { try await f.makeTask("Original \(index)", TaskDraftFields(priority: TaskPriority.allCases[index % 5])) }
+            let originals = Set(try await f.viewer.session.allTasks(in: f.team).map(\.key))
+            for (sort, descending) in [(TaskSort.number, true), (.priority, false), (.updated, true)] {
+                var seen: [TaskKey] = []
+                var query = TaskQuery(sort: sort, descending: descending, limit: 5)
+                repeat {
+                    let page = try await f.viewer.session.listTasks(in: f.team, query)
+                    seen += page.tasks.map(\.key)
+                    query.after = page.nextCursor
+                    _ = try await f.member.session.createTask(in: f.team, try TaskDraft(title: "Inserted", priority: .urgent))
+                } while query.after != nil
+                #expect(Set(seen).count == seen.count, "\(sort) repeated a task")
+                #expect(originals.isSubset(of: Set(seen)), "\(sort) skipped a task")
+            }
+        },
+    ]
+}

@@ -1,0 +1,31 @@
+import TaskCore
+import TaskStoreContract
+import Testing
+
+extension TaskSessionContract {
+    static let teamChecks: [SessionCheck] = [
+        SessionCheck("a team is created, renamed, staffed and deleted through its owner's session") { f in
+            let key = "N" + f.uniqueSuffix().lowercased()
+            let team = try await f.outsider.session.createTeam(key: key, name: "New team")
+            #expect(team.key.description == key.uppercased() && team.name == "New team")
+            #expect(try await f.outsider.session.renameTeam(team.key, to: "Renamed").name == "Renamed")
+            let member = try await f.outsider.session.setRole(.member, for: .email(f.viewer.user.email.uppercased()), in: team.key)
+            #expect(member == Member(user: f.viewer.user, role: .member))
+            #expect(try await f.viewer.session.team(team.key).role == .member)
+            #expect(Set(try await f.viewer.session.members(of: team.key).map(\.user.email)) == [f.outsider.user.email, f.viewer.user.email])
+            try await f.outsider.session.removeMember(f.viewer.ref, from: team.key)
+            #expect(await Outcome.of { _ = try await f.viewer.session.team(team.key) } == .notFound)
+            try await f.outsider.session.deleteTeam(team.key)
+            #expect(await Outcome.of { _ = try await f.outsider.session.team(team.key) } == .notFound)
+        },
+        SessionCheck("only an owner touches the owner role, and the last owner cannot leave") { f in
+            #expect(await Outcome.of { try await f.admin.session.setRole(.owner, for: f.member.ref, in: f.team) } == .denied)
+            #expect(await Outcome.of { try await f.admin.session.removeMember(f.owner.ref, from: f.team) } == .denied)
+            try await f.owner.session.removeMember(f.disabled.ref, from: f.team)
+            #expect(await Outcome.of { try await f.owner.session.removeMember(f.owner.ref, from: f.team) } == .invalid(field: "role"))
+            try await f.owner.session.setRole(.owner, for: f.admin.ref, in: f.team)
+            try await f.owner.session.removeMember(f.owner.ref, from: f.team)
+            #expect(await Outcome.of { _ = try await f.owner.session.listTasks(in: f.team) } == .notFound)
+        },
+    ]
+}

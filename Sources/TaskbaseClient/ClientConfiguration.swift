@@ -1,0 +1,79 @@
+import Foundation
+
+/// How a `TaskbaseClient` talks to the server: where, as whom, and how patiently.
+public struct ClientConfiguration: Sendable {
+    /// The server's root, e.g. `http://127.0.0.1:8080/`; routes are resolved under it.
+    public var baseURL: URL
+    /// The API token (`Authorization: Bearer`); never logged or printed.
+    public var token: String
+    /// How long one request may take before it fails with `TaskbaseClientError.transport`.
+    public var requestTimeout: Duration
+    /// How many times a safe request is retried after a connection failure, a 503 or a 429.
+    public var retries: Int
+    /// The first pause before a retry or a reconnect; it doubles each time up to `maximumBackoff`.
+    public var backoff: Duration
+    /// The longest pause between retries or reconnects (a `Retry-After` is honoured up to this).
+    public var maximumBackoff: Duration
+    /// An event stream silent this long (no event, no heartbeat) is taken for dead and reopened.
+    public var streamIdleTimeout: Duration
+
+    /// A configuration for `baseURL` and `token` with the given patience.
+    public init(
+        baseURL: URL, token: String, requestTimeout: Duration = .seconds(30), retries: Int = 3, backoff: Duration = .milliseconds(100),
+        maximumBackoff: Duration = .seconds(5), streamIdleTimeout: Duration = .seconds(45)
+    ) {
+        self.baseURL = baseURL
+        self.token = token
+        self.requestTimeout = requestTimeout
+        self.retries = retries
+        self.backoff = backoff
+        self.maximumBackoff = maximumBackoff
+        self.streamIdleTimeout = streamIdleTimeout
+    }
+
+    /// The configuration `TASKBASE_URL` and `TASKBASE_TOKEN` describe in `environment`.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ClientConfiguration {
+        guard let text = environment["TASKBASE_URL"], let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+            throw TaskbaseClientError.configuration("set TASKBASE_URL to the server's address, e.g. http://127.0.0.1:8080")
+        }
+        guard let token = environment["TASKBASE_TOKEN"], !token.isEmpty else {
+            throw TaskbaseClientError.configuration("set TASKBASE_TOKEN to an API token (taskctl token create EMAIL)")
+        }
+        return ClientConfiguration(baseURL: url, token: token)
+    }
+
+    /// The pause before attempt `attempt` (1 for the first retry).
+    func pause(before attempt: Int) -> Duration {
+        min(maximumBackoff, backoff * (1 << min(max(attempt - 1, 0), 20)))
+    }
+}
+
+/// What the client reports besides the service's own `TaskError`s.
+public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The token is missing, unknown, expired or revoked (401).
+    case unauthorized(String)
+    /// The server refused for an HTTP reason (size, rate, overload, fault): status and detail.
+    case http(status: Int, detail: String)
+    /// The server could not be reached or the connection failed: what happened.
+    case transport(String)
+    /// The server answered something this client cannot read.
+    case invalidResponse(String)
+    /// The client is not set up: what to do.
+    case configuration(String)
+
+    /// An event the stream cannot read: reconnecting would read it again, so the feed ends.
+    struct Unreadable: Error {
+        var error: TaskbaseClientError
+    }
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .unauthorized(let detail): "the server refused the token: \(detail)"
+        case .http(let status, let detail): "the server answered \(status): \(detail)"
+        case .transport(let detail): "cannot reach the server: \(detail)"
+        case .invalidResponse(let detail): "the server's answer is not readable: \(detail)"
+        case .configuration(let detail): "the client is not configured: \(detail)"
+        }
+    }
+}

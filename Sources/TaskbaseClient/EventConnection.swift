@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One open `text/event-stream` request, read through a URLSession data delegate (corelibs
+/// Foundation has no streaming `bytes(for:)`): the response head first, then the body's chunks
+/// as they arrive. Each connection has its own session, invalidated when it ends.
+final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct State {
+        var head: CheckedContinuation<Void, any Error>?
+        var status = 0
+        var refusalBody = Data()
+        var isFinished = false
+    }
+
+    /// The body's chunks after a 200 head; ends when the connection does.
+    let chunks: AsyncThrowingStream<Data, any Error>
+    private let chunkSink: AsyncThrowingStream<Data, any Error>.Continuation
+    private let state = MutexBox(State())
+    /// The `Last-Event-ID` this connection was opened with, if any.
+    var lastEventID: String?
+    private var session: URLSession!
+    private var task: URLSessionDataTask!
+
+    /// Prepares `request` on a session of its own; `open()` sends it.
+    init(_ request: URLRequest) {
+        (chunks, chunkSink) = AsyncThrowingStream.makeStream(of: Data.self)
+        super.init()
+        let settings = URLSessionConfiguration.ephemeral
+        settings.timeoutIntervalForRequest = request.timeoutInterval
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: settings, delegate: self, delegateQueue: nil)
+        task = session.dataTask(with: request)
+    }
+
+    /// Sends the request and returns once a 200 head arrives; any other status throws the
+    /// refusal its problem document names, a failed connection its transport error.
+    func open() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.withLock { $0.head = continuation }
+                task.resume()
+            }
+        } onCancel: {
+            close()
+        }
+    }
+
+    /// Ends the connection; the chunk stream finishes.
+    func close() {
+        task.cancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let head = state.withLock { state in
+            state.status = status
+            defer { state.head = nil }
+            return status == 200 ? state.head : nil
+        }
+        head?.resume()
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let isOpen = state.withLock { state in
+            if state.status != 200 { state.refusalBody.append(data.prefix(64 * 1024 - state.refusalBody.count)) }
+            return state.status == 200
+        }
+        if isOpen { chunkSink.yield(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (head, status, body) = state.withLock { state in
+            defer {
+                state.head = nil
+                state.isFinished = true
+            }
+            return (state.head, state.status, state.refusalBody)
+        }
+        if let head {
+            if let error {
+                head.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : HTTPTransport.transportError(error))
+            } else {
+                head.resume(throwing: HTTPTransport.refusal(status: status, body: body))
+            }
+        }
+        if let error, (error as? URLError)?.code != .cancelled {
+            chunkSink.finish(throwing: HTTPTransport.transportError(error))
+        } else {
+            chunkSink.finish()
+        }
+        session.finishTasksAndInvalidate()
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+/// The team's change feed over `GET /v1/teams/{team}/events`: parses the events, rebuilds each
+/// change, and when the connection drops or the server restarts, reconnects with
+/// `Last-Event-ID` so the server resumes after the last event delivered.
+struct EventFeed: Sendable {
+    let client: TaskbaseClient
+    let team: TeamKey
+
+    /// Opens the first connection (its refusal, e.g. `notFound` for an outsider, is thrown
+    /// here), then returns the stream; it ends when the consumer stops or a reconnect is refused.
+    func open(after: Int64?) async throws -> TaskChangeStream {
+        let first = try await connect(lastEventID: after.map(String.init))
+        let (stream, sink) = TaskChangeStream.makeStream()
+        let reader = Task { await follow(first, into: sink) }
+        sink.onTermination = { _ in reader.cancel() }
+        return stream
+    }
+
+    private func connect(lastEventID: String?) async throws -> EventConnection {
+        var request = HTTPRequest(method: "GET", path: ["v1", "teams", team.rawValue, "events"])
+        request.headers["Accept"] = "text/event-stream"
+        if let lastEventID, !lastEventID.isEmpty { request.headers["Last-Event-ID"] = lastEventID }
+        let connection = EventConnection(client.transport.urlRequest(request, timeout: client.configuration.streamIdleTimeout))
+        connection.lastEventID = lastEventID
+        try await connection.open()
+        return connection
+    }
+
+    private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {
+        var connection: EventConnection? = first
+        var parser = ServerSentEventParser()
+        if let id = first.lastEventID { parser.resume(after: id) }
+        var failures = 0
+        while !Task.isCancelled {
+            if let open = connection {
+                do {
+                    for try await chunk in open.chunks {
+                        failures = 0
+                        for event in parser.feed(chunk) { try await deliver(event, to: sink) }
+                    }
+                } catch let error where error is TaskError || error is TaskbaseClientError.Unreadable {
+                    open.close()
+                    sink.finish(throwing: (error as? TaskbaseClientError.Unreadable)?.error ?? error)
+                    return
+                } catch {
+                }
+                open.close()
+                connection = nil
+                parser = parser.continuing()
+            }
+            if Task.isCancelled { break }
+            failures += 1
+            do {
+                try await Task.sleep(for: client.configuration.pause(before: failures))
+                connection = try await connect(lastEventID: parser.lastEventID)
+            } catch is CancellationError {
+                break
+            } catch let error as TaskbaseClientError {
+                if case .transport = error { continue }
+                if case .http(let status, _) = error, status == 503 || status == 429 || status >= 500 { continue }
+                sink.finish(throwing: error)
+                return
+            } catch {
+                sink.finish(throwing: error)
+                return
+            }
+        }
+        connection?.close()
+        sink.finish()
+    }
+
+    private func deliver(_ event: ServerSentEvent, to sink: TaskChangeStream.Continuation) async throws {
+        switch event.event {
+        case "change":
+            let document: ChangeDocument
+            do {
+                document = try WireJSON.makeDecoder().decode(ChangeDocument.self, from: Data(event.data.utf8))
+            } catch {
+                throw TaskbaseClientError.Unreadable(error: .invalidResponse("change event \(event.id): \(error)"))
+            }
+            do {
+                let ids = try await client.userIDs([document.actor], in: team)
+                sink.yield(.change(try document.change(actorID: ids[document.actor]!)))
+            } catch let error as TaskbaseClientError {
+                if case .invalidResponse = error { throw TaskbaseClientError.Unreadable(error: error) }
+                throw error
+            }
+        case "resync":
+            guard let through = (try? WireJSON.makeDecoder().decode(ResyncData.self, from: Data(event.data.utf8)))?.through else {
+                throw TaskbaseClientError.Unreadable(error: .invalidResponse("resync event \(event.id): \(event.data)"))
+            }
+            sink.yield(.resync(through: through))
+        default:
+            break
+        }
+    }
+}
+
+/// The `data:` of a `resync` event.
+private struct ResyncData: Decodable {
+    var through: Int64
+}
+
+extension ServerSentEventParser {
+    /// A parser for the next connection of the same stream: it keeps the last event id.
+    func continuing() -> ServerSentEventParser {
+        var next = ServerSentEventParser()
+        next.resume(after: lastEventID)
+        return next
+    }
+}

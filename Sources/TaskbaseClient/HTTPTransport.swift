@@ -1,0 +1,193 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP exchange of the client, before it is sent.
+struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, ...
+    var method: String
+    /// The path's segments under the base URL, unescaped (`["v1", "tasks", "CORE-42"]`).
+    var path: [String]
+    /// Query parameters, in order.
+    var query: [URLQueryItem] = []
+    /// A JSON body.
+    var body: Data?
+    /// Extra headers (`If-Match`, `Last-Event-ID`).
+    var headers: [String: String] = [:]
+
+    /// Safe to send twice: idempotent by method, or a POST carrying an `Idempotency-Key`.
+    var isRetryable: Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method) || (method == "POST" && headers["Idempotency-Key"] != nil)
+    }
+}
+
+/// A response: status, headers and body.
+struct HTTPResponse: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Sends requests with the token, a timeout, safe retries and cancellation, and turns problem
+/// documents into the `TaskError` they carry.
+final class HTTPTransport: Sendable {
+    let configuration: ClientConfiguration
+    private let session: URLSession
+
+    init(configuration: ClientConfiguration) {
+        self.configuration = configuration
+        let settings = URLSessionConfiguration.ephemeral
+        settings.timeoutIntervalForRequest = configuration.requestTimeout.seconds
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: settings)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// The URL request for `request`, with the token and JSON headers.
+    func urlRequest(_ request: HTTPRequest, timeout: Duration? = nil) -> URLRequest {
+        var url = configuration.baseURL
+        for segment in request.path { url.appendPathComponent(segment) }
+        if !request.query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = request.query
+            // '+' is a space to many form decoders; send it escaped.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            url = components.url ?? url
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method
+        urlRequest.timeoutInterval = (timeout ?? configuration.requestTimeout).seconds
+        urlRequest.setValue("Bearer \(configuration.token)", forHTTPHeaderField: "Authorization")
+        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body = request.body {
+            urlRequest.httpBody = body
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        return urlRequest
+    }
+
+    /// Sends `request` and returns a 2xx or 304 response; a refusal throws its `TaskError`
+    /// (or a `TaskbaseClientError`). Retries a retryable request after a connection failure,
+    /// a 503 or a 429, pausing as `configuration` (and `Retry-After`) say.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var attempt = 0
+        while true {
+            let outcome: Result<HTTPResponse, any Error>
+            do {
+                outcome = .success(try await exchange(urlRequest(request)))
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                outcome = .failure(error)
+            }
+            let retryAfter: Duration?
+            switch outcome {
+            case .success(let response) where response.status == 503 || response.status == 429:
+                retryAfter = response.header("Retry-After").flatMap(Int.init).map { Duration.seconds($0) } ?? .zero
+            case .success(let response):
+                return try Self.accept(response)
+            case .failure:
+                retryAfter = .zero
+            }
+            attempt += 1
+            guard request.isRetryable, attempt <= configuration.retries, let retryAfter else {
+                switch outcome {
+                case .success(let response): return try Self.accept(response)
+                case .failure(let error): throw Self.transportError(error)
+                }
+            }
+            try await Task.sleep(for: min(configuration.maximumBackoff, max(retryAfter, configuration.pause(before: attempt))))
+        }
+    }
+
+    /// One round trip; cancelling the calling task cancels the data task.
+    private func exchange(_ request: URLRequest) async throws -> HTTPResponse {
+        let box = DataTaskBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : error)
+                    } else if let response = response as? HTTPURLResponse {
+                        continuation.resume(
+                            returning: HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: data ?? Data()))
+                    } else {
+                        continuation.resume(throwing: TaskbaseClientError.invalidResponse("no HTTP response"))
+                    }
+                }
+                box.start(task)
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+
+    static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return headers
+    }
+
+    /// The response when it is a success; otherwise the error its problem document names.
+    static func accept(_ response: HTTPResponse) throws -> HTTPResponse {
+        if (200..<300).contains(response.status) || response.status == 304 { return response }
+        throw refusal(status: response.status, body: response.body)
+    }
+
+    /// The error a refusal with `status` and `body` stands for.
+    static func refusal(status: Int, body: Data) -> any Error {
+        let problem = try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: body)
+        if let error = problem?.taskError { return error }
+        let detail = problem?.detail ?? String(decoding: body.prefix(500), as: UTF8.self)
+        if status == 401 { return TaskbaseClientError.unauthorized(detail) }
+        return TaskbaseClientError.http(status: status, detail: detail)
+    }
+
+    static func transportError(_ error: any Error) -> any Error {
+        if error is TaskError || error is TaskbaseClientError || error is CancellationError { return error }
+        return TaskbaseClientError.transport((error as? URLError).map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
+    }
+}
+
+/// Holds a data task so a cancellation arriving before or after it starts still cancels it.
+final class DataTaskBox: Sendable {
+    private struct State {
+        var task: URLSessionTask?
+        var isCancelled = false
+    }
+    private let state = MutexBox(State())
+
+    func start(_ task: URLSessionTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.isCancelled
+        }
+        if cancelled { task.cancel() } else { task.resume() }
+    }
+
+    func cancel() {
+        state.withLock { state in
+            state.isCancelled = true
+            return state.task
+        }?.cancel()
+    }
+}
+
+extension Duration {
+    /// In seconds, for Foundation's time intervals.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import TaskCore
+import TaskbaseWire
+
+/// Taskbase over HTTP, as the token's user: a `TaskSession` whose every call is one request
+/// to `taskserve` (`/v1`), answering with the TaskCore values and `TaskError`s the service in
+/// process gives. Safe to share between tasks.
+public struct TaskbaseClient: TaskSession {
+    let transport: HTTPTransport
+    let directory: ClientDirectory
+
+    /// A client of the server at `configuration.baseURL`, acting with `configuration.token`.
+    public init(_ configuration: ClientConfiguration) {
+        transport = HTTPTransport(configuration: configuration)
+        directory = ClientDirectory()
+    }
+
+    /// A client of the server at `baseURL`, acting with `token`, with the default patience.
+    public init(baseURL: URL, token: String) {
+        self.init(ClientConfiguration(baseURL: baseURL, token: token))
+    }
+
+    /// The configuration in use.
+    public var configuration: ClientConfiguration { transport.configuration }
+
+    // MARK: Requests
+
+    func get<Document: Decodable>(_ type: Document.Type, _ path: String..., query: [URLQueryItem] = []) async throws -> Document {
+        try decode(type, try await transport.send(HTTPRequest(method: "GET", path: path, query: query)))
+    }
+
+    func send<Document: Decodable>(
+        _ type: Document.Type, _ method: String, _ path: [String], body: some Encodable, headers: [String: String] = [:]
+    ) async throws -> Document {
+        var headers = headers
+        if method == "POST" { headers["Idempotency-Key"] = UUID().uuidString }
+        let request = HTTPRequest(method: method, path: path, body: try WireJSON.makeEncoder().encode(body), headers: headers)
+        return try decode(type, try await transport.send(request))
+    }
+
+    func delete(_ path: [String], headers: [String: String] = [:]) async throws {
+        _ = try await transport.send(HTTPRequest(method: "DELETE", path: path, headers: headers))
+    }
+
+    func decode<Document: Decodable>(_ type: Document.Type, _ response: HTTPResponse) throws -> Document {
+        do {
+            return try WireJSON.makeDecoder().decode(type, from: response.body)
+        } catch {
+            throw TaskbaseClientError.invalidResponse("\(Document.self): \(error)")
+        }
+    }
+
+    static func versionHeader(_ version: Int64?) -> [String: String] {
+        version.map { ["If-Match": "\"\($0)\""] } ?? [:]
+    }
+
+    // MARK: TaskSession
+
+    /// The token's user.
+    public func me() async throws -> User {
+        let user = try await get(UserDocument.self, "v1", "me").user
+        await directory.learn([user])
+        return user
+    }
+
+    /// The teams the token's user belongs to.
+    public func teams() async throws -> [TeamMembership] {
+        let memberships = try await get([TeamDocument].self, "v1", "teams").map { try $0.membership() }
+        await directory.learn(memberships.map(\.team))
+        return memberships
+    }
+
+    /// Creates a team owned by the token's user.
+    public func createTeam(key: String, name: String) async throws -> Team {
+        let team = try await send(TeamDocument.self, "POST", ["v1", "teams"], body: CreateTeamRequest(key: key, name: name)).membership().team
+        await directory.learn([team])
+        return team
+    }
+
+    /// One team and the token user's role.
+    public func team(_ key: TeamKey) async throws -> TeamMembership {
+        let membership = try await get(TeamDocument.self, "v1", "teams", key.rawValue).membership()
+        await directory.learn([membership.team])
+        return membership
+    }
+
+    /// Renames a team.
+    public func renameTeam(_ key: TeamKey, to name: String) async throws -> Team {
+        try await send(TeamDocument.self, "PATCH", ["v1", "teams", key.rawValue], body: RenameTeamRequest(name: name)).membership().team
+    }
+
+    /// Deletes a team.
+    public func deleteTeam(_ key: TeamKey) async throws {
+        try await delete(["v1", "teams", key.rawValue])
+    }
+
+    /// The team's members.
+    public func members(of team: TeamKey) async throws -> [Member] {
+        let members = try await get([MemberDocument].self, "v1", "teams", team.rawValue, "members").map { try $0.member() }
+        await directory.learn(members.map(\.user))
+        return members
+    }
+
+    /// Adds a member or changes their role.
+    @discardableResult
+    public func setRole(_ role: Role, for user: UserRef, in team: TeamKey) async throws -> Member {
+        let path = ["v1", "teams", team.rawValue, "members", Self.pathName(user)]
+        let member = try await send(MemberDocument.self, "PUT", path, body: MemberRoleRequest(role: role.rawValue)).member()
+        await directory.learn([member.user])
+        return member
+    }
+
+    /// Removes a member.
+    public func removeMember(_ user: UserRef, from team: TeamKey) async throws {
+        try await delete(["v1", "teams", team.rawValue, "members", Self.pathName(user)])
+    }
+
+    /// Creates a task.
+    public func createTask(in team: TeamKey, _ draft: TaskDraft) async throws -> TaskItem {
+        let document = try await send(TaskDocument.self, "POST", ["v1", "teams", team.rawValue, "tasks"], body: Self.request(draft))
+        return try await task(from: document)
+    }
+
+    /// Reads a task.
+    public func task(_ key: TaskKey) async throws -> TaskItem {
+        try await task(from: try await get(TaskDocument.self, "v1", "tasks", key.description))
+    }
+
+    /// Edits a task (JSON Merge Patch, `If-Match` when a version is expected).
+    public func updateTask(_ key: TaskKey, _ changes: TaskChanges, expectedVersion: Int64?) async throws -> TaskItem {
+        let document = try await send(
+            TaskDocument.self, "PATCH", ["v1", "tasks", key.description], body: Self.patch(changes), headers: Self.versionHeader(expectedVersion))
+        return try await task(from: document)
+    }
+
+    /// Deletes a task (`If-Match` when a version is expected).
+    public func deleteTask(_ key: TaskKey, expectedVersion: Int64?) async throws {
+        try await delete(["v1", "tasks", key.description], headers: Self.versionHeader(expectedVersion))
+    }
+
+    /// One page of the team's tasks.
+    public func listTasks(in team: TeamKey, _ query: TaskQuery) async throws -> TaskPage {
+        try query.validate()
+        let document = try await get(TaskPageDocument.self, "v1", "teams", team.rawValue, "tasks", query: Self.queryItems(query))
+        var tasks: [TaskItem] = []
+        for task in document.tasks { tasks.append(try await self.task(from: task)) }
+        return TaskPage(tasks: tasks, nextCursor: try document.nextCursor.value.map { try TaskCursor(encoded: $0) })
+    }
+
+    /// A task's history.
+    public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] {
+        let documents = try await get([HistoryDocument].self, "v1", "tasks", key.description, "history")
+        let taskID = try await task(key).id
+        var entries: [TaskHistoryEntry] = []
+        for document in documents { entries.append(try await entry(from: document, of: taskID, team: key.team)) }
+        return entries
+    }
+
+    /// The team's summary.
+    public func summary(of team: TeamKey) async throws -> TeamSummary {
+        let document = try await get(SummaryDocument.self, "v1", "teams", team.rawValue, "summary")
+        return try Self.summary(from: document)
+    }
+
+    /// The team's changes over server-sent events (`after` is sent as `Last-Event-ID`),
+    /// reconnecting with the last event's id after a dropped connection.
+    public func changes(in team: TeamKey, after: Int64?) async throws -> TaskChangeStream {
+        try await EventFeed(client: self, team: team).open(after: after)
+    }
+
+    static func pathName(_ user: UserRef) -> String {
+        switch user {
+        case .id(let id): "#\(id)"
+        case .email(let email): email
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Migrations
+import PGStore
+import TaskbaseTestSupport
+import Testing
+
+extension EndToEnd {
+    @Suite("Concurrent index builds left by killed or failed runs")
+    struct ConcurrentIndexTests {
+        @Test("a build still running from a killed run is waited for, and the index it made is recorded, not built again")
+        func killedRunsBuild() async throws {
+            let folder = try MigrationFolder([
+                "0001_t.sql": "CREATE TABLE t (v int);\nINSERT INTO t SELECT generate_series(1, 1000);\n",
+                "0002_t_v_idx.sql": "-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY t_v_idx ON t (v);\n",
+            ])
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                try await MigrationRunner(directory: folder.directory, config: database.config).up(to: 1)
+                // The killed run's backend: its build waits for an old snapshot, as a long one would.
+                let snapshot = try await PGConnection.connect(database.config)
+                defer { Task { await snapshot.close() } }
+                try await snapshot.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                try await snapshot.execute("SELECT 1")
+                let orphan = try await PGConnection.connect(database.config)
+                defer { Task { await orphan.close() } }
+                let build = Task { try await orphan.simpleQuery(unsafeSQL: "CREATE INDEX CONCURRENTLY t_v_idx ON t (v)") }
+                try await waitUntil("the orphaned build to run") {
+                    try await database.scalar("SELECT count(*)::text FROM pg_stat_progress_create_index") == "1"
+                }
+
+                let run = Task { try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder) }
+                try await Task.sleep(for: .seconds(2))
+                try await snapshot.execute("COMMIT")
+                _ = try await build.value
+                let outcome = try await run.value
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                #expect(outcome.stderr.contains("a build of index t_v_idx is still running in server process"), "\(outcome.stderr)")
+                #expect(outcome.stderr.contains("index t_v_idx already exists and is valid"), "\(outcome.stderr)")
+                #expect(try await database.appliedVersions() == [1, 2])
+                let verify = try await TaskMigrateProcess.run(["verify"], databaseURL: database.url, folder: folder)
+                #expect(verify.status == 0, "\(verify.stderr)")
+            }
+        }
+
+        @Test("a failed concurrent build names the INVALID index it leaves; status and verify show it")
+        func failedBuildNamed() async throws {
+            let folder = try MigrationFolder([
+                "0001_t.sql": "CREATE TABLE t (v int);\nINSERT INTO t VALUES (1), (1);\n",
+                "0002_t_v_key.sql": "-- migrate:no-transaction\nCREATE UNIQUE INDEX CONCURRENTLY t_v_key ON t (v);\n",
+            ])
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                let up = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+                #expect(up.status != 0)
+                #expect(up.stderr.contains("the INVALID index t_v_key is left behind"), "\(up.stderr)")
+                let status = try await TaskMigrateProcess.run(["status"], databaseURL: database.url, folder: folder)
+                #expect(status.stdout.contains("INVALID index t_v_key on t"), "\(status.stdout)")
+                let verify = try await TaskMigrateProcess.run(["verify"], databaseURL: database.url, folder: folder)
+                #expect(verify.status == 6, "\(verify.stderr)")
+                #expect(verify.stderr.contains("INVALID index t_v_key on t"), "\(verify.stderr)")
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import PGStore
+import TaskCore
+import TaskStoreContract
+import TaskStorePG
+import TaskbaseTestSupport
+import Testing
+
+@Suite("every program runs under lock and statement timeouts and is noticed when it vanishes", .timeLimit(.minutes(3)))
+struct SessionLimitTests {
+    /// Sessions of this database (other than ours) waiting for a lock, running a statement like `pattern`.
+    static func lockWaiters(_ database: TestDatabase, running pattern: String = "%") async throws -> Int {
+        try await database.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                   AND wait_event_type = 'Lock' AND query LIKE \(pattern)
+                """)[0].decode(Int.self, "n")
+        }
+    }
+
+    /// A connection of the test's own holding `lock` in an open transaction.
+    static func holding(_ lock: String, in database: TestDatabase) async throws -> PGConnection {
+        var config = database.config
+        config["application_name"] = "the blocker"
+        let connection = try await PGConnection.connect(config)
+        try await connection.execute("BEGIN")
+        try await connection.execute(PGQuery(unsafeSQL: lock))
+        return connection
+    }
+
+    @Test("taskctl blocked by a lock gives up after its lock timeout (exit 5), naming the session that holds the lock")
+    func lockTimeoutNamesTheBlocker() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
+            let member = try await fixture.service.user(fixture.member).email
+            let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
+            defer { Task { await blocker.close() } }
+            let started = ContinuousClock.now
+            let outcome = try await BuiltProgram.run(
+                BuiltProgram.url("taskctl"), arguments: ["--as", member, "task", "add", "--team", fixture.team.rawValue, "Blocked"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url, "TASKBASE_LOCK_TIMEOUT": "8s"]))
+            let waited = ContinuousClock.now - started
+            #expect(outcome.exitCode == 5, "\(outcome)")
+            #expect(waited < .seconds(30), "\(waited)")
+            #expect(outcome.standardError.contains("taskctl: note: waiting for a lock held by pid \(blocker.backendPID)"), "\(outcome)")
+            #expect(outcome.standardError.contains("application the blocker"), "\(outcome)")
+            #expect(
+                outcome.standardError.contains("gave up waiting for a lock after lock_timeout (8s), held by pid \(blocker.backendPID)"), "\(outcome)")
+            #expect(outcome.standardError.contains("ExclusiveLock on task_counters"), "\(outcome)")
+            try await blocker.execute("ROLLBACK")
+            #expect(try await fixture.allTasks().isEmpty)
+        }
+    }
+
+    @Test("the help of taskctl and taskimport states the default timeouts and their variables")
+    func helpStatesTheDefaults() async throws {
+        for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "0ms")] {
+            let help = try await BuiltProgram.run(
+                BuiltProgram.url(program), arguments: ["--help"], environment: BuiltProgram.environment(adding: [:]))
+            let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(text.contains("--lock-timeout DURATION"), "\(program): \(text)")
+            #expect(text.contains("TASKBASE_LOCK_TIMEOUT") && text.contains("TASKBASE_STATEMENT_TIMEOUT"), "\(program)")
+            #expect(text.contains("default: \(lock)") && text.contains("default: \(statement)"), "\(program): \(text)")
+        }
+    }
+
+    @Test("taskimport killed with SIGKILL while its merge waits: the server notices within seconds and frees the team's counter lock")
+    func killedImportStopsOnTheServer() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
+            let member = try await fixture.service.user(fixture.member).email
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("vanishing-import-\(UUID().uuidString).csv")
+            try "External ID,Title\nv-1,One\nv-2,Two\n".write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            // The merge writes history: holding that table keeps the merge (and its counter lock) waiting.
+            let blocker = try await Self.holding("LOCK TABLE task_history IN EXCLUSIVE MODE", in: database)
+            defer { Task { await blocker.close() } }
+            let importer = try BuiltProgram.start(
+                BuiltProgram.url("taskimport"), arguments: [file.path, "--team", fixture.team.rawValue, "--as", member, "--no-progress"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
+            try await waitUntil("the merge to wait for the history table", limit: .seconds(60)) {
+                try await Self.lockWaiters(database, running: "WITH staged%") == 1
+            }
+            kill(importer.processIdentifier, SIGKILL)
+            _ = await importer.finish()
+            let killed = ContinuousClock.now
+            try await waitUntil("the killed import's backend to end", limit: .seconds(8)) {
+                try await Self.lockWaiters(database) == 0
+            }
+            #expect(ContinuousClock.now - killed < .seconds(8))
+            let counterFree = try await database.withConnection { connection in
+                try await connection.withTransaction { tx in
+                    try await tx.query("SELECT last_number FROM task_counters FOR UPDATE NOWAIT").count
+                }
+            }
+            #expect(counterFree >= 1)
+            try await blocker.execute("ROLLBACK")
+        }
+    }
+}
+
+@Suite("scripts/pg beside another checkout's cluster")
+struct PortTakenTests {
+    @Test("when another server holds the port, scripts/pg start says so and names TASKBASE_PG_PORT with a free port (exit 3)")
+    func portTaken() async throws {
+        let other = try PasswordTrap()
+        defer { other.stop() }
+        let outcome = try await BuiltProgram.run(
+            PackagePaths.script("pg"), arguments: ["start"], environment: BuiltProgram.environment(adding: ["TASKBASE_PG_PORT": String(other.port)]))
+        #expect(outcome.exitCode == 3, "\(outcome)")
+        #expect(outcome.standardError.contains("port \(other.port) on 127.0.0.1 is taken by another server"), "\(outcome)")
+        #expect(outcome.standardError.contains("TASKBASE_PG_PORT="), "\(outcome)")
+        #expect(!FileManager.default.fileExists(atPath: PackagePaths.root.appendingPathComponent(".local/pg-\(other.port)").path))
+    }
+}

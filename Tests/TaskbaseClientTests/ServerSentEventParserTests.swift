@@ -1,0 +1,73 @@
+import TaskbaseClient
+import Testing
+
+@Suite("Server-sent event parser")
+struct ServerSentEventParserTests {
+    /// The events of `text` fed in pieces of `size` bytes.
+    func parse(_ text: String, chunk size: Int = .max) -> (events: [ServerSentEvent], parser: ServerSentEventParser) {
+        var parser = ServerSentEventParser()
+        var events: [ServerSentEvent] = []
+        let bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + max(1, size))
+            events += parser.feed(bytes[start..<end])
+            start = end
+        }
+        return (events, parser)
+    }
+
+    static let stream =
+        ": keep-alive\r\nid: 7\r\nevent: change\r\ndata: {\"kind\":\"créé\"}\r\n\r\n: keep-alive\n\nid: 9\nevent: resync\ndata: {\"through\": 9}\n\n"
+
+    @Test("events, ids and comments come out the same however the bytes are cut", arguments: [1, 2, 3, 5, 8, 13, 1000])
+    func chunkBoundaries(size: Int) {
+        let (events, parser) = parse(Self.stream, chunk: size)
+        #expect(
+            events == [
+                ServerSentEvent(id: "7", event: "change", data: "{\"kind\":\"créé\"}"),
+                ServerSentEvent(id: "9", event: "resync", data: "{\"through\": 9}"),
+            ])
+        #expect(parser.lastEventID == "9")
+        #expect(parser.commentCount == 2)
+    }
+
+    @Test("LF, CR and CRLF all end lines, and a CR at a chunk's end is not a blank line with the next LF")
+    func lineEndings() {
+        for text in ["data: a\n\n", "data: a\r\r", "data: a\r\n\r\n"] {
+            #expect(parse(text).events == [ServerSentEvent(id: "", data: "a")], "\(text.debugDescription)")
+        }
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Array("data: a\r".utf8)).isEmpty)
+        #expect(parser.feed(Array("\ndata: b\r".utf8)).isEmpty)
+        #expect(parser.feed(Array("\n\r\n".utf8)) == [ServerSentEvent(id: "", data: "a\nb")])
+    }
+
+    @Test("several data lines join with line feeds; one space after the colon is dropped, no more")
+    func multiLineData() {
+        #expect(parse("data:one\ndata:  two\ndata\ndata: \n\n").events == [ServerSentEvent(id: "", data: "one\n two\n\n")])
+    }
+
+    @Test("an event without data is not dispatched, yet its id sticks; an id with NUL is ignored")
+    func idField() {
+        let (events, parser) = parse("id: 3\nevent: change\n\ndata: x\n\nid: 4\u{0}\ndata: y\n\nid\ndata: z\n\n")
+        #expect(events == [ServerSentEvent(id: "3", data: "x"), ServerSentEvent(id: "3", data: "y"), ServerSentEvent(id: "", data: "z")])
+        #expect(parser.lastEventID == "")
+    }
+
+    @Test("unknown fields are ignored, retry takes only digits, and an unfinished event is not dispatched")
+    func otherFields() {
+        let (events, parser) = parse("\u{FEFF}retry: 1500\nretry: soon\nfoo: bar\ndata: done\n\ndata: half")
+        #expect(events == [ServerSentEvent(id: "", data: "done")])
+        #expect(parser.retryMilliseconds == 1500)
+    }
+
+    @Test("a multi-byte character cut between chunks decodes whole")
+    func splitUTF8() {
+        var parser = ServerSentEventParser()
+        let bytes = Array("data: ü€😀\n\n".utf8)
+        var events: [ServerSentEvent] = []
+        for byte in bytes { events += parser.feed([byte]) }
+        #expect(events == [ServerSentEvent(id: "", data: "ü€😀")])
+    }
+}

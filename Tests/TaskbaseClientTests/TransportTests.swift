@@ -1,0 +1,111 @@
+import Foundation
+import TaskCore
+import TaskbaseClient
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("The client's transport: retries, timeouts, cancellation, reconnection")
+struct TransportTests {
+    static let server = Result { try FaultServer() }
+
+    func run() -> String { UUID().uuidString }
+
+    @Test("a GET after two 503s is retried and succeeds; the log shows three attempts")
+    func retriesIdempotent() async throws {
+        let server = try Self.server.get(), run = run()
+        let me = try await server.client("unavailable", run: run).me()
+        #expect(me.email == "ann@example.com")
+        #expect(try await server.log(run).count == 3)
+    }
+
+    @Test("a POST is retried only because it carries an Idempotency-Key, the same one each time")
+    func retriesPostWithOneKey() async throws {
+        let server = try Self.server.get(), run = run()
+        let team = try await server.client("unavailable", run: run).createTeam(key: "CORE", name: "Core")
+        #expect(team.key.rawValue == "CORE")
+        let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
+        #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil)
+    }
+
+    @Test("a PATCH is never retried: the 503 comes back as it is")
+    func patchNotRetried() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("unavailable", run: run)
+        await #expect(throws: TaskbaseClientError.http(status: 503, detail: "every connection is busy")) {
+            _ = try await client.renameTeam(try TeamKey("CORE"), to: "Renamed")
+        }
+        #expect(try await server.log(run).count == 1)
+    }
+
+    @Test("with retries spent, the last refusal is reported")
+    func retriesBounded() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("unavailable", run: run) { $0.retries = 1 }
+        await #expect(throws: TaskbaseClientError.http(status: 503, detail: "every connection is busy")) { _ = try await client.me() }
+        #expect(try await server.log(run).count == 2)
+    }
+
+    @Test("a request slower than the timeout fails as a transport error, long before the server answers")
+    func timeout() async throws {
+        let server = try Self.server.get()
+        let client = server.client("slow", run: run()) {
+            $0.requestTimeout = .milliseconds(500)
+            $0.retries = 0
+        }
+        let start = ContinuousClock.now
+        let outcome = await Result { try await client.me() }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        guard case .failure(let error) = outcome, case .transport = error as? TaskbaseClientError else {
+            Issue.record("expected a transport error, got \(outcome)")
+            return
+        }
+    }
+
+    @Test("cancelling the Swift task cancels the request at once")
+    func cancellation() async throws {
+        let server = try Self.server.get()
+        let client = server.client("slow", run: run())
+        let request = Task { try await client.me() }
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        request.cancel()
+        let outcome = await request.result
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    @Test("a dropped event stream reconnects with Last-Event-ID and delivers every change once, in order")
+    func reconnects() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("dropping", run: run)
+        let stream = try await client.changes(in: try TeamKey("CORE"))
+        var versions: [Int64] = []
+        for try await case .change(let change) in stream {
+            versions.append(change.version)
+            if versions.count == 8 { break }
+        }
+        #expect(versions == Array(2...9))
+        let lastIDs = try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.map { $0["last_event_id"] ?? nil }
+        #expect(lastIDs == [nil, "2", "4", "6"])
+    }
+
+    @Test("heartbeats keep a quiet stream open past its idle timeout")
+    func heartbeatsKeepStreamOpen() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("dropping", run: run) { $0.streamIdleTimeout = .seconds(1) }
+        var changes = try await client.changes(in: try TeamKey("CORE")).makeAsyncIterator()
+        for _ in 1...8 { _ = try await changes.next() }
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count == 4)
+        _ = changes
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import TaskbaseTestSupport
+import Testing
+
+/// taskctl for a careless operator and against hostile data: messages a newcomer can read,
+/// numbers and bytes refused where they are wrong, exports that cannot be turned against a
+/// terminal or a spreadsheet.
+@Suite("taskctl: careless hands, hostile data")
+struct OperatorSafetyTests {
+    @Test("refusals read as sentences: roles with their article, the task named once, the disabled assignee's email")
+    func messagesReadWell() async throws {
+        let fixture = try await Fixture.make()
+        let key = try await fixture.addTask("Guarded")
+        let done = try await fixture.expectFailure(4, ["task", "done", key], as: fixture.viewer)
+        #expect(
+            done.standardError.contains("not allowed to change task \(key): \(fixture.viewer) is a viewer; it takes a member or above"), "\(done)")
+        let member = try await fixture.expectFailure(4, ["team", "add-member", fixture.team, fixture.outsider], as: fixture.member)
+        #expect(member.standardError.contains("it takes an admin or above"), "\(member)")
+        let longID = try await fixture.expectFailure(
+            6, ["task", "update", key, "--external-id", String(repeating: "x", count: 201)], as: fixture.member)
+        #expect(longID.standardError.contains("invalid external id: an external id has at most 200 characters"), "\(longID)")
+
+        try await fixture.expectSuccess(["user", "disable", fixture.admin])
+        defer { Task { _ = try? await fixture.run(["user", "enable", fixture.admin]) } }
+        let assign = try await fixture.expectFailure(6, ["task", "assign", key, fixture.admin], as: fixture.member)
+        #expect(assign.standardError.contains("invalid assignee: user \(fixture.admin) is disabled"), "\(assign)")
+    }
+
+    @Test("--if-version=-1 or 0 is a usage error (exit 2), not a conflict")
+    func versionMustBePositive() async throws {
+        let fixture = try await Fixture.make()
+        let key = try await fixture.addTask("Versioned")
+        for version in ["-1", "0"] {
+            let result = try await fixture.expectFailure(2, ["task", "done", key, "--if-version=\(version)"], as: fixture.member)
+            #expect(result.standardError.contains("expected a whole number of 1 or more"), "\(result)")
+        }
+    }
+
+    @Test("an argument that is not UTF-8 is refused (exit 2) instead of becoming U+FFFD")
+    func invalidUTF8Argument() async throws {
+        let fixture = try await Fixture.make()
+        let environment = try await TaskctlProcess.environment()
+        let run = try await BuiltProgram.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", #"exec "$0" --as "$1" task add --team "$2" "$(printf 'bad \377 title')""#,
+                TaskctlProcess.executableURL.path, fixture.member, fixture.team,
+            ],
+            environment: environment)
+        #expect(run.exitCode == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("argument 7 is not valid UTF-8"), "\(run.standardError)")
+        let list = try await fixture.expectSuccess(["--json", "task", "list", "--team", fixture.team], as: fixture.viewer)
+        #expect(!list.standardOutput.contains("bad"))
+    }
+
+    @Test("export to a file that cannot grow fails with one clear line; --defuse-formulas quotes formula cells; a pipe gets exact bytes")
+    func exportSafety() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("=HYPERLINK(\"http://evil.example\")")
+        _ = try await fixture.addTask("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}")
+        let environment = try await TaskctlProcess.environment()
+        let full = try await BuiltProgram.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", #"exec "$0" --as "$1" export --team "$2" > /dev/full"#, TaskctlProcess.executableURL.path, fixture.viewer, fixture.team,
+            ],
+            environment: environment)
+        #expect(full.exitCode == 1, "\(full.standardError)")
+        #expect(full.standardError == "taskctl: error: cannot write output: No space left on device\n")
+
+        let exact = try await fixture.expectSuccess(["export", "--team", fixture.team], as: fixture.viewer)
+        #expect(exact.standardOutput.contains("\"=HYPERLINK(\"\"http://evil.example\"\")\""))
+        #expect(exact.standardOutput.contains("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}"))
+        let defused = try await fixture.expectSuccess(["export", "--team", fixture.team, "--defuse-formulas"], as: fixture.viewer)
+        #expect(defused.standardOutput.contains("\"'=HYPERLINK(\"\"http://evil.example\"\")\""))
+    }
+
+    @Test("a table shows a title's escape sequences, bidi overrides and zero-width characters escaped")
+    func tablesEscape() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("invoice\u{202E}fdp.exe\u{200B} \u{1B}[2J")
+        let table = try await fixture.expectSuccess(["task", "list", "--team", fixture.team], as: fixture.viewer)
+        #expect(table.standardOutput.contains("invoice<U+202E>fdp.exe<U+200B> \\x1B[2J"), "\(table.standardOutput)")
+        #expect(!table.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
+    }
+}
