@@ -21,10 +21,11 @@ enum Backend: String, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The backends the suites run over. The two client backends run only with
-    /// `TASKBASE_TEST_CLIENT=1`: against the in-process API they ran (and found the member
-    /// document's missing `created_at`), but a full run of all four did not finish within 15
-    /// minutes on the shared, heavily loaded machine, and whether that is a hang or slowness was
-    /// not settled before the deadline. Until it is, they are opt-in rather than silently slow.
+    /// `TASKBASE_TEST_CLIENT=1`: with it the board suite passes over both (live events from the
+    /// server included), but the session contract over them recorded no failure yet did not
+    /// finish within 7 minutes on the shared, heavily loaded machine (the permission table alone
+    /// is over a thousand requests per backend); whether that is slowness or a hang is not
+    /// settled. Until it is, they are opt-in rather than a risk to every run.
     static var allCases: [Backend] {
         ProcessInfo.processInfo.environment["TASKBASE_TEST_CLIENT"] == "1"
             ? [.memory, .postgres, .clientOverMemory, .clientOverPostgres] : [.memory, .postgres]
