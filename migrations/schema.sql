@@ -59,6 +59,20 @@ CREATE FUNCTION public.taskbase_current_user_id() RETURNS bigint
 
 ALTER FUNCTION public.taskbase_current_user_id() OWNER TO taskbase_owner;
 
+-- Name: taskbase_delete_team_history(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_delete_team_history() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        DELETE FROM public.task_history WHERE team_id = OLD.id;
+        RETURN OLD;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_delete_team_history() OWNER TO taskbase_owner;
+
 -- Name: taskbase_keep_an_enabled_owner(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
@@ -459,6 +473,10 @@ CREATE TRIGGER api_tokens_doorbell AFTER DELETE OR UPDATE OF revoked_at ON publi
 
 CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE OF role ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
 
+-- Name: teams teams_delete_history; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER teams_delete_history BEFORE DELETE ON public.teams FOR EACH ROW EXECUTE FUNCTION public.taskbase_delete_team_history();
+
 -- Name: users users_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER users_keep_an_enabled_owner AFTER UPDATE OF disabled ON public.users FOR EACH ROW WHEN ((new.disabled AND (NOT old.disabled))) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
@@ -640,6 +658,10 @@ GRANT ALL ON FUNCTION public.taskbase_create_team(team_key text, team_name text,
 -- Name: FUNCTION taskbase_current_user_id(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 GRANT ALL ON FUNCTION public.taskbase_current_user_id() TO taskbase_app;
+
+-- Name: FUNCTION taskbase_delete_team_history(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_delete_team_history() FROM PUBLIC;
 
 -- Name: FUNCTION taskbase_keep_an_enabled_owner(); Type: ACL; Schema: public; Owner: taskbase_owner
 
