@@ -82,7 +82,7 @@ struct TaskserveProcessTests {
     @Test("taskctl token revoke stops the token at once in every taskserve process; a disabled user's tokens too")
     func revocationAcrossProcesses() async throws {
         let environment = try await environment()
-        let (email, _, token) = try await castMember(environment)
+        let (email, team, token) = try await castMember(environment)
         let first = try await ServeProcess(environment: environment), second = try await ServeProcess(environment: environment)
         for serve in [first, second] {
             #expect(try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 200)
@@ -96,7 +96,13 @@ struct TaskserveProcessTests {
         let other = try await taskctl(["token", "create", email, "--json"], environment)
         let fresh = try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(other.standardOutput.utf8))
         #expect(try await HTTPClient(baseURL: first.baseURL, token: fresh.token).get("/v1/me").status == 200)
-        #expect(try await taskctl(["user", "disable", email], environment).exitCode == 0)
+        // A team always keeps an enabled owner: a co-owner first, so the user may be disabled.
+        let coOwner = "co." + email
+        #expect(try await taskctl(["user", "add", coOwner, "--name", "Co-owner"], environment).exitCode == 0)
+        #expect(try await taskctl(["team", "add-member", team, coOwner, "--as", email], environment).exitCode == 0)
+        #expect(try await taskctl(["team", "set-role", team, coOwner, "owner", "--as", email], environment).exitCode == 0)
+        let disabled = try await taskctl(["user", "disable", email], environment)
+        #expect(disabled.exitCode == 0, "\(disabled.standardError)")
         try await waitUntil("the disabled user's token to be refused", limit: .seconds(5)) {
             try await HTTPClient(baseURL: first.baseURL, token: fresh.token).get("/v1/me").status == 401
         }
