@@ -304,10 +304,10 @@ struct UnavailableTests {
     @Test("every pool connection busy is 503 with Retry-After, and the next request after works; nothing half-written")
     func poolExhausted() async throws {
         let store = try await PostgresTaskStore.open(
-            config: try await TestDatabases.shared.value, maxConnections: 1, acquireTimeout: .milliseconds(200))
+            config: try await TestDatabases.shared.value, maxConnections: 1, acquireTimeout: .seconds(1))
         let f = try await ServerFixture.start(store: store)
         let tasks = try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks
-        let hold = Task { try await store.source.withConnection { _ in try await Task.sleep(for: .seconds(2)) } }
+        let hold = Task { try await store.source.withConnection { _ in try await Task.sleep(for: .seconds(4)) } }
         try await Task.sleep(for: .milliseconds(100))
         let busy = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "While busy"}"#)
         #expect(busy.status == 503)
