@@ -13,7 +13,7 @@ struct ServerRestartTimingTests {
     static var restartPort: String {
         let environment = ProcessInfo.processInfo.environment
         if let port = environment["TASKBASE_PG_RESTART_PORT"] { return port }
-        return String((Int(environment["TASKBASE_PG_PORT"] ?? "") ?? 54329) + 1000)
+        return String((Int(environment["TASKBASE_PG_PORT"] ?? "") ?? 25432) + 1000)
     }
 
     struct ScriptFailed: Error, CustomStringConvertible {

@@ -10,8 +10,8 @@ import Testing
 @Suite("losing the server: restart, failover to a promoted streaming standby", .serialized, .timeLimit(.minutes(3)))
 struct FailoverTests {
     /// Ports of the primary (a `scripts/pg` cluster of its own) and of its standby.
-    static let primaryPort = ProcessInfo.processInfo.environment["TASKBASE_FAILOVER_PRIMARY_PORT"] ?? "54361"
-    static let standbyPort = ProcessInfo.processInfo.environment["TASKBASE_STANDBY_PORT"] ?? "54362"
+    static let primaryPort = ProcessInfo.processInfo.environment["TASKBASE_FAILOVER_PRIMARY_PORT"] ?? "25461"
+    static let standbyPort = ProcessInfo.processInfo.environment["TASKBASE_STANDBY_PORT"] ?? "25462"
     static let environment = ["TASKBASE_PG_PORT": primaryPort, "TASKBASE_STANDBY_PORT": standbyPort]
     static let database = "reliability_failover"
 

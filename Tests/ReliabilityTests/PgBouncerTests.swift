@@ -9,7 +9,7 @@ import Testing
 /// PgBouncer in transaction pooling mode, started by `scripts/faults pgbouncer` (which the
 /// taskctl end-to-end suite can use as well: `scripts/faults pgbouncer run -- COMMAND`).
 enum PgBouncerHarness {
-    static let port = ProcessInfo.processInfo.environment["TASKBASE_PGBOUNCER_PORT"] ?? "54363"
+    static let port = ProcessInfo.processInfo.environment["TASKBASE_PGBOUNCER_PORT"] ?? "25463"
     static let environment = ["TASKBASE_PGBOUNCER_PORT": port]
 
     /// Whether PgBouncer is installed, or could be installed now (root with apt).
