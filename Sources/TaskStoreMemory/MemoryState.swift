@@ -12,7 +12,8 @@ struct MemoryState {
     var tasks: [TaskKey: TaskItem] = [:]
     var taskKeysByExternalID: [TeamID: [String: TaskKey]] = [:]
     var lastTaskNumber: [TeamID: Int64] = [:]
-    var history: [TaskID: [TaskHistoryEntry]] = [:]
+    /// Each team's history by task number: it outlives a deleted task (numbers are never reused).
+    var history: [TeamID: [Int64: [TaskHistoryEntry]]] = [:]
     /// Each team's change log, oldest first, and the sequence of its last entry.
     var changeLog: [TeamID: [TaskFeedEvent]] = [:]
     var lastChange: [TeamID: Int64] = [:]
@@ -108,14 +109,13 @@ struct MemoryState {
         if let externalID = old?.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
         if let externalID = task.externalID { taskKeysByExternalID[task.teamID, default: [:]][externalID] = task.key }
         tasks[task.key] = task
-        history[task.id, default: []].append(TaskHistoryEntry(from: old, to: task, kind: kind))
+        history[task.teamID, default: [:]][task.key.number, default: []].append(TaskHistoryEntry(from: old, to: task, kind: kind))
     }
 
-    /// Removes a task with its history and index entry.
+    /// Removes a task and its index entry; its history stays.
     mutating func remove(_ task: TaskItem) {
         if let externalID = task.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
         tasks[task.key] = nil
-        history[task.id] = nil
     }
 
     /// Logs the changes one mutation made in `team` under the next sequences (a bulk import

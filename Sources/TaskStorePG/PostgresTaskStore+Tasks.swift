@@ -80,8 +80,8 @@ extension PostgresTaskStore: TaskRepository {
                   FROM counter
                 RETURNING *
             ), history AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-                SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+                SELECT new.team_id, new.id, new.number, new.version, new.created_by, new.created_at, 'created',
                        \(unsafeSQL: historyOfCreation)
                   FROM t AS new
             ), logged AS (
@@ -203,8 +203,8 @@ extension PostgresTaskStore: TaskRepository {
                 RETURNING *
             )
             , history AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
-                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.number, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
                        \(unsafeSQL: historyOfChange)
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             ), counter AS (
@@ -253,13 +253,16 @@ extension PostgresTaskStore: TaskRepository {
                    h.actor_id, h.changed_at, h.kind, h.changes, h.created_values
               FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
+              LEFT JOIN task_history h ON h.team_id = tm.id AND h.task_number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
              ORDER BY h.id
             """
         let rows = try await statement(as: access.actor, query)
         let subject = "task \(key)"
         try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
-        guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
+        // A deleted task's history is kept (numbers are never reused): found by its number alone.
+        guard try rows[0].decode(Int64?.self, "task_id") != nil || rows[0].decode(Int64?.self, "entry_task_id") != nil else {
+            throw TaskError.notFound(what: subject)
+        }
         return try rows.compactMap { row -> TaskHistoryEntry? in
             guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
             let changes = try Self.storedChanges(in: row)

@@ -99,6 +99,19 @@ struct TaskCommandTests {
         try await fixture.expectFailure(1, ["task", "show", key], as: fixture.member)
     }
 
+    @Test("task history of a deleted task shows its kept history to the team, and not found to an outsider")
+    func historyOfDeletedTask() async throws {
+        let fixture = try await Fixture.make()
+        let key = try await fixture.addTask("Doomed")
+        try await fixture.expectSuccess(["task", "done", key], as: fixture.member)
+        try await fixture.expectSuccess(["task", "delete", key], as: fixture.member)
+        let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
+        #expect(history.map { $0["kind"] as? String } == ["created", "updated"])
+        #expect(try await fixture.expectSuccess(["task", "history", key], as: fixture.viewer).standardOutput.contains("status: open → done"))
+        let outsider = try await fixture.expectFailure(1, ["task", "history", key], as: fixture.outsider)
+        #expect(outsider.standardError.contains("not found"))
+    }
+
     @Test("task list: every filter, sorting, and paging with the cursor")
     func list() async throws {
         let fixture = try await Fixture.make()
