@@ -88,7 +88,7 @@ struct MemoryState {
     /// Refuses an external id another task of the team already uses.
     func checkExternalID(_ externalID: String?, of key: TaskKey?, in team: Team) throws {
         guard let externalID, let holder = taskKeysByExternalID[team.id]?[externalID], holder != key else { return }
-        throw TaskError.alreadyExists(what: "external id \"\(externalID)\" in team \(team.key) (task \(holder))")
+        throw TaskError.externalIDTaken(externalID, in: team.key, by: holder)
     }
 
     /// Stores a new task with the team's next number and records its creation.

@@ -4,7 +4,9 @@ import TaskCore
 
 extension PostgresTaskStore: TaskRepository {
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
-        let row = try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
+        let row = try await namingExternalIDHolder(draft.externalID, in: team, as: access.actor) {
+            try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
+        }
         try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
         if let ref = draft.assignee {
             _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
@@ -169,7 +171,16 @@ extension PostgresTaskStore: TaskRepository {
         _ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
     ) async throws -> TaskItem {
         let facts = Self.lockedTaskFacts(key, access, assignee: changes.assigneeToResolve)
-        return try await transaction(as: access.actor) { tx in
+        let externalID: String? = if case .set(let id) = changes.externalID { id } else { nil }
+        return try await namingExternalIDHolder(externalID, in: key.team, as: access.actor) {
+            try await updateTask(key, facts: facts, expectedVersion: expectedVersion, changes: changes, access: access, at: time)
+        }
+    }
+
+    private func updateTask(
+        _ key: TaskKey, facts: PGQuery, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
+    ) async throws -> TaskItem {
+        try await transaction(as: access.actor) { tx in
             let row = try await tx.query(facts)[0]
             let subject = "task \(key)"
             let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)

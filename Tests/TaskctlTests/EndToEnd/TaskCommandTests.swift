@@ -180,7 +180,10 @@ struct TaskCommandTests {
         let key = try await fixture.addTask("Original")
         try await fixture.expectSuccess(["task", "update", key, "--title", "Changed by admin", "--if-version", "1"], as: fixture.admin)
         let refused = try await fixture.expectFailure(5, ["task", "update", key, "--title", "Stale edit", "--if-version", "1"], as: fixture.member)
-        #expect(refused.standardError == "taskctl: error: task \(key) was changed by someone else; the current version is 2\n")
+        #expect(
+            refused.standardError
+                == "taskctl: error: task \(key) is now at version 2, not the version the change was based on; nothing was changed: read it again and retry\n"
+        )
         try await fixture.expectFailure(5, ["task", "done", key, "--if-version", "1"], as: fixture.member)
         try await fixture.expectFailure(5, ["task", "delete", key, "--if-version", "1"], as: fixture.member)
         let task = try await fixture.show(key)
