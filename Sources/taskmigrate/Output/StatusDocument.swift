@@ -2,7 +2,8 @@ import CommandLineToolkit
 import Foundation
 import Migrations
 
-/// `status --json`: one document describing every migration.
+/// `status --json`: one document describing every migration, and the INVALID indexes that
+/// failed or killed concurrent builds left (`[]` when there are none).
 struct StatusDocument: Encodable {
     struct Migration: Encodable {
         var version: Int64
@@ -49,8 +50,10 @@ struct StatusDocument: Encodable {
     var pending: Int
     var drift: Int
     var migrations: [Migration]
+    var invalidIndexes: [InvalidIndex]
 
-    init(plan: MigrationPlan) {
+    init(plan: MigrationPlan, invalidIndexes: [InvalidIndex]) {
+        self.invalidIndexes = invalidIndexes
         currentVersion = plan.currentVersion
         pending = plan.pending.count
         drift = plan.entries.filter(\.state.isDrift).count
@@ -64,6 +67,39 @@ struct StatusDocument: Encodable {
                 appliedBy: entry.record?.appliedBy, toolVersion: entry.record?.toolVersion, baseline: entry.record?.isBaseline,
                 transactional: entry.file?.runsInTransaction, reversible: entry.file.map { $0.down != nil })
         }
+    }
+
+    /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
+    func encoded() throws -> String {
+        let encoder = JSONOutput.makeEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+}
+
+/// `verify --json`: whether the folder matches the history and no INVALID index is left, the
+/// entries that drifted and the INVALID indexes; every key always present.
+struct VerifyDocument: Encodable {
+    struct Drifted: Encodable {
+        var version: Int64
+        var file: String
+        var state: MigrationState
+    }
+
+    var verified: Bool
+    var applied: Int
+    var pending: Int
+    var drifted: [Drifted]
+    var invalidIndexes: [InvalidIndex]
+
+    init(plan: MigrationPlan, invalidIndexes: [InvalidIndex]) {
+        applied = plan.applied.count
+        pending = plan.pending.count
+        drifted = plan.entries.filter(\.state.isDrift).map { entry in
+            Drifted(version: entry.version, file: entry.file?.fileName ?? entry.record?.fileName ?? "", state: entry.state)
+        }
+        self.invalidIndexes = invalidIndexes
+        verified = drifted.isEmpty && invalidIndexes.isEmpty
     }
 
     /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
