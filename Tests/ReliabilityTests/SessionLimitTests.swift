@@ -53,15 +53,16 @@ struct SessionLimitTests {
         }
     }
 
-    @Test("the help of taskctl and taskimport states the default timeouts and their variables")
+    @Test("the help of taskctl, taskimport and taskserve states the default timeouts and their variables, no limit as none")
     func helpStatesTheDefaults() async throws {
-        for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "0ms")] {
+        for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "none"), ("taskserve", "10s", "30s")] {
             let help = try await BuiltProgram.run(
                 BuiltProgram.url(program), arguments: ["--help"], environment: BuiltProgram.environment(adding: [:]))
             let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(text.contains("--lock-timeout DURATION"), "\(program): \(text)")
             #expect(text.contains("TASKBASE_LOCK_TIMEOUT") && text.contains("TASKBASE_STATEMENT_TIMEOUT"), "\(program)")
             #expect(text.contains("default: \(lock)") && text.contains("default: \(statement)"), "\(program): \(text)")
+            #expect(!text.contains("default: 0ms"), "\(program): \(text)")
         }
     }
 

@@ -53,4 +53,17 @@ struct OperatorSafetyImportTests {
         // (TerminalText: \x1B for controls, <U+202E> for format characters), with a hint.
         #expect(run.standardError.contains(#""\x1B]0;owned\x07Colour<U+202E>""#), "\(run.standardError)")
     }
+
+    @Test("--help shows the default of no statement timeout as none, not 0ms, and TASKBASE_STATEMENT_TIMEOUT=none is accepted")
+    func helpSaysNone() async throws {
+        let help = try await TaskimportProcess.run(["--help"]).standardOutput
+        let flattened = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flattened.contains("(default: none; env: TASKBASE_STATEMENT_TIMEOUT)"), "\(help)")
+        #expect(!flattened.contains("default: 0ms"), "\(help)")
+        let fixture = try await ImportFixture.make()
+        let run = try await TaskimportProcess.run(
+            [try fixture.file("none.csv", "Title\nOne\n"), "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress"],
+            environment: ["TASKBASE_STATEMENT_TIMEOUT": "none"])
+        #expect(run.exitCode == 0, "\(run.standardError)")
+    }
 }

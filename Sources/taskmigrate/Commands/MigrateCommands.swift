@@ -163,7 +163,7 @@ enum MigrateCommands {
         var settings = MigrationSettings()
         if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: "lock-timeout") }
         if let text = values.string("statement-timeout") { settings.statementTimeout = try DurationText.parse(text, option: "statement-timeout") }
-        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait") }
+        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait", isLimit: false) }
         if let retries = values.int("lock-retries") {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries
