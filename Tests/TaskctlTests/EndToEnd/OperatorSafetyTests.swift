@@ -103,4 +103,41 @@ struct OperatorSafetyTests {
         #expect(table.standardOutput.contains("invoice<U+202E>fdp.exe<U+200B> \\x1B[2J"), "\(table.standardOutput)")
         #expect(!table.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
     }
+
+    @Test("CSV to a terminal (export, task list --csv) shows escape sequences escaped; the same to a pipe is byte for byte")
+    func csvToTerminalEscapes() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}")
+        let environment = try await TaskctlProcess.environment()
+        for command in ["export --team \(fixture.team)", "task list --csv --team \(fixture.team)"] {
+            // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+            let onTerminal = try await BuiltProgram.run(
+                URL(fileURLWithPath: "/usr/bin/script"),
+                arguments: ["-qec", "'\(TaskctlProcess.executableURL.path)' --as '\(fixture.viewer)' \(command)", "/dev/null"],
+                environment: environment)
+            #expect(onTerminal.exitCode == 0, "\(command): \(onTerminal.standardError)")
+            #expect(onTerminal.standardOutput.contains("invoice<U+202E>fdp.exe \\x1B]0;owned\\x07"), "\(command): \(onTerminal.standardOutput)")
+            #expect(!onTerminal.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(command)")
+            let piped = try await fixture.expectSuccess(command.split(separator: " ").map(String.init), as: fixture.viewer)
+            #expect(piped.standardOutput.contains("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}"), "\(command)")
+        }
+    }
+
+    @Test("an email holding escape sequences is shown escaped in results, tables and error lines")
+    func hostileEmailEscaped() async throws {
+        let fixture = try await Fixture.make()
+        let email = "esc\u{1B}]0;owned\u{7}-\(fixture.suffix.lowercased())@example.com"
+        let added = try await fixture.expectSuccess(["user", "add", email, "--name", "Esc"])
+        let shown = "esc\\x1B]0;owned\\x07-\(fixture.suffix.lowercased())@example.com"
+        #expect(added.standardOutput.contains(shown), "\(added.standardOutput)")
+        let member = try await fixture.expectSuccess(["team", "add-member", fixture.team, email, "--role", "viewer"], as: fixture.owner)
+        #expect(member.standardOutput.contains(shown), "\(member.standardOutput)")
+        let members = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.owner)
+        #expect(members.standardOutput.contains(shown), "\(members.standardOutput)")
+        let refused = try await fixture.expectFailure(4, ["task", "add", "--team", fixture.team, "Nope"], as: email)
+        #expect(refused.standardError.contains(shown), "\(refused.standardError)")
+        for output in [added.standardOutput, member.standardOutput, members.standardOutput, refused.standardError] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        }
+    }
 }
