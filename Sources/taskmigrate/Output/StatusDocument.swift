@@ -52,6 +52,20 @@ struct StatusDocument: Encodable {
     var migrations: [Migration]
     var invalidIndexes: [InvalidIndex]
 
+    private enum CodingKeys: String, CodingKey {
+        case currentVersion, pending, drift, migrations, invalidIndexes
+    }
+
+    /// Every key is present, `current_version` too (`null` on an empty history).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(currentVersion, forKey: .currentVersion)
+        try container.encode(pending, forKey: .pending)
+        try container.encode(drift, forKey: .drift)
+        try container.encode(migrations, forKey: .migrations)
+        try container.encode(invalidIndexes, forKey: .invalidIndexes)
+    }
+
     init(plan: MigrationPlan, invalidIndexes: [InvalidIndex]) {
         self.invalidIndexes = invalidIndexes
         currentVersion = plan.currentVersion

@@ -73,11 +73,14 @@ extension EndToEnd {
             }
         }
 
-        @Test("status --json and verify --json list no INVALID index when there is none, and verify --json says verified")
+        @Test("status --json and verify --json list no INVALID index when there is none, verify --json says verified; every key is present")
         func noInvalidIndexJSON() async throws {
             let folder = try MigrationFolder(["0001_t.sql": "CREATE TABLE t (v int);\n"])
             defer { folder.delete() }
             try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                let before = try await TaskMigrateProcess.run(["status", "--json"], databaseURL: database.url, folder: folder)
+                let empty = try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any]
+                #expect(empty?.keys.contains("current_version") == true && empty?["current_version"] is NSNull, "\(before.stdout)")
                 #expect(try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder).status == 0)
                 let status = try await TaskMigrateProcess.run(["status", "--json"], databaseURL: database.url, folder: folder)
                 let statusDocument = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
