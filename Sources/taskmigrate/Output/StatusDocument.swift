@@ -82,13 +82,6 @@ struct StatusDocument: Encodable {
                 transactional: entry.file?.runsInTransaction, reversible: entry.file.map { $0.down != nil })
         }
     }
-
-    /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
-    func encoded() throws -> String {
-        let encoder = JSONOutput.makeEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
-    }
 }
 
 /// `verify --json`: whether the folder matches the history and no INVALID index is left, the
@@ -115,7 +108,12 @@ struct VerifyDocument: Encodable {
         self.invalidIndexes = invalidIndexes
         verified = drifted.isEmpty && invalidIndexes.isEmpty
     }
+}
 
+/// A taskmigrate document (`status --json`, `verify --json`) as printed.
+protocol MigrateDocument: Encodable {}
+
+extension MigrateDocument {
     /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
     func encoded() throws -> String {
         let encoder = JSONOutput.makeEncoder()
@@ -123,3 +121,6 @@ struct VerifyDocument: Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 }
+
+extension StatusDocument: MigrateDocument {}
+extension VerifyDocument: MigrateDocument {}
