@@ -11,6 +11,11 @@ public struct UserDirectory: Sendable {
         users = Dictionary(members.map { ($0.user.id, $0.user) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// A directory of these users, by id (what `users` held, remembered by a cache).
+    public init(users: [UserID: User]) {
+        self.users = users
+    }
+
     /// The directory of the team's members, as `actor` sees them.
     public static func of(_ team: TeamKey, service: TaskService, as actor: UserRef) async throws -> UserDirectory {
         UserDirectory(members: try await service.members(of: team, as: actor))
@@ -29,7 +34,12 @@ public struct UserDirectory: Sendable {
 
     /// Looks up every user a page of tasks names.
     public mutating func resolve(usersOf tasks: [TaskItem], using service: TaskService) async throws {
-        try await resolve(tasks.flatMap { [$0.assigneeID, $0.createdBy, $0.updatedBy].compactMap(\.self) }, using: service)
+        try await resolve(tasks.flatMap(Self.userIDs), using: service)
+    }
+
+    /// The users a task names: its assignee, creator and last editor.
+    public static func userIDs(of task: TaskItem) -> [UserID] {
+        [task.assigneeID, task.createdBy, task.updatedBy].compactMap(\.self)
     }
 
     /// The email of `id`, or `#id` when no user has it.

@@ -13,6 +13,9 @@ public struct APIOptions: Sendable {
     public var heartbeat: Duration
     /// The bytes an event stream may hold for a slow client.
     public var streamBufferBytes: Int
+    /// How long the emails a task response names are remembered per team (`DirectoryCache`):
+    /// the longest a changed email can show its old value; zero reads them on every response.
+    public var directoryTTL: Duration = .seconds(5)
 
     /// Options with these values.
     public init(secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10) {
@@ -34,6 +37,8 @@ struct APIHandlers: Sendable {
     let service: TaskService
     let options: APIOptions
     let idempotency: IdempotencyCache
+    /// The people task responses name, per team, so that a read costs only the read.
+    let directories = DirectoryCache()
 
     /// The route table, which the OpenAPI document mirrors.
     var routes: [Route] {
@@ -55,7 +60,9 @@ struct APIHandlers: Sendable {
             },
             Route("PATCH", "/v1/teams/{team}") { context in try await renameTeam(context) },
             Route("DELETE", "/v1/teams/{team}") { context in
-                try await service.deleteTeam(try teamKey(context), as: try context.actor)
+                let team = try teamKey(context)
+                defer { directories.forget(team) }
+                try await service.deleteTeam(team, as: try context.actor)
                 return .empty(204)
             },
             Route("GET", "/v1/teams/{team}/summary") { context in
@@ -69,7 +76,9 @@ struct APIHandlers: Sendable {
             Route("GET", "/v1/teams/{team}/members/{user}") { context in try await member(context) },
             Route("PUT", "/v1/teams/{team}/members/{user}") { context in try await setRole(context) },
             Route("DELETE", "/v1/teams/{team}/members/{user}") { context in
-                try await service.removeMember(UserRef(context.parameter("user")), from: try teamKey(context), as: try context.actor)
+                let team = try teamKey(context)
+                defer { directories.forget(team) }
+                try await service.removeMember(UserRef(context.parameter("user")), from: team, as: try context.actor)
                 return .empty(204)
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
@@ -145,8 +154,9 @@ struct APIHandlers: Sendable {
     }
 
     func setRole(_ context: RouteContext) async throws -> HTTPResponse {
-        let role = try Role(parsing: try context.body(MemberRoleRequest.self).role)
-        let member = try await service.setRole(role, for: UserRef(context.parameter("user")), in: try teamKey(context), as: try context.actor)
+        let (role, team) = (try Role(parsing: try context.body(MemberRoleRequest.self).role), try teamKey(context))
+        defer { directories.forget(team) }
+        let member = try await service.setRole(role, for: UserRef(context.parameter("user")), in: team, as: try context.actor)
         return try .json(MemberDocument(member))
     }
 
@@ -183,16 +193,16 @@ struct APIHandlers: Sendable {
     func history(_ context: RouteContext) async throws -> HTTPResponse {
         let (key, actor) = (try taskKey(context), try context.actor)
         let entries = try await service.history(of: key, as: actor)
-        var directory = try await UserDirectory.of(key.team, service: service, as: actor)
-        try await directory.resolve(entries.flatMap(HistoryDocument.userIDs), using: service)
+        let directory = try await directories.directory(
+            naming: entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
         return try .json(entries.map { HistoryDocument($0, users: directory) })
     }
 
     func listTasks(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
         let page = try await service.listTasks(in: team, try TaskListParameters.query(from: context.request), as: actor)
-        var directory = try await UserDirectory.of(team, service: service, as: actor)
-        try await directory.resolve(usersOf: page.tasks, using: service)
+        let directory = try await directories.directory(
+            naming: page.tasks.flatMap(UserDirectory.userIDs), in: team, ttl: options.directoryTTL, service: service, as: actor)
         let today = service.clock.today()
         let document = TaskPageDocument(
             tasks: page.tasks.map { TaskDocument($0, users: directory, today: today) }, nextCursor: JSONNullable(page.nextCursor?.encoded))
@@ -203,11 +213,12 @@ struct APIHandlers: Sendable {
         return try .json(document, headers: headers)
     }
 
-    /// A task as JSON with its ETag.
+    /// A task as JSON with its ETag, for an actor who was just allowed to read or write it:
+    /// its people's emails come from `directories`, so the database sees only that read or write.
     func taskResponse(_ task: TaskItem, actor: UserRef, status: Int = 200, headers: [(name: String, value: String)] = []) async throws -> HTTPResponse
     {
-        var directory = try await UserDirectory.of(task.key.team, service: service, as: actor)
-        try await directory.resolve(usersOf: [task], using: service)
+        let directory = try await directories.directory(
+            naming: UserDirectory.userIDs(of: task), in: task.key.team, ttl: options.directoryTTL, service: service, as: actor)
         return try .json(
             TaskDocument(task, users: directory, today: service.clock.today()), status: status, headers: [("ETag", ETag.of(task.version))] + headers)
     }
