@@ -77,10 +77,8 @@ struct TaskReadCostTests {
             #expect(overHTTP.count == inProcess.count, "GET sent \(overHTTP.count) statements: \(overHTTP.statements)")
 
             // The same server without the directory cache: what every GET cost before it.
-            var options = APIOptions(secrets: ServerFixture.secrets, version: "test")
-            options.directoryTTL = .zero
-            let uncached = try APIServer.start(service: f.service, options: options)
-            let uncachedViewer = HTTPClient(baseURL: uncached.baseURL, token: f.tokens["viewer"])
+            let uncached = try f.server(directoryTTL: .zero)
+            let uncachedViewer = f.client("viewer", of: uncached)
             for _ in 0..<3 { #expect(try await uncachedViewer.get("/v1/tasks/\(task.key)").status == 200) }
             let without = try await log.fewest { _ = try await uncachedViewer.get("/v1/tasks/\(task.key)") }
             #expect(without.count > overHTTP.count, "without the cache a GET sent \(without.count) statements: \(without.statements)")
