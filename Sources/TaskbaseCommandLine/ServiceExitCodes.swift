@@ -16,13 +16,17 @@ import TaskCore
 public enum ServiceExitCodes {
     /// `error` as the runner should report it. Usage errors, cancellation and failures that
     /// already carry a code pass through; TaskCore and PGStore errors become `CommandFailure`s.
-    /// `consequence` (e.g. "nothing was imported") is appended to every failure's line.
-    public static func failure(for error: any Error, consequence: String? = nil) -> any Error {
+    /// `consequence` (e.g. "nothing was imported") is appended to every failure's line. With
+    /// `actor` (the command's `ActingUser`), that user not existing is said to be about `--as`.
+    public static func failure(for error: any Error, consequence: String? = nil, actor: UserRef? = nil) -> any Error {
         let suffix = consequence.map { "; \($0)" } ?? ""
         switch error {
         case is UsageError, is CancellationError, is CommandFailure:
             return error
         case let error as TaskError:
+            if let actor, error == .unknownUser(actor) {
+                return CommandFailure(ActingUser.notFoundMessage(actor, suffix: suffix), exitCode: exitCode(for: error))
+            }
             return CommandFailure(error.description + suffix, exitCode: exitCode(for: error))
         case let error as PGError:
             return CommandFailure(message(for: error, suffix: suffix), exitCode: exitCode(for: error))

@@ -226,7 +226,9 @@ struct APIRouteTests {
         await f.stop()
     }
 
-    @Test("bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong field is 422 naming it, nothing is written", arguments: StoreKind.allCases)
+    @Test(
+        "bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong or missing field is 422 naming it in words, nothing is written",
+        arguments: StoreKind.allCases)
     func badBodies(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
         let member = f.client("member")
@@ -240,6 +242,11 @@ struct APIRouteTests {
         let wrongType = try await member.send("POST", path, json: #"{"title": 5}"#)
         #expect(wrongType.status == 422)
         #expect(wrongType.problem?.field == "title")
+        #expect(wrongType.problem?.detail == "invalid title: the title must be a string")
+        let missing = try await member.send("POST", path, json: #"{"notes": "no title"}"#)
+        #expect(missing.status == 422 && missing.problem?.code == "validation" && missing.problem?.field == "title")
+        #expect(missing.problem?.detail == "invalid title: the title is required", "says what is wrong in words")
+        #expect(malformed.problem?.detail == "invalid body: the body is not valid JSON (UTF-8) of the documented shape")
         let blank = try await member.send("POST", path, json: #"{"title": "   "}"#)
         #expect(blank.problem?.taskError == .validation(field: "title", reason: try #require(blank.problem?.reason)))
         #expect(try await member.send("POST", path, json: #"{"title": "x", "due_date": "tomorrow"}"#).problem?.field == "due_date")
