@@ -68,7 +68,7 @@ public enum ServiceExitCodes {
             return "bad database configuration: \(text)\(suffix); check DATABASE_URL, the PG* variables and .env"
         }
         if error.code == .queryCanceled, error.message.contains("statement timeout") {
-            let limit = ServiceConnection.opened.map { " (\(DurationText.format($0.limits.statementTimeout)))" } ?? ""
+            let limit = ServiceConnection.opened.map { " (\($0.limits.statementTimeout.displayText))" } ?? ""
             return "the statement ran longer than statement_timeout\(limit) and was cancelled\(suffix.isEmpty ? "; nothing was changed" : suffix); "
                 + "allow longer with --statement-timeout or TASKBASE_STATEMENT_TIMEOUT"
         }
