@@ -74,8 +74,7 @@ public enum ServiceExitCodes {
         }
         if Self.schemaMissingStates.contains(error.sqlState ?? "") {
             let primary = "\(error.severity ?? "ERROR") \(error.sqlState ?? ""): \(oneLine(error.message))"
-            return "the database refused: \(primary)\(suffix); its schema looks missing or older than this program: "
-                + "check with taskmigrate status, and apply what is pending with taskmigrate up"
+            return "the database refused: \(primary)\(suffix); its schema looks missing or older than this program: \(SchemaStatus.migrationAdvice)"
         }
         return switch exitCode(for: error) {
         case .cannotConnect: "lost the database connection: \(text)\(suffix); check that the server is up"
