@@ -213,26 +213,29 @@ class Bench:
         return self.run_json([self.httpload_bin, str(port), *map(str, arguments)], timeout=timeout)
 
     def w7(self):
-        if not self.wrk_script:
-            self.notes["w7"] = "skipped: wrk is not installed"
-            return
-        ours, theirs = self.taskserve("taskserve", self.http_port), self.fastapi()
-        seconds = self.args.seconds
-        if self.first_round:
-            for port in (ours, theirs):
-                self.wrk_rate(port, 1)  # warm-up: connections, statement caches, the token cache
-        self.in_turn("w7", 1, [
-            ("taskserve", lambda _: self.wrk_rate(ours, seconds)),
-            ("fastapi", lambda _: self.wrk_rate(theirs, seconds)),
-            ("in-process-w6", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
-            ("router-in-process", lambda _: self.run_json([self.bin + "/taskbase-bench", "w7-router", "64", "8", str(seconds)],
-                                                          env=dict(self.http_env(), TASKBASE_BENCH_TOKEN=self.token)))],
-            slices=1)
+        ours, seconds = self.taskserve("taskserve", self.http_port), self.args.seconds
+        if self.wrk_script:
+            tools = [("taskserve", lambda _: self.wrk_rate(ours, seconds))]
+            if self.has_fastapi:
+                theirs = self.fastapi()
+                tools.append(("fastapi", lambda _: self.wrk_rate(theirs, seconds)))
+            else:
+                self.notes["w7_fastapi"] = "skipped: FastAPI/uvicorn are not installed in the bench venv"
+            if self.first_round:
+                for port in (ours, theirs) if self.has_fastapi else (ours,):
+                    self.wrk_rate(port, 1)  # warm-up: connections, statement caches, the token cache
+            self.in_turn("w7", 1, tools + [
+                ("in-process-w6", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
+                ("router-in-process", lambda _: self.run_json([self.bin + "/taskbase-bench", "w7-router", "64", "8", str(seconds)],
+                                                              env=dict(self.http_env(), TASKBASE_BENCH_TOKEN=self.token)))],
+                slices=1)
+        else:
+            self.notes["w7_wrk"] = "skipped: wrk is not installed (apt-get install wrk); only the fixed-rate latency ran"
         rate, duration = self.args.rate, self.args.latency_seconds
         result = self.httpload(ours, "fixed", rate, duration, 64, self.token, "/v1/tasks/BREAD-", 1000, timeout=duration + 30)
         self.measures.setdefault("w7_p99_ms", []).append(result["p99_ms"])
         self.measures.setdefault("w7_fixed_rate_achieved", []).append(round(result["operations"] / result["seconds"]))
-        self.measures.setdefault("w7_fixed_rate_failed", []).append(result["issued"] - result["operations"] + result["timed_out"])
+        self.measures.setdefault("w7_fixed_rate_failed", []).append(result["issued"] - result["operations"])
         self.measures.setdefault("w7_fixed_rate_unsent", []).append(int(rate * duration) - result["issued"])
 
     def w8(self):
@@ -251,6 +254,9 @@ class Bench:
             ("in-process-update", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w8-update", str(calls)]))])
 
     def w9(self):
+        """A failed round is noted, not fatal: with one LISTEN connection per stream (before issue
+        17's item 6), 1,000 subscribers exceed most servers' max_connections, and the run's
+        other results should still be reported."""
         subscribers = self.args.subscribers
         port = self.taskserve("taskserve-w9", self.http_port + 2, connections=max(1024, subscribers + 256))
         try:
@@ -258,10 +264,13 @@ class Bench:
             writes = self.args.sse_writes
             result = self.run_json([self.python, os.path.join(HERE, "sse_fanout.py"), str(port), self.token, "BW9", str(subscribers),
                                     str(writes), "10", str(pid), str(60 + writes)], timeout=120 + writes)
+            if result["lost"] or result["closed_early"]:
+                raise RuntimeError(f"deliveries lost or streams closed early: {result}")
+        except (RuntimeError, subprocess.TimeoutExpired) as failure:
+            self.notes.setdefault("w9_failed_rounds", []).append(str(failure).strip()[-600:])
+            return
         finally:
             self.stop_server("taskserve-w9")  # a fresh process each round: its memory growth is the subscribers' alone
-        if result["lost"] or result["closed_early"]:
-            raise RuntimeError(f"W9: deliveries lost or streams closed early: {result}")
         for key in ("p99_ms", "p50_ms", "p99_from_send_ms", "p99_after_answer_ms", "kib_per_idle_subscriber", "write_p50_ms"):
             self.measures.setdefault("w9_" + key, []).append(round(result[key], 2))
 
@@ -439,6 +448,8 @@ class Bench:
             raise RuntimeError(f"taskctl token create failed:\n{minted.stderr.strip()}")
         self.token = json.loads(minted.stdout)["token"]
         subprocess.run([self.bin + "/taskbase-bench", "team", "BW9"], check=True, capture_output=True)
+        self.has_fastapi = subprocess.run([self.python, "-c", "import fastapi, uvicorn, uvloop, httptools, asyncpg"],
+                                          capture_output=True).returncode == 0
         self.httpload_bin = os.path.join(self.work, "httpload")
         subprocess.run(["gcc", "-O2", "-Wall", "-o", self.httpload_bin, os.path.join(HERE, "httpload.c")], check=True)
         if shutil.which("wrk"):

@@ -157,7 +157,11 @@ def main():
         uvloop.install()
     except ImportError:
         pass
-    print(json.dumps(asyncio.run(run(port, token, team, subscribers, writes, rate, pid, seconds))))
+    try:
+        print(json.dumps(asyncio.run(run(port, token, team, subscribers, writes, rate, pid, seconds))))
+    except (OSError, RuntimeError, asyncio.TimeoutError) as failure:
+        print(f"sse_fanout: {type(failure).__name__}: {str(failure)[:400]}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
