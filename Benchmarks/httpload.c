@@ -1,15 +1,16 @@
 /* httpload: the two HTTP loads scripts/bench needs that wrk does not do. One thread, epoll,
  * keep-alive connections to 127.0.0.1, bounded in count and in time; prints one JSON line.
  *
- *   httpload PORT fixed RATE SECONDS CONNECTIONS TOKEN PREFIX KEYS
+ *   httpload PORT fixed RATE SECONDS CONNECTIONS PREFIX KEYS
  *       Open loop: GET PREFIX<n> (n = 1..KEYS in turn) at RATE requests per second for SECONDS.
  *       Each request's latency runs from the moment it was due, not from when a connection was
  *       free to send it, so a server that falls behind shows it (no coordinated omission).
- *   httpload PORT patch COUNT SECONDS CONNECTIONS TOKEN PREFIX KEYS
+ *   httpload PORT patch COUNT SECONDS CONNECTIONS PREFIX KEYS
  *       Closed loop: COUNT PATCHes (or SECONDS, whichever ends first) of PREFIX<n> with
  *       If-Match, each connection over its own keys, one request at a time, the version taken
  *       from the previous response's ETag (a GET of every key first, before the clock starts).
  *
+ * The bearer token comes from TASKBASE_BENCH_TOKEN (not the command line, which ps shows).
  * Responses are framed by Content-Length only (what taskserve and uvicorn send for these
  * routes); anything else is counted as an error and ends the connection. At most 5 seconds
  * past SECONDS the run ends and what is still outstanding counts as timed out.
@@ -128,18 +129,18 @@ static int take_response(struct conn *c, int *status) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 9 || (strcmp(argv[2], "fixed") && strcmp(argv[2], "patch"))) {
-        fprintf(stderr, "usage: httpload PORT fixed RATE SECONDS CONNECTIONS TOKEN PREFIX KEYS\n"
-                        "       httpload PORT patch COUNT SECONDS CONNECTIONS TOKEN PREFIX KEYS\n");
+    token = getenv("TASKBASE_BENCH_TOKEN");
+    if (argc != 8 || (strcmp(argv[2], "fixed") && strcmp(argv[2], "patch")) || !token) {
+        fprintf(stderr, "usage: TASKBASE_BENCH_TOKEN=... httpload PORT fixed RATE SECONDS CONNECTIONS PREFIX KEYS\n"
+                        "       TASKBASE_BENCH_TOKEN=... httpload PORT patch COUNT SECONDS CONNECTIONS PREFIX KEYS\n");
         return 2;
     }
     port = atoi(argv[1]);
     mode = strcmp(argv[2], "fixed") == 0 ? FIXED : PATCH;
     double amount = atof(argv[3]), seconds = atof(argv[4]);
     connections = atoi(argv[5]);
-    token = argv[6];
-    prefix = argv[7];
-    keys = atol(argv[8]);
+    prefix = argv[6];
+    keys = atol(argv[7]);
     if (amount <= 0 || seconds <= 0 || connections <= 0 || keys <= 0 || (mode == PATCH && keys < connections)) {
         fprintf(stderr, "httpload: the counts must be positive (and KEYS >= CONNECTIONS for patch)\n");
         return 2;

@@ -1,6 +1,7 @@
 """W9: one writer, many Server-Sent Events subscribers on taskserve's GET /v1/teams/{team}/events.
 
-Usage: sse_fanout.py PORT TOKEN TEAM SUBSCRIBERS WRITES RATE SERVER_PID SECONDS
+Usage: TASKBASE_BENCH_TOKEN=... sse_fanout.py PORT TEAM SUBSCRIBERS WRITES RATE SERVER_PID SECONDS
+(the bearer token in the environment, not on the command line, which ps shows)
 
 Opens one warm-up subscriber and waits for its first event (the stream machinery is up), reads
 taskserve's resident memory, opens SUBSCRIBERS more streams and waits until each has its
@@ -18,6 +19,7 @@ counted as lost. Prints one JSON line.
 import asyncio
 import datetime
 import json
+import os
 import re
 import sys
 import time
@@ -150,8 +152,8 @@ async def run(port, token, team, subscribers, writes, rate, pid, seconds):
 
 
 def main():
-    port, token, team = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    subscribers, writes, rate, pid, seconds = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
+    port, team, token = int(sys.argv[1]), sys.argv[2], os.environ["TASKBASE_BENCH_TOKEN"]
+    subscribers, writes, rate, pid, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
     try:
         import uvloop
         uvloop.install()
