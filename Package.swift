@@ -26,7 +26,7 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore", "TaskbaseTestSupport"]),
 
         // Migrations.
-        .target(name: "Migrations", dependencies: ["PGStore"]),
+        .target(name: "Migrations", dependencies: ["PGStore", "CLibCrypto"]),
         .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
         .testTarget(
             name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
