@@ -63,8 +63,8 @@ MEMBERS = f"""SELECT {USER_COLUMNS}, m.role
 TOKEN_BY_HASH = f"SELECT {TOKEN_COLUMNS} FROM api_tokens k WHERE k.hash = $1"
 ACT_AS = "SELECT set_config('taskbase.user_id', $1, true)"
 USER_BY_ID = f"SELECT {USER_COLUMNS} FROM users u WHERE u.id = $1"
-RECORD_USE = """UPDATE api_tokens k SET last_used_at = $2
- WHERE k.id = $1 AND (k.last_used_at IS NULL OR k.last_used_at <= $3)"""
+RECORD_USE = """UPDATE api_tokens k SET last_used_at = $1
+ WHERE k.id = $2 AND (k.last_used_at IS NULL OR k.last_used_at <= $3)"""
 
 app = FastAPI()
 state = {"pool": None, "cache": {}, "trusted": False, "listener": None}
@@ -167,8 +167,9 @@ async def authenticate(request):
 
 
 async def record_use(token_id, now):
-    async with state["pool"].acquire() as connection:
-        await connection.execute(RECORD_USE, token_id, now, now - USE_RECORDING_INTERVAL)
+    async with state["pool"].acquire() as connection, connection.transaction():
+        await connection.fetchrow(SETUP_NOBODY, "taskbase_app", *LIMIT_VALUES)
+        await connection.execute(RECORD_USE, now, token_id, now - USE_RECORDING_INTERVAL)
 
 
 @app.get("/v1/tasks/{key}")
