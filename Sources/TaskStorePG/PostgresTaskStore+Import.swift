@@ -234,8 +234,8 @@ extension PostgresTaskStore: TaskImportPort {
                        external_id, \(actor.rawValue), \(time), \(actor.rawValue), \(time)
                   FROM fresh
             ), created AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-                SELECT \(teamID.rawValue), new.new_id, 1, \(actor.rawValue), \(time), 'imported',
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+                SELECT \(teamID.rawValue), new.new_id, new.new_number, 1, \(actor.rawValue), \(time), 'imported',
                        \(unsafeSQL: historyOfCreation)
                   FROM fresh new
             ), updated AS (
@@ -253,8 +253,8 @@ extension PostgresTaskStore: TaskImportPort {
                 RETURNING t.id, t.number, t.version, s.title, s.notes, s.status, s.priority, s.due_date, s.assignee_id, s.category,
                           s.external_id, \(unsafeSQL: oldColumns.map { "s.old_\($0)" }.joined(separator: ", "))
             ), changed AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
-                SELECT \(teamID.rawValue), new.id, new.version, \(actor.rawValue), \(time), 'reimported',
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
+                SELECT \(teamID.rawValue), new.id, new.number, new.version, \(actor.rawValue), \(time), 'reimported',
                        \(unsafeSQL: historyOfChange)
                   FROM updated new,
                        LATERAL (SELECT \(unsafeSQL: oldColumns.map { "new.old_\($0) AS \($0)" }.joined(separator: ", ")),
