@@ -22,11 +22,20 @@ struct StatementLog {
         return StatementLog(database: database, admin: admin)
     }
 
+    /// Why statements cannot be counted here.
+    struct NoServerLog: Error, CustomStringConvertible {
+        var description: String {
+            "TaskReadCostTests: the cluster has no server.log in its data directory; run it on scripts/pg's cluster (scripts/test) as a superuser"
+        }
+    }
+
     /// The log's size now: where the next statements will start.
     func mark() async throws -> Int64 {
-        try await PGConnection.with(admin) { connection in
-            try await connection.query("SELECT (pg_stat_file('server.log')).size AS size")[0].decode(Int64.self, "size")
+        let size = try await PGConnection.with(admin) { connection in
+            try await connection.query("SELECT (pg_stat_file('server.log', true)).size AS size")[0].decode(Int64?.self, "size")
         }
+        guard let size else { throw NoServerLog() }
+        return size
     }
 
     /// The statements logged since `mark` (one per simple query or extended-protocol execute).
