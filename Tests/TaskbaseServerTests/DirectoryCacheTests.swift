@@ -92,4 +92,27 @@ struct DirectoryCacheTests {
         await server.shutdown(grace: .seconds(2))
         await f.stop()
     }
+
+    @Test("a user disabled by any process rings the token doorbell, and the server forgets the people it remembered")
+    func doorbellForgets() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let server = try f.server(directoryTTL: .seconds(600))
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Rung", assignee: .id(f.viewer.id)), as: .id(f.member.id))
+        let owner = f.client("owner", of: server)
+        #expect(try await owner.get("/v1/tasks/\(task.key)").decode(TaskDocument.self).assignee.value == f.viewer.email)
+
+        let changed = "rung." + f.viewer.email
+        try await TestDatabases.execute(
+            "UPDATE users SET email = \(changed) WHERE id = \(f.viewer.id.rawValue)", on: try await TestDatabases.shared.value)
+        _ = try await f.service.setUserDisabled(.id(f.outsider.id), true)
+        var seen = f.viewer.email
+        let deadline = ContinuousClock.now + .seconds(10)
+        while seen != changed, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            seen = try await owner.get("/v1/tasks/\(task.key)").decode(TaskDocument.self).assignee.value ?? ""
+        }
+        #expect(seen == changed)
+        await server.shutdown(grace: .seconds(2))
+        await f.stop()
+    }
 }

@@ -39,6 +39,7 @@ public final class TokenVerifier: Sendable {
     let secrets: TokenSecrets
     private let cache = Mutex(Cache())
     private let doorbell = Mutex<Task<Void, Never>?>(nil)
+    private let listeners = Mutex<[@Sendable () -> Void]>([])
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
 
@@ -56,13 +57,27 @@ public final class TokenVerifier: Sendable {
                 do {
                     let rings = try await self.service.tokenInvalidations()
                     self.cache.withLock { $0 = Cache(entries: [:], trusted: true) }
-                    for try await _ in rings { self.cache.withLock { $0.entries = [:] } }
+                    self.ring()
+                    for try await _ in rings {
+                        self.cache.withLock { $0.entries = [:] }
+                        self.ring()
+                    }
                 } catch {}
                 self.cache.withLock { $0 = Cache() }
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
         doorbell.withLock { $0 = task }
+    }
+
+    /// Runs `listener` on each ring of the doorbell (a user disabled, enabled or deleted, a
+    /// token revoked) and each reconnection, so other per-process caches can forget too.
+    func onInvalidation(_ listener: @escaping @Sendable () -> Void) {
+        listeners.withLock { $0.append(listener) }
+    }
+
+    private func ring() {
+        for listener in listeners.withLock({ $0 }) { listener() }
     }
 
     /// Stops listening.

@@ -10,7 +10,8 @@ import TaskbaseWire
 /// that team's data succeeded, and tells the reader only the emails of users that data names,
 /// so it never tells an outsider anything; a removed member gets 404 from that read at once.
 /// An entry lives `ttl` at most (a changed email shows within it), and is dropped at once when
-/// this process changes the team's members or deletes the team.
+/// this process changes the team's members or deletes the team, and all of it when the token
+/// doorbell rings (a user disabled, enabled or deleted by any process).
 final class DirectoryCache: Sendable {
     private struct Entry {
         var users: [UserID: User]
@@ -54,6 +55,11 @@ final class DirectoryCache: Sendable {
     /// Drops what is known of `team` (its members changed, or it was deleted).
     func forget(_ team: TeamKey) {
         _ = entries.withLock { $0.removeValue(forKey: team) }
+    }
+
+    /// Drops everything (a user was disabled, enabled or deleted somewhere: the token doorbell).
+    func forgetAll() {
+        entries.withLock { $0 = [:] }
     }
 
     private func remember(_ entry: Entry, for team: TeamKey, ttl: Duration) {

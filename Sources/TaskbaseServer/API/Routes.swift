@@ -29,6 +29,8 @@ public struct APIOptions: Sendable {
 /// Builds the API's router over `service`, authenticating with `verifier`.
 public func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions) -> Router {
     let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache())
+    let directories = api.directories
+    verifier.onInvalidation { directories.forgetAll() }
     return Router(routes: api.routes, authenticator: verifier)
 }
 
