@@ -28,19 +28,14 @@ public struct SessionHost: Sendable {
     /// How a disabled user's session is refused: `permissionDenied` in process; over HTTP the
     /// server stops authenticating the user's tokens (401), revealing nothing about the account.
     public let disabledRefusal: Outcome
-    /// Why this host has no change feed yet, if it has none; the checks that need one then
-    /// expect it to fail (a known issue), and start failing once it works.
-    public let feedMissing: String?
 
     /// A host whose sessions `open` makes over `service`.
     public init(
-        service: TaskService, disabledRefusal: Outcome = .denied, feedMissing: String? = nil,
-        open: @escaping @Sendable (User) async throws -> any TaskSession
+        service: TaskService, disabledRefusal: Outcome = .denied, open: @escaping @Sendable (User) async throws -> any TaskSession
     ) {
         self.service = service
         self.open = open
         self.disabledRefusal = disabledRefusal
-        self.feedMissing = feedMissing
     }
 
     /// In-process sessions over `store`.

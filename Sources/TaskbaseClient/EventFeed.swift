@@ -58,6 +58,11 @@ struct EventFeed: Sendable {
                 connection = try await connect(lastEventID: parser.lastEventID)
             } catch is CancellationError {
                 break
+            } catch TaskError.notFound {
+                // The stream was open, so the team was there: the watcher was removed from it
+                // (or it was deleted), and the feed ends as the service's own feed ends.
+                sink.finish(throwing: TaskError.watcherRemoved(from: team))
+                return
             } catch let error as TaskbaseClientError {
                 if case .transport = error { continue }
                 if case .http(let status, _) = error, status == 503 || status == 429 || status >= 500 { continue }
