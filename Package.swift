@@ -75,7 +75,7 @@ let package = Package(
             name: "TaskbaseClientTests",
             dependencies: [
                 "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
-                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore",
+                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore", "board-watch",
             ],
             exclude: ["Fixtures"]),
 
