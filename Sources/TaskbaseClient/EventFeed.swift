@@ -87,6 +87,7 @@ struct EventFeed: Sendable {
                 throw TaskbaseClientError.Unreadable(error: .invalidResponse("change event \(event.id): \(error)"))
             }
             do {
+                if let id = document.actorID { await client.directory.learn([document.actor: UserID(id)]) }
                 let ids = try await client.userIDs([document.actor], in: team)
                 sink.yield(.change(try document.change(actorID: ids[document.actor]!)))
             } catch let error as TaskbaseClientError {

@@ -180,6 +180,7 @@ enum OpenAPIDocument {
                 "overdue": boolean, "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
                 "version": integer,
                 "created_at": dateTime, "created_by": string, "updated_at": dateTime, "updated_by": string,
+                "assignee_id": nullable("integer"), "created_by_id": integer, "updated_by_id": integer,
             ]),
             "TaskPage": object(["tasks": array("Task"), "next_cursor": nullable("string")]),
             "Summary": object([
@@ -188,13 +189,20 @@ enum OpenAPIDocument {
                 "open_by_assignee": ["type": "array", "items": object(["name": string, "count": integer])],
             ]),
             "HistoryEntry": object([
-                "version": integer, "kind": string, "at": dateTime, "actor": string,
-                "changes": ["type": "array", "items": object(["field": string, "old": nullable("string"), "new": nullable("string")])],
+                "version": integer, "kind": string, "at": dateTime, "actor": string, "actor_id": integer,
+                "changes": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "field": string, "old": nullable("string"), "new": nullable("string"), "old_id": nullable("integer"),
+                            "new_id": nullable("integer"),
+                        ], required: ["field", "old", "new"]),
+                ],
             ]),
             "Change": object([
                 "sequence": integer, "kind": ["type": "string", "enum": ["created", "updated", "deleted"]], "key": string, "task_id": integer,
                 "version": integer,
-                "actor": string, "at": dateTime, "title": nullable("string"),
+                "actor": string, "actor_id": integer, "at": dateTime, "title": nullable("string"),
             ]),
             "Token": object([
                 "id": integer, "name": string, "prefix": string, "created_at": dateTime, "expires_at": dateTime,
