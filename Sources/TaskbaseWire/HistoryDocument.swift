@@ -1,8 +1,8 @@
 import Foundation
 import TaskCore
 
-/// One history entry in JSON: `version`, `kind` (created, updated, imported, reimported),
-/// `at`, `actor` (email), `actor_id`, and `changes`, each with `field`, `old` and `new` (null
+/// One history entry in JSON: `task_id`, `version`, `kind` (created, updated, imported,
+/// reimported), `at`, `actor` (email), `actor_id`, and `changes`, each with `field`, `old` and `new` (null
 /// when empty; an assignee as an email, with its user id in `old_id` and `new_id`).
 public struct HistoryDocument: Codable, Hashable, Sendable {
     /// One field's change.
@@ -35,9 +35,12 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
     public var changes: [Change]
     /// Who, by user id (they may have left the team since); nil when the document does not say.
     public var actorID: Int64?
+    /// The task's id (it outlives the task: a deleted task's history stays); nil when the
+    /// document does not say.
+    public var taskID: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case version, kind, at, actor, changes, actorID = "actor_id"
+        case taskID = "task_id", version, kind, at, actor, changes, actorID = "actor_id"
     }
 
     /// The document of `entry`, naming users from `directory`.
@@ -47,6 +50,7 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
         at = entry.at
         actor = directory.email(entry.actorID)
         actorID = entry.actorID.rawValue
+        taskID = entry.taskID.rawValue
         changes = entry.changes.map { change in
             let isAssignee = change.field == .assignee
             return Change(

@@ -190,7 +190,7 @@ enum OpenAPIDocument {
                 "open_by_assignee": ["type": "array", "items": object(["name": string, "count": integer])],
             ]),
             "HistoryEntry": object([
-                "version": integer, "kind": string, "at": dateTime, "actor": string, "actor_id": integer,
+                "task_id": integer, "version": integer, "kind": string, "at": dateTime, "actor": string, "actor_id": integer,
                 "changes": [
                     "type": "array",
                     "items": object(
