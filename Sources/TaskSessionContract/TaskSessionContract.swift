@@ -28,14 +28,19 @@ public struct SessionHost: Sendable {
     /// How a disabled user's session is refused: `permissionDenied` in process; over HTTP the
     /// server stops authenticating the user's tokens (401), revealing nothing about the account.
     public let disabledRefusal: Outcome
+    /// How long the host may take to refuse a user just disabled: zero in process; a server
+    /// that caches verified tokens learns of it by a notification, within moments.
+    public let revocationDelay: Duration
 
     /// A host whose sessions `open` makes over `service`.
     public init(
-        service: TaskService, disabledRefusal: Outcome = .denied, open: @escaping @Sendable (User) async throws -> any TaskSession
+        service: TaskService, disabledRefusal: Outcome = .denied, revocationDelay: Duration = .zero,
+        open: @escaping @Sendable (User) async throws -> any TaskSession
     ) {
         self.service = service
         self.open = open
         self.disabledRefusal = disabledRefusal
+        self.revocationDelay = revocationDelay
     }
 
     /// In-process sessions over `store`.

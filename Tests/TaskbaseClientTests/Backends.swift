@@ -48,7 +48,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let server = try APIServer.start(service: service, options: APIOptions(secrets: secrets, version: "test", heartbeat: .seconds(1)))
         let baseURL = URL(string: server.baseURL)!
         let disabled = TaskbaseClientError.unauthorized("the token is unknown, expired or revoked, or its user is disabled")
-        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled))) { user in
+        // The server's token cache learns of a disabled user by NOTIFY: a request in the
+        // moment between the commit and the notification is still served.
+        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled)), revocationDelay: .seconds(2)) { user in
             let (secret, digest) = try secrets.generate()
             _ = try await service.createToken(for: .id(user.id), name: "contract", lifetime: 3_600, digest: digest)
             return TaskbaseClient(ClientConfiguration(baseURL: baseURL, token: secret, backoff: .milliseconds(20)))

@@ -81,8 +81,8 @@ struct EventFeedTests {
             let (secret, digest) = try TokenSecrets(key: Self.tokenKey).generate()
             _ = try await service.createToken(for: .id(user.id), name: "restart", lifetime: 3_600, digest: digest)
             let configuration = ClientConfiguration(
-                baseURL: URL(string: "http://127.0.0.1:\(Self.port)")!, token: secret, requestTimeout: .seconds(10), backoff: .milliseconds(50),
-                maximumBackoff: .milliseconds(250), streamIdleTimeout: .seconds(5))
+                baseURL: URL(string: "http://127.0.0.1:\(Self.port)")!, token: secret, requestTimeout: .seconds(30), backoff: .milliseconds(50),
+                maximumBackoff: .milliseconds(250), streamIdleTimeout: .seconds(30))
             return TaskbaseClient(configuration)
         }
     }
