@@ -26,7 +26,7 @@ public final class ServeProcess: @unchecked Sendable {
         try process.run()
         try await waitUntil("taskserve to listen") {
             guard let line = self.log.split(separator: "\n").first(where: { $0.contains(#""listening""#) }) else {
-                guard self.process.isRunning else { throw ServeFailure(log: self.log) }
+                guard self.process.isRunning else { throw ServeFailure(log: self.log, status: self.process.terminationStatus) }
                 return false
             }
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -62,6 +62,8 @@ public final class ServeProcess: @unchecked Sendable {
 public struct ServeFailure: Error, CustomStringConvertible {
     /// What it wrote to stderr.
     public var log: String
+    /// Its exit status.
+    public var status: Int32
     /// The log, introduced.
     public var description: String { "taskserve exited before listening: \(log)" }
 }

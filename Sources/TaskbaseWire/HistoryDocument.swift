@@ -2,8 +2,9 @@ import Foundation
 import TaskCore
 
 /// One history entry in JSON: `task_id`, `version`, `kind` (created, updated, imported,
-/// reimported), `at`, `actor` (email), `actor_id`, and `changes`, each with `field`, `old` and `new` (null
-/// when empty; an assignee as an email, with its user id in `old_id` and `new_id`).
+/// reimported, deleted), `at`, `actor` (email), `actor_id`, and `changes`, each with `field`,
+/// `old` and `new` (null when empty; an assignee as an email, with its user id in `old_id` and
+/// `new_id`).
 public struct HistoryDocument: Codable, Hashable, Sendable {
     /// One field's change.
     public struct Change: Codable, Hashable, Sendable {
@@ -25,7 +26,7 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
 
     /// The version this entry made.
     public var version: Int64
-    /// created, updated, imported or reimported.
+    /// created, updated, imported, reimported or deleted.
     public var kind: String
     /// When.
     public var at: Date

@@ -88,12 +88,16 @@ struct APIHandlers: Sendable {
     // MARK: - Health
 
     func readiness() async throws -> HTTPResponse {
+        let schema: SchemaStatus
         do {
-            _ = try await service.user(.id(UserID(1)))
-        } catch TaskError.notFound {
+            schema = try await service.schemaStatus()
         } catch {
             let problem = ProblemDocument(.unavailable, detail: "the database is not reachable")
             return ServerProblems.response(problem, headers: [("Retry-After", "1")])
+        }
+        guard schema == .current else {
+            let problem = ProblemDocument(.unavailable, detail: "\(schema): \(SchemaStatus.migrationAdvice)")
+            return ServerProblems.response(problem, headers: [("Retry-After", "5")])
         }
         return try .json(["status": "ready"])
     }
