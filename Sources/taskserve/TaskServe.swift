@@ -41,6 +41,9 @@ enum TaskServe {
                 "max-body", valueName: "BYTES", help: "The largest request body (413 beyond).", type: .integer,
                 default: "1048576", environment: "TASKBASE_HTTP_MAX_BODY"),
             Option(
+                "max-import-body", valueName: "BYTES", help: "The largest CSV body of POST /v1/teams/{team}/imports (413 beyond).",
+                type: .integer, default: "67108864", environment: "TASKBASE_HTTP_MAX_IMPORT_BODY"),
+            Option(
                 "idle-timeout", valueName: "SECONDS", help: "Close connections idle this long (slow clients).", type: .integer,
                 default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
             Option(
@@ -71,7 +74,9 @@ enum TaskServe {
         } catch {
             throw ServiceExitCodes.failure(for: error)
         }
-        let options = APIOptions(secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")))
+        let options = APIOptions(
+            secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
+            maxImportBytes: try positive(values, "max-import-body"))
         let log = StandardStream.standardError
         let server: APIServer
         do {

@@ -39,13 +39,16 @@ struct ServerFixture: Sendable {
     let tokens: [String: String]
 
     static func start(
-        _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+        _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15), maxImportBytes: Int = 64 << 20,
+        streamBufferBytes: Int = 256 << 10
     ) async throws -> ServerFixture {
-        try await start(store: try await kind.make(), limits: limits, heartbeat: heartbeat)
+        try await start(
+            store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes)
     }
 
     static func start(
-        store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+        store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
+        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -62,7 +65,10 @@ struct ServerFixture: Sendable {
         try await service.setRole(.member, for: .id(users[1].id), in: team.key, as: .id(users[0].id))
         try await service.setRole(.viewer, for: .id(users[2].id), in: team.key, as: .id(users[0].id))
         let server = try APIServer.start(
-            service: service, options: APIOptions(secrets: secrets, version: "test", heartbeat: heartbeat), limits: limits)
+            service: service,
+            options: APIOptions(
+                secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes),
+            limits: limits)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

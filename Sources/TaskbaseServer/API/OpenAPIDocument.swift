@@ -14,6 +14,8 @@ enum OpenAPIDocument {
         var successSchema: String? = nil
         var successMedia = "application/json"
         var errors: [Int] = []
+        /// Errors whose body is not the plain `Problem` (status → schema).
+        var errorSchemas: [Int: String] = [:]
         var authenticated = true
     }
 
@@ -70,6 +72,25 @@ enum OpenAPIDocument {
             "POST /v1/teams/{team}/tasks": Operation(
                 summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
                 successSchema: "Task", errors: [400, 403, 404, 409, 422]),
+            "POST /v1/teams/{team}/imports": Operation(
+                summary:
+                    "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row.",
+                query: [
+                    (
+                        "on-conflict", ["type": "string", "enum": ["update", "skip", "fail"]],
+                        "a row whose external id the team has: update (default), skip, or fail the import (409)"
+                    ),
+                    ("dry-run", boolean, "check everything, write nothing"),
+                    ("max-errors", ["type": "integer", "minimum": 0], "leave out up to N bad rows (default 0: one bad row refuses the import)"),
+                    ("map", string, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
+                    (
+                        "delimiter", ["type": "string", "enum": ["auto", ",", ";", "tab", "|", "comma", "semicolon", "pipe"]],
+                        "the separator (default auto)"
+                    ),
+                    ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
+                    ("max-field-size", ["type": "integer", "minimum": 1], "the longest field, in bytes (default 1 MiB)"),
+                ], headers: ["Idempotency-Key"], body: ("text/csv", "CSV"), successSchema: "ImportReport", errors: [400, 403, 404, 409, 415, 422],
+                errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
                     "The team's changes as Server-Sent Events: `id: <sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID.",
@@ -137,7 +158,7 @@ enum OpenAPIDocument {
         errors += [431]
         for status in Set(errors) {
             responses[String(status)] = [
-                "description": "A problem", "content": ["application/problem+json": ["schema": ref("Problem")]],
+                "description": "A problem", "content": ["application/problem+json": ["schema": ref(operation.errorSchemas[status] ?? "Problem")]],
             ]
         }
         var described: [String: Any] = [
@@ -219,6 +240,25 @@ enum OpenAPIDocument {
                     "title": string, "notes": nullable("string"), "status": string, "priority": string, "due_date": nullable("string"),
                     "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
                 ], required: []),
+            "CSV": ["type": "string", "description": "CSV text with a header row naming the columns (at least a title column)"],
+            "ImportReport": object(
+                [
+                    "file": string, "team": string, "dry_run": boolean, "on_conflict": string, "changed": boolean, "read": integer,
+                    "inserted": integer, "updated": integer, "unchanged": integer, "skipped": integer, "rejected": integer,
+                    "empty_rows_skipped": integer, "encoding": string, "byte_order_mark": boolean, "delimiter": string, "delimiter_from": string,
+                    "normalised": ["type": "object", "additionalProperties": integer], "seconds": ["type": "number"],
+                    "rows_per_second": integer, "reject_file": string, "rejections": array("ImportRejection"),
+                ],
+                required: [
+                    "team", "dry_run", "on_conflict", "changed", "read", "inserted", "updated", "unchanged", "skipped", "rejected", "rejections",
+                ]),
+            "ImportRejection": object(["line": integer, "column": integer, "header": string, "reason": string], required: ["line", "reason"]),
+            "ImportProblem": object(
+                [
+                    "type": string, "title": string, "status": integer, "detail": string, "code": string, "field": string, "reason": string,
+                    "what": string, "why": string, "current_version": integer, "line": integer, "column": integer, "header": string,
+                    "character": integer, "read": integer, "rejected": integer, "rejections": array("ImportRejection"),
+                ], required: ["type", "title", "status", "detail", "code"]),
             "CreateTeamRequest": object(["key": string, "name": string]),
             "RenameTeamRequest": object(["name": string]),
             "MemberRoleRequest": object(["role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]]]),

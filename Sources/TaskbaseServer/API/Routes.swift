@@ -13,13 +13,19 @@ public struct APIOptions: Sendable {
     public var heartbeat: Duration
     /// The bytes an event stream may hold for a slow client.
     public var streamBufferBytes: Int
+    /// The largest CSV body `POST /v1/teams/{team}/imports` takes (413 beyond).
+    public var maxImportBytes: Int
 
     /// Options with these values.
-    public init(secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10) {
+    public init(
+        secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10,
+        maxImportBytes: Int = 64 << 20
+    ) {
         self.secrets = secrets
         self.version = version
         self.heartbeat = heartbeat
         self.streamBufferBytes = streamBufferBytes
+        self.maxImportBytes = maxImportBytes
     }
 }
 
@@ -74,6 +80,9 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
+            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes) { context in
+                try await idempotent(context) { try await importTasks(context) }
+            },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },

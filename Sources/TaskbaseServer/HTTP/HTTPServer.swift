@@ -51,6 +51,7 @@ public final class HTTPServer: Sendable {
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let limits: HTTPServerLimits
+    let bodyLimit: @Sendable (_ method: String, _ path: String) -> Int?
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
     /// The port it listens on (the one chosen when started with 0).
@@ -58,16 +59,22 @@ public final class HTTPServer: Sendable {
     /// The address it listens on.
     public let host: String
 
-    private init(host: String, port: UInt16, limits: HTTPServerLimits, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    private init(
+        host: String, port: UInt16, limits: HTTPServerLimits, bodyLimit: @escaping @Sendable (String, String) -> Int?,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
+        self.bodyLimit = bodyLimit
         self.handler = handler
     }
 
     /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
+    /// `bodyLimit` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`).
     public static func start(
         host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(),
+        bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil },
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
         // The daemon needs the server as its callbacks' context before it exists; a box lends it.
@@ -91,7 +98,7 @@ public final class HTTPServer: Sendable {
                     "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
-        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, handler: handler)
+        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, bodyLimit: bodyLimit, handler: handler)
         server.daemon.withLock { $0 = DaemonHandle(pointer: started) }
         box.server = server
         server.box.withLock { $0 = box }
@@ -143,15 +150,16 @@ public final class HTTPServer: Sendable {
                 request: HTTPRequest(
                     method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                     query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
+            exchange.maxBodyBytes = bodyLimit(exchange.request.method, exchange.request.path) ?? limits.maxBodyBytes
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            if let length = exchange.request.header("content-length").flatMap(Int.init), length > limits.maxBodyBytes {
-                return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection)
+            if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
+                return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
             return taskbase_mhd_yes
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
         if size.pointee > 0 {
-            if exchange.request.body.count + size.pointee > limits.maxBodyBytes {
+            if exchange.request.body.count + size.pointee > exchange.maxBodyBytes {
                 exchange.tooLarge = true
             } else if let data {
                 data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
@@ -162,7 +170,7 @@ public final class HTTPServer: Sendable {
             return taskbase_mhd_yes
         }
         if let response = exchange.takeResponse() { return queue(response, on: connection) }
-        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection) }
+        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
         tracker.withLock { $0.inFlight += 1 }
@@ -254,6 +262,7 @@ private final class ServerBox: @unchecked Sendable {
 private final class Exchange: @unchecked Sendable {
     var request: HTTPRequest
     var tooLarge = false
+    var maxBodyBytes = 0
     var dispatched = false
     private let response = Mutex<HTTPResponse?>(nil)
 
