@@ -55,6 +55,10 @@ enum TaskServe {
                 "heartbeat", valueName: "SECONDS", help: "Seconds between keep-alive comments on event streams.", type: .integer,
                 default: "15", environment: "TASKBASE_SSE_HEARTBEAT"),
             Option(
+                "stream-buffer", valueName: "BYTES",
+                help: "The bytes an event stream may fall behind before the slow client is disconnected.", type: .integer,
+                default: "262144", environment: "TASKBASE_SSE_BUFFER"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -76,7 +80,7 @@ enum TaskServe {
         }
         let options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
-            maxImportBytes: try positive(values, "max-import-body"))
+            streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
         let log = StandardStream.standardError
         let server: APIServer
         do {

@@ -40,15 +40,16 @@ struct ServerFixture: Sendable {
 
     static func start(
         _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15), maxImportBytes: Int = 64 << 20,
-        streamBufferBytes: Int = 256 << 10
+        streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2)
     ) async throws -> ServerFixture {
         try await start(
-            store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes)
+            store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes,
+            streamPatience: streamPatience)
     }
 
     static func start(
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
-        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10
+        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2)
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -67,7 +68,8 @@ struct ServerFixture: Sendable {
         let server = try APIServer.start(
             service: service,
             options: APIOptions(
-                secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes),
+                secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
+                streamPatience: streamPatience),
             limits: limits)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

@@ -15,12 +15,16 @@ public struct APIOptions: Sendable {
     public var streamBufferBytes: Int
     /// The largest CSV body `POST /v1/teams/{team}/imports` takes (413 beyond).
     public var maxImportBytes: Int
+    /// How long an event stream whose queue is full waits for the client to make room before
+    /// it is cut off as too slow (a burst then does not cut off a client that keeps reading).
+    public var streamPatience: Duration
 
     /// Options with these values.
     public init(
         secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10,
-        maxImportBytes: Int = 64 << 20
+        maxImportBytes: Int = 64 << 20, streamPatience: Duration = .seconds(2)
     ) {
+        self.streamPatience = streamPatience
         self.secrets = secrets
         self.version = version
         self.heartbeat = heartbeat
@@ -31,7 +35,7 @@ public struct APIOptions: Sendable {
 
 /// Builds the API's router over `service`, authenticating with `verifier`.
 public func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions) -> Router {
-    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache())
+    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier)
     return Router(routes: api.routes, authenticator: verifier)
 }
 
@@ -40,6 +44,8 @@ struct APIHandlers: Sendable {
     let service: TaskService
     let options: APIOptions
     let idempotency: IdempotencyCache
+    /// Checks tokens again for long-lived responses (event streams).
+    let verifier: TokenVerifier
 
     /// The route table, which the OpenAPI document mirrors.
     var routes: [Route] {

@@ -17,12 +17,16 @@ public struct HTTPServerLimits: Sendable {
     public var headerMemoryBytes: Int
     /// The bytes an event stream holds for a slow client before cutting it off.
     public var streamBufferBytes: Int
+    /// The kernel's send buffer for an event stream's socket (`SO_SNDBUF`): what a client that
+    /// stops reading can hold up in the kernel, before the stream's own bounded queue.
+    public var streamSocketBufferBytes: Int
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10
+        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10, streamSocketBufferBytes: Int = 64 << 10
     ) {
+        self.streamSocketBufferBytes = streamSocketBufferBytes
         self.maxBodyBytes = maxBodyBytes
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -89,7 +93,8 @@ public final class HTTPServer: Sendable {
                 }, context,
                 { _, _, slot, _ in
                     guard let slot, let exchange = slot.pointee else { return }
-                    Unmanaged<Exchange>.fromOpaque(exchange).release()
+                    // Called before the daemon closes the socket: a stream stops using it now.
+                    Unmanaged<Exchange>.fromOpaque(exchange).takeRetainedValue().stream?.terminated()
                     slot.pointee = nil
                 }, nil, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
         else {
@@ -169,7 +174,10 @@ public final class HTTPServer: Sendable {
             size.pointee = 0
             return taskbase_mhd_yes
         }
-        if let response = exchange.takeResponse() { return queue(response, on: connection) }
+        if let response = exchange.takeResponse() {
+            if case .stream(let stream) = response.body { exchange.stream = stream }
+            return queue(response, on: connection)
+        }
         if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
@@ -195,6 +203,14 @@ public final class HTTPServer: Sendable {
             }
         case .stream(let stream):
             let context = StreamContext(stream: stream, connection: ConnectionHandle(pointer: connection), server: self)
+            // A client that stops reading leaves the daemon blocked on a full socket, never asking
+            // the stream for more: on overflow the socket is shut down, which the daemon sees.
+            let socket = taskbase_mhd_connection_fd(connection)
+            if socket >= 0 {
+                var size = Int32(clamping: limits.streamSocketBufferBytes)
+                _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+            stream.onOverflow { if socket >= 0 { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) } }
             tracker.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
             made = MHD_create_response_from_callback(
                 taskbase_mhd_size_unknown, 4_096,
@@ -264,6 +280,8 @@ private final class Exchange: @unchecked Sendable {
     var tooLarge = false
     var maxBodyBytes = 0
     var dispatched = false
+    /// The event stream answering it, told when the connection closes.
+    var stream: EventStreamBuffer?
     private let response = Mutex<HTTPResponse?>(nil)
 
     init(request: HTTPRequest) {
