@@ -138,7 +138,7 @@ enum OpenAPIDocument {
     static func describe(_ operation: Operation, route: Route) -> [String: Any] {
         var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
-        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": string] }
+        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }
         var responses: [String: Any] = [:]
         var success: [String: Any] = ["description": operation.summary]
         if let schema = operation.successSchema {
@@ -149,6 +149,11 @@ enum OpenAPIDocument {
         }
         if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
             success["headers"] = ["ETag": ["schema": string, "description": "the task's version, quoted"]]
+        }
+        if let links = links[operation.successSchema ?? ""], operation.success == 201 {
+            success["links"] = links.mapValues { target in
+                ["operationId": target.operation, "parameters": [target.parameter: "$response.body#/key"]] as [String: Any]
+            }
         }
         responses[String(operation.success)] = success
         if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified"] }
@@ -171,8 +176,34 @@ enum OpenAPIDocument {
         return described
     }
 
+    /// OpenAPI links from a created document to what its `key` opens: a new team's key is the
+    /// `{team}` of the team's routes, a new task's key the `{key}` of the task's (never its `id`).
+    static var links: [String: [String: (operation: String, parameter: String)]] {
+        [
+            "Team": [
+                "GetTeam": ("get_v1_teams_by_team", "team"), "ListTasks": ("get_v1_teams_by_team_tasks", "team"),
+                "CreateTask": ("post_v1_teams_by_team_tasks", "team"), "ListMembers": ("get_v1_teams_by_team_members", "team"),
+                "Summary": ("get_v1_teams_by_team_summary", "team"), "Import": ("post_v1_teams_by_team_imports", "team"),
+                "RenameTeam": ("patch_v1_teams_by_team", "team"), "DeleteTeam": ("delete_v1_teams_by_team", "team"),
+            ],
+            "Task": [
+                "GetTask": ("get_v1_tasks_by_key", "key"), "UpdateTask": ("patch_v1_tasks_by_key", "key"),
+                "History": ("get_v1_tasks_by_key_history", "key"), "DeleteTask": ("delete_v1_tasks_by_key", "key"),
+            ],
+        ]
+    }
+
+    /// Request headers whose values the server checks beyond "a string".
+    static var headerSchemas: [String: [String: Any]] {
+        [
+            "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
+            "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
+        ]
+    }
+
+    /// `get_v1_tasks_by_key` for `GET /v1/tasks/{key}`.
     static func operationID(_ route: Route) -> String {
-        route.method.lowercased()
+        route.method.lowercased() + "_"
             + route.pattern.split(separator: "/").map { $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "") }
             .map { $0.replacingOccurrences(of: ".", with: "_") }.joined(separator: "_")
     }
@@ -187,12 +218,15 @@ enum OpenAPIDocument {
     static var schemas: [String: Any] {
         [
             "Health": ["type": "object", "properties": ["status": string, "version": string], "required": ["status"]],
-            "User": object(["id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime]),
+            "User": object(["id": integer, "email": string, "display_name": string, "disabled": boolean, "operator": boolean, "created_at": dateTime]
+            ),
             "Team": object([
                 "id": integer, "key": string, "name": string, "created_at": dateTime,
                 "role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]],
             ]),
-            "Member": object(["user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean]),
+            "Member": object([
+                "user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean, "created_at": dateTime,
+            ]),
             "Task": object([
                 "id": integer, "key": string, "team": string, "number": integer, "title": string, "notes": string,
                 "status": ["type": "string", "enum": ["open", "in_progress", "done"]],
