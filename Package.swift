@@ -26,7 +26,7 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore", "TaskbaseTestSupport"]),
 
         // Migrations.
-        .target(name: "Migrations", dependencies: ["PGStore"]),
+        .target(name: "Migrations", dependencies: ["PGStore", "CLibCrypto"]),
         .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
         .testTarget(
             name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
@@ -81,22 +81,25 @@ let package = Package(
             exclude: ["Fixtures"]),
 
         // Command line: the shared toolkit and the programs.
-        .target(name: "CommandLineToolkit"),
-        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "toolkit-example", "TaskbaseTestSupport"]),
+        .target(name: "SafeText"),
+        .target(name: "CommandLineToolkit", dependencies: ["SafeText"]),
+        .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "SafeText", "toolkit-example", "TaskbaseTestSupport"]),
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(
             name: "taskctl",
-            dependencies: ["CommandLineToolkit", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "APITokens", "TaskStorePG", "PGStore"]),
+            dependencies: [
+                "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "APITokens", "TaskStorePG", "PGStore",
+            ]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [
-                "taskctl", "CommandLineToolkit", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
+                "taskctl", "CommandLineToolkit", "SafeText", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
                 "TaskbaseCommandLine", "PGStore",
             ]),
 
         // Import.
-        .target(name: "CSVImport", dependencies: ["TaskCore"]),
+        .target(name: "CSVImport", dependencies: ["TaskCore", "SafeText"]),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
         .executableTarget(
             name: "taskimport", dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),

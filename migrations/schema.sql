@@ -265,6 +265,7 @@ CREATE TABLE public.task_history (
     kind text NOT NULL,
     changes jsonb DEFAULT '[]'::jsonb NOT NULL,
     created_values text[],
+    task_number bigint,
     CONSTRAINT task_history_changes_check CHECK ((jsonb_typeof(changes) = 'array'::text)),
     CONSTRAINT task_history_kind_check CHECK ((kind ~ '^[a-z][a-z_]*$'::text)),
     CONSTRAINT task_history_version_check CHECK ((version > 0))
@@ -409,6 +410,11 @@ ALTER TABLE ONLY public.task_counters
 ALTER TABLE ONLY public.task_history
     ADD CONSTRAINT task_history_pkey PRIMARY KEY (team_id, id);
 
+-- Name: task_history task_history_task_number_check; Type: CHECK CONSTRAINT; Schema: public; Owner: taskbase_owner
+
+ALTER TABLE public.task_history
+    ADD CONSTRAINT task_history_task_number_check CHECK ((task_number IS NOT NULL)) NOT VALID;
+
 -- Name: tasks tasks_external_id_key; Type: CONSTRAINT; Schema: public; Owner: taskbase_owner
 
 ALTER TABLE ONLY public.tasks
@@ -437,9 +443,9 @@ CREATE INDEX api_tokens_user_id ON public.api_tokens USING btree (user_id);
 
 CREATE INDEX memberships_user_idx ON public.memberships USING btree (user_id, team_id);
 
--- Name: task_history_task_idx; Type: INDEX; Schema: public; Owner: taskbase_owner
+-- Name: task_history_task_number_idx; Type: INDEX; Schema: public; Owner: taskbase_owner
 
-CREATE INDEX task_history_task_idx ON public.task_history USING btree (team_id, task_id, id);
+CREATE INDEX task_history_task_number_idx ON public.task_history USING btree (team_id, task_number, id);
 
 -- Name: tasks_team_assignee_idx; Type: INDEX; Schema: public; Owner: taskbase_owner
 

@@ -11,6 +11,9 @@
 -- an empty category or due date stays NULL, as taskimport stores them.
 \set ON_ERROR_STOP on
 BEGIN;
+-- The load's statements run once and cost far above jit_above_cost: compiling them to machine
+-- code would cost seconds and gain nothing (taskimport turns JIT off for its merge too).
+SET LOCAL jit = off;
 SELECT t.id AS team_id, u.id AS actor_id FROM teams t, users u WHERE t.key = :'team' AND u.email = :'actor' \gset
 -- The team's counter, locked: numbers follow on from it without gaps.
 SELECT last_number FROM task_counters WHERE team_id = :team_id FOR UPDATE \gset

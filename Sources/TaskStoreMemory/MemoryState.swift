@@ -12,7 +12,8 @@ struct MemoryState {
     var tasks: [TaskKey: TaskItem] = [:]
     var taskKeysByExternalID: [TeamID: [String: TaskKey]] = [:]
     var lastTaskNumber: [TeamID: Int64] = [:]
-    var history: [TaskID: [TaskHistoryEntry]] = [:]
+    /// Each team's history by task number: it outlives a deleted task (numbers are never reused).
+    var history: [TeamID: [Int64: [TaskHistoryEntry]]] = [:]
     /// Each team's change log, oldest first, and the sequence of its last entry.
     var changeLog: [TeamID: [TaskFeedEvent]] = [:]
     var lastChange: [TeamID: Int64] = [:]
@@ -87,7 +88,7 @@ struct MemoryState {
     /// Refuses an external id another task of the team already uses.
     func checkExternalID(_ externalID: String?, of key: TaskKey?, in team: Team) throws {
         guard let externalID, let holder = taskKeysByExternalID[team.id]?[externalID], holder != key else { return }
-        throw TaskError.alreadyExists(what: "external id \"\(externalID)\" in team \(team.key) (task \(holder))")
+        throw TaskError.externalIDTaken(externalID, in: team.key, by: holder)
     }
 
     /// Stores a new task with the team's next number and records its creation.
@@ -108,14 +109,13 @@ struct MemoryState {
         if let externalID = old?.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
         if let externalID = task.externalID { taskKeysByExternalID[task.teamID, default: [:]][externalID] = task.key }
         tasks[task.key] = task
-        history[task.id, default: []].append(TaskHistoryEntry(from: old, to: task, kind: kind))
+        history[task.teamID, default: [:]][task.key.number, default: []].append(TaskHistoryEntry(from: old, to: task, kind: kind))
     }
 
-    /// Removes a task with its history and index entry.
+    /// Removes a task and its index entry; its history stays.
     mutating func remove(_ task: TaskItem) {
         if let externalID = task.externalID { taskKeysByExternalID[task.teamID]?[externalID] = nil }
         tasks[task.key] = nil
-        history[task.id] = nil
     }
 
     /// Logs the changes one mutation made in `team` under the next sequences (a bulk import

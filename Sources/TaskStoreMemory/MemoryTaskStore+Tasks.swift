@@ -33,7 +33,7 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
-    /// Removes the task with its history and logs the deletion.
+    /// Removes the task and logs the deletion; its history stays, reachable by the key.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
         try mutate { state in
             let (gate, task) = try state.gatedTask(key, access: access)
@@ -63,11 +63,13 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
-    /// The recorded entries, oldest first.
+    /// The recorded entries, oldest first, also of a deleted task.
     public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
         try state.withLock { state in
-            let (_, task) = try state.gatedTask(key, access: access)
-            return state.history[task.id] ?? []
+            let subject = "task \(key)"
+            let gate = try state.gate(access, team: key.team, subject: subject)
+            guard let entries = state.history[gate.team.id]?[key.number], !entries.isEmpty else { throw TaskError.notFound(what: subject) }
+            return entries
         }
     }
 

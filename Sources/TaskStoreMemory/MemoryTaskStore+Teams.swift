@@ -72,6 +72,7 @@ extension MemoryTaskStore: TeamRepository {
             state.taskKeysByExternalID[team] = nil
             state.changeLog[team] = nil
             state.lastChange[team] = nil
+            state.history[team] = nil
             state.ring(team)
         }
     }

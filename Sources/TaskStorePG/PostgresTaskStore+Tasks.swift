@@ -4,7 +4,9 @@ import TaskCore
 
 extension PostgresTaskStore: TaskRepository {
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
-        let row = try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
+        let row = try await namingExternalIDHolder(draft.externalID, in: team, as: access.actor) {
+            try await statement(as: access.actor, Self.taskCreation(in: team, draft: draft, access: access, at: time))[0]
+        }
         try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
         if let ref = draft.assignee {
             _ = try AssigneeRule.verify(ref, user: Self.assigneeFacts(in: row), role: Self.role(in: row, "assignee_role"), team: team)
@@ -80,8 +82,8 @@ extension PostgresTaskStore: TaskRepository {
                   FROM counter
                 RETURNING *
             ), history AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-                SELECT new.team_id, new.id, new.version, new.created_by, new.created_at, 'created',
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+                SELECT new.team_id, new.id, new.number, new.version, new.created_by, new.created_at, 'created',
                        \(unsafeSQL: historyOfCreation)
                   FROM t AS new
             ), logged AS (
@@ -169,7 +171,16 @@ extension PostgresTaskStore: TaskRepository {
         _ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
     ) async throws -> TaskItem {
         let facts = Self.lockedTaskFacts(key, access, assignee: changes.assigneeToResolve)
-        return try await transaction(as: access.actor) { tx in
+        let externalID: String? = if case .set(let id) = changes.externalID { id } else { nil }
+        return try await namingExternalIDHolder(externalID, in: key.team, as: access.actor) {
+            try await updateTask(key, facts: facts, expectedVersion: expectedVersion, changes: changes, access: access, at: time)
+        }
+    }
+
+    private func updateTask(
+        _ key: TaskKey, facts: PGQuery, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date
+    ) async throws -> TaskItem {
+        try await transaction(as: access.actor) { tx in
             let row = try await tx.query(facts)[0]
             let subject = "task \(key)"
             let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: subject)
@@ -203,8 +214,8 @@ extension PostgresTaskStore: TaskRepository {
                 RETURNING *
             )
             , history AS (
-                INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, changes)
-                SELECT new.team_id, new.id, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
+                INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
+                SELECT new.team_id, new.id, new.number, new.version, new.updated_by, new.updated_at, \(kind.rawValue),
                        \(unsafeSQL: historyOfChange)
                   FROM t AS new JOIN tasks old ON old.team_id = new.team_id AND old.number = new.number
             ), counter AS (
@@ -253,13 +264,16 @@ extension PostgresTaskStore: TaskRepository {
                    h.actor_id, h.changed_at, h.kind, h.changes, h.created_values
               FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-              LEFT JOIN task_history h ON h.team_id = t.team_id AND h.task_id = t.id
+              LEFT JOIN task_history h ON h.team_id = tm.id AND h.task_number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
              ORDER BY h.id
             """
         let rows = try await statement(as: access.actor, query)
         let subject = "task \(key)"
         try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
-        guard try rows[0].decode(Int64?.self, "task_id") != nil else { throw TaskError.notFound(what: subject) }
+        // A deleted task's history is kept (numbers are never reused): found by its number alone.
+        guard try rows[0].decode(Int64?.self, "task_id") != nil || rows[0].decode(Int64?.self, "entry_task_id") != nil else {
+            throw TaskError.notFound(what: subject)
+        }
         return try rows.compactMap { row -> TaskHistoryEntry? in
             guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
             let changes = try Self.storedChanges(in: row)

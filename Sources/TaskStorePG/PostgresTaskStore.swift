@@ -171,11 +171,31 @@ public struct PostgresTaskStore: Sendable {
         case (.uniqueViolation, "teams_key_key"?):
             return TaskError.alreadyExists(what: "team \(quotedValue(in: error.detail) ?? "with that key")")
         case (.checkViolation, "teams_keep_an_enabled_owner"?):
-            return TaskError.validation(field: "role", reason: error.message)
+            return TaskError.validation(field: "role", reason: "\(error.message); \(OwnerRule.nextStep)")
         case (.uniqueViolation, "tasks_external_id_key"?):
-            return TaskError.alreadyExists(what: "external id \(quotedValue(in: error.detail).map { "\"\($0)\"" } ?? "") in the team")
+            // Under row-level security the server leaves the key's value out of its detail;
+            // task writes name it with `namingExternalIDHolder`.
+            return TaskError.alreadyExists(
+                what: quotedValue(in: error.detail).map { "external id \"\($0)\" in the team" } ?? "a task with that external id in the team")
         default:
             return error
+        }
+    }
+
+    /// Runs a task write that sets `externalID` in `team`; when the team's unique key refuses it,
+    /// the refusal names the id and the task holding it, as the memory store's does.
+    func namingExternalIDHolder<T>(_ externalID: String?, in team: TeamKey, as actor: UserRef, _ write: () async throws -> T) async throws -> T {
+        do {
+            return try await write()
+        } catch TaskError.alreadyExists(let what) where externalID != nil && what.hasPrefix("a task with that external id") {
+            let rows = try? await statement(
+                as: actor,
+                """
+                SELECT t.number FROM teams tm JOIN tasks t ON t.team_id = tm.id
+                 WHERE tm.key = \(team.rawValue) AND t.external_id = \(externalID)
+                """)
+            let holder = (try? rows?.first?.decode(Int64.self, "number")).flatMap { $0 }.map { TaskKey(team: team, number: $0) }
+            throw TaskError.externalIDTaken(externalID ?? "", in: team, by: holder)
         }
     }
 

@@ -63,10 +63,24 @@ public enum ServiceExitCodes {
         if error.kind == .configuration {
             return "bad database configuration: \(text)\(suffix); check DATABASE_URL, the PG* variables and .env"
         }
+        if error.code == .queryCanceled, error.message.contains("statement timeout") {
+            let limit = ServiceConnection.opened.map { " (\(DurationText.format($0.limits.statementTimeout)))" } ?? ""
+            return "the statement ran longer than statement_timeout\(limit) and was cancelled\(suffix.isEmpty ? "; nothing was changed" : suffix); "
+                + "allow longer with --statement-timeout or TASKBASE_STATEMENT_TIMEOUT"
+        }
+        if Self.schemaMissingStates.contains(error.sqlState ?? "") {
+            let primary = "\(error.severity ?? "ERROR") \(error.sqlState ?? ""): \(oneLine(error.message))"
+            return "the database refused: \(primary)\(suffix); its schema looks missing or older than this program: "
+                + "check with taskmigrate status, and apply what is pending with taskmigrate up"
+        }
         return switch exitCode(for: error) {
         case .cannotConnect: "lost the database connection: \(text)\(suffix); check that the server is up"
         case .conflict: "the database was busy with a conflicting change: \(text)\(suffix); try again"
         default: "the database refused: \(text)\(suffix)"
         }
     }
+
+    /// Undefined table, column or function: what a program meets on a database whose schema
+    /// was never migrated, or is older than the program.
+    static let schemaMissingStates: Set<String> = ["42P01", "42703", "42883"]
 }

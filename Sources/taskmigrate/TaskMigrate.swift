@@ -50,7 +50,8 @@ enum TaskMigrate {
             States: applied, pending, changed (edited after it was applied), missing (applied, file \
             gone), out_of_order (not applied, numbered below the newest applied one). Reads only; \
             takes no lock. --json prints one document with version, name, file, state, checksum, \
-            applied_at and more for each migration.
+            applied_at and more for each migration, and invalid_indexes: every INVALID index \
+            (index, table) a failed or killed concurrent build left, as the table's footer lists them.
             """,
         flags: [Flag("json", help: "Print one JSON document.")],
         run: { values in try await MigrateCommands.status(values) }
@@ -92,8 +93,12 @@ enum TaskMigrate {
         abstract: "Check the folder against the history (exit 6 on drift).",
         discussion: """
             An applied file that changed, an applied version whose file is gone, or a pending file \
-            numbered below the newest applied one is an error naming the file. Reads only.
+            numbered below the newest applied one is an error naming the file, and so is an INVALID \
+            index a failed or killed concurrent build left. Reads only. --json prints one document: \
+            verified, applied, pending, drifted (version, file, state), invalid_indexes (index, table); \
+            the exit code is as without it.
             """,
+        flags: [Flag("json", help: "Print one JSON document.")],
         run: { values in try await MigrateCommands.verify(values) }
     )
 

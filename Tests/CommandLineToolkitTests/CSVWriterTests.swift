@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import SafeText
 import Testing
 
 @Suite("CSV writing")

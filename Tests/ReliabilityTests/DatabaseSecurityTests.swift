@@ -192,7 +192,7 @@ struct RoleModelPolicyTests {
         Probe(
             name: "append history",
             sql: { s, me in
-                "INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (\(s.team), \(s.taskID), 9, \(me), 'updated')"
+                "INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, kind) VALUES (\(s.team), \(s.taskID), 1, 9, \(me), 'updated')"
             }, allowed: atLeast(.member)),
         Probe(name: "update history", sql: { s, _ in "UPDATE task_history SET kind = 'forged' WHERE team_id = \(s.team)" }, allowed: nobody),
         Probe(name: "delete history", sql: { s, _ in "DELETE FROM task_history WHERE team_id = \(s.team)" }, allowed: nobody),

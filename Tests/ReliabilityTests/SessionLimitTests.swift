@@ -53,15 +53,52 @@ struct SessionLimitTests {
         }
     }
 
-    @Test("the help of taskctl and taskimport states the default timeouts and their variables")
+    @Test("a statement over its statement timeout is said in words, with the limit and the option, not as ERROR 57014")
+    func statementTimeoutInWords() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
+            let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
+            let member = try await fixture.service.user(fixture.member).email
+            // The statement waits on the lock; the statement timeout ends the wait long before the lock timeout.
+            let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
+            defer { Task { await blocker.close() } }
+            let outcome = try await BuiltProgram.run(
+                BuiltProgram.url("taskctl"),
+                arguments: ["--as", member, "task", "add", "--team", fixture.team.rawValue, "Slow", "--statement-timeout", "500ms"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url, "TASKBASE_LOCK_TIMEOUT": "1min"]))
+            #expect(outcome.exitCode == 1, "\(outcome)")
+            #expect(
+                outcome.standardError.contains(
+                    "the statement ran longer than statement_timeout (500ms) and was cancelled; nothing was changed; allow longer with --statement-timeout"
+                ),
+                "\(outcome)")
+            #expect(!outcome.standardError.contains("57014"), "\(outcome)")
+            try await blocker.execute("ROLLBACK")
+            #expect(try await fixture.allTasks().isEmpty)
+        }
+    }
+
+    @Test("on a database without the schema, taskctl says to check and apply the migrations")
+    func missingSchemaSaysMigrate() async throws {
+        try await TestDatabase.with(migrated: false, purpose: "reliability") { database in
+            let outcome = try await BuiltProgram.run(
+                BuiltProgram.url("taskctl"), arguments: ["--as", "ann@example.com", "task", "list", "--team", "CORE"],
+                environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
+            #expect(outcome.exitCode == 1, "\(outcome)")
+            #expect(outcome.standardError.contains("check with taskmigrate status, and apply what is pending with taskmigrate up"), "\(outcome)")
+            #expect(!outcome.standardError.contains("explicit type casts"), "\(outcome)")
+        }
+    }
+
+    @Test("the help of taskctl, taskimport and taskserve states the default timeouts and their variables, no limit as none")
     func helpStatesTheDefaults() async throws {
-        for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "0ms")] {
+        for (program, lock, statement) in [("taskctl", "10s", "1min"), ("taskimport", "1min", "none"), ("taskserve", "10s", "30s")] {
             let help = try await BuiltProgram.run(
                 BuiltProgram.url(program), arguments: ["--help"], environment: BuiltProgram.environment(adding: [:]))
             let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(text.contains("--lock-timeout DURATION"), "\(program): \(text)")
             #expect(text.contains("TASKBASE_LOCK_TIMEOUT") && text.contains("TASKBASE_STATEMENT_TIMEOUT"), "\(program)")
             #expect(text.contains("default: \(lock)") && text.contains("default: \(statement)"), "\(program): \(text)")
+            #expect(!text.contains("default: 0ms"), "\(program): \(text)")
         }
     }
 

@@ -24,7 +24,8 @@ struct RuleTests {
         #expect(throws: TaskError.notFound(what: "task CORE-1")) {
             try requirement.verify(AccessFacts(actor: Fixtures.ann, role: nil), subject: "task CORE-1")
         }
-        #expect(throws: TaskError.permissionDenied(what: "act", why: "ann@example.com is disabled")) {
+        #expect(throws: TaskError.permissionDenied(what: "do anything", why: "ann@example.com is disabled; an operator can enable the account again"))
+        {
             try requirement.verify(AccessFacts(actor: disabled, role: .owner), subject: "task CORE-1")
         }
         #expect(throws: TaskError.notFound(what: "user ann@example.com")) {
@@ -59,7 +60,9 @@ struct RuleTests {
 
     @Test("a team keeps at least one owner")
     func ownerRule() {
-        #expect(throws: TaskError.validation(field: "role", reason: "team CORE must keep at least one enabled owner")) {
+        #expect(
+            throws: TaskError.validation(field: "role", reason: "team CORE must keep at least one enabled owner; make another member an owner first")
+        ) {
             try OwnerRule.verify(enabledOwnersAfterChange: 0, team: Fixtures.team.key)
         }
         #expect(throws: Never.self) { try OwnerRule.verify(enabledOwnersAfterChange: 1, team: Fixtures.team.key) }
@@ -69,7 +72,7 @@ struct RuleTests {
     func errorDescriptions() {
         #expect(
             TaskError.conflict(what: "task CORE-1", currentVersion: 3).description
-                == "task CORE-1 was changed by someone else; the current version is 3")
+                == "task CORE-1 is now at version 3, not the version the change was based on; nothing was changed: read it again and retry")
         #expect(
             TaskError.validation(field: "dueDate", reason: "2026-02-30 is not a real date").description
                 == "invalid due date: 2026-02-30 is not a real date")

@@ -210,6 +210,19 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    @Test("a deleted task's history is still 200 to the team and 404 to an outsider", arguments: StoreKind.allCases)
+    func historyOfDeletedTask(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Doomed"), as: .id(f.member.id))
+        _ = try await f.service.completeTask(task.key, as: .id(f.owner.id))
+        #expect(try await f.client("member").send("DELETE", "/v1/tasks/\(task.key)").status == 204)
+        #expect(try await f.client("viewer").get("/v1/tasks/\(task.key)").status == 404)
+        let entries = try await f.client("viewer").get("/v1/tasks/\(task.key)/history").decode([HistoryDocument].self)
+        #expect(entries.map(\.version) == [1, 2])
+        #expect(try await f.client("outsider").get("/v1/tasks/\(task.key)/history").status == 404)
+        await f.stop()
+    }
+
     @Test("bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong field is 422 naming it, nothing is written", arguments: StoreKind.allCases)
     func badBodies(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

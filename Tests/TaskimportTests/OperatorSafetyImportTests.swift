@@ -49,7 +49,21 @@ struct OperatorSafetyImportTests {
         let text = "Title,\u{1B}]0;owned\u{7}Colour\u{202E}\n\"\u{1B}[2J\",x\n"
         let run = try await fixture.importFile(try fixture.file("hostile.csv", text), ["--max-errors", "5"])
         #expect(!run.standardError.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
-        // Header names are quoted with their invisible characters escaped as \uXXXX, with a hint.
-        #expect(run.standardError.contains(#""\u001b]0;owned\u0007Colour\u202e""#), "\(run.standardError)")
+        // Header names are quoted with their invisible characters escaped as in every message
+        // (TerminalText: \x1B for controls, <U+202E> for format characters), with a hint.
+        #expect(run.standardError.contains(#""\x1B]0;owned\x07Colour<U+202E>""#), "\(run.standardError)")
+    }
+
+    @Test("--help shows the default of no statement timeout as none, not 0ms, and TASKBASE_STATEMENT_TIMEOUT=none is accepted")
+    func helpSaysNone() async throws {
+        let help = try await TaskimportProcess.run(["--help"]).standardOutput
+        let flattened = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flattened.contains("(default: none; env: TASKBASE_STATEMENT_TIMEOUT)"), "\(help)")
+        #expect(!flattened.contains("default: 0ms"), "\(help)")
+        let fixture = try await ImportFixture.make()
+        let run = try await TaskimportProcess.run(
+            [try fixture.file("none.csv", "Title\nOne\n"), "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress"],
+            environment: ["TASKBASE_STATEMENT_TIMEOUT": "none"])
+        #expect(run.exitCode == 0, "\(run.standardError)")
     }
 }

@@ -135,7 +135,7 @@ struct TaskimportDialectTests {
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("Title,Notes\nx,y\n".utf8)
         let result = try await fixture.importFile(try fixture.file("twice.csv", bytes))
         #expect(result.exitCode == 6)
-        #expect(result.standardError.contains(#"the columns are "\ufeffTitle", "Notes""#), "\(result.standardError)")
+        #expect(result.standardError.contains(#"the columns are "<U+FEFF>Title", "Notes""#), "\(result.standardError)")
         #expect(result.standardError.contains("byte-order mark"))
     }
 

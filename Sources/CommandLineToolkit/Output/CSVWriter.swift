@@ -1,4 +1,5 @@
 import Foundation
+import SafeText
 
 /// Writes RFC 4180 CSV row by row into a buffer that is handed to a sink when full, so an
 /// export of any size uses flat memory.

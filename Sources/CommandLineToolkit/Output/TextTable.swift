@@ -1,3 +1,5 @@
+import SafeText
+
 /// An aligned plain-text table for people reading a terminal: a header row, then data rows.
 ///
 /// Cells go through `TerminalText.clean`: newlines and tabs show as spaces, escape sequences and

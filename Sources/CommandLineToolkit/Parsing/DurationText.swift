@@ -1,21 +1,28 @@
 /// Durations on the command line and in settings (`TASKBASE_LOCK_TIMEOUT`): a number with `ms`, `s`, `min` or `h`, as PostgreSQL writes
 /// its settings (a bare number is milliseconds, as in PostgreSQL).
 public enum DurationText {
-    /// Parses `text`, or throws a usage error naming `option` (an option without its dashes, or a variable).
-    public static func parse(_ text: String, option: String) throws(UsageError) -> Duration {
+    /// Parses `text`, or throws a usage error naming `option` (an option without its dashes, or a
+    /// variable). For a limit (`isLimit`, the default) `none` is read as zero, which means no limit.
+    public static func parse(_ text: String, option: String, isLimit: Bool = true) throws(UsageError) -> Duration {
+        if isLimit, text == none { return .zero }
         let number = text.prefix { $0.isNumber || $0 == "." }
         let unit = text.dropFirst(number.count).trimmingPrefix(" ")
         let seconds: [Substring: Double] = ["": 0.001, "ms": 0.001, "s": 1, "min": 60, "h": 3600]
         guard let value = Double(number), let factor = seconds[Substring(unit)] else {
             throw UsageError(
-                "invalid value '\(text)' for '\(option.hasPrefix("TASKBASE_") ? option : "--" + option)': expected a duration like 500ms, 5s, 2min or 1h (0 for none)"
+                "invalid value '\(text)' for '\(option.hasPrefix("TASKBASE_") ? option : "--" + option)': expected a duration like 500ms, 5s, 2min or 1h\(isLimit ? " (0 or none for no limit)" : "")"
             )
         }
         return .milliseconds(Int64((value * factor * 1000).rounded()))
     }
 
-    /// `duration` in the largest unit that shows it exactly: `5s`, `15min`, `250ms`.
+    /// How no limit (a zero duration) is written, in help and messages; `parse` reads it too.
+    public static let none = "none"
+
+    /// `duration` in the largest unit that shows it exactly: `5s`, `15min`, `250ms`; zero,
+    /// which means no limit wherever a duration is a limit, as `none`.
     public static func format(_ duration: Duration) -> String {
+        guard duration > .zero else { return none }
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         for (unit, size) in [("h", Int64(3_600_000)), ("min", 60_000), ("s", 1000)] where milliseconds >= size && milliseconds % size == 0 {
             return "\(milliseconds / size)\(unit)"

@@ -1,4 +1,5 @@
 import Foundation
+import SafeText
 
 /// Prints one-line diagnostics to standard error as `taskctl: error: what went wrong`.
 public struct ErrorPrinter: Sendable {

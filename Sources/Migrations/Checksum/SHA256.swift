@@ -1,19 +1,22 @@
-/// SHA-256 (FIPS 180-4), written here because Foundation on Linux has no CryptoKit.
+import CLibCrypto
+
+/// SHA-256 of a migration file's bytes, computed by libcrypto (OpenSSL's EVP digest interface).
 ///
 /// The migration history stores this digest of each file's bytes; the algorithm is frozen, so a
-/// checksum written by one version of the tool verifies with every later one.
-public struct SHA256: Sendable {
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a,
-        0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    private var buffer: [UInt8] = []
-    private var byteCount: UInt64 = 0
+/// checksum written by one version of the tool verifies with every later one. The type only
+/// adapts libcrypto to Swift: the hashing itself is OpenSSL's.
+public struct SHA256: ~Copyable {
+    private let context: OpaquePointer
 
     /// A hasher with nothing fed yet.
     public init() {
-        buffer.reserveCapacity(64)
+        // Only an allocation failure can make either call fail; there is nothing to recover.
+        guard let context = EVP_MD_CTX_new() else { fatalError("libcrypto could not allocate a digest context") }
+        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { fatalError("libcrypto could not start a SHA-256 digest") }
+        self.context = context
     }
+
+    deinit { EVP_MD_CTX_free(context) }
 
     /// The hex digest of `bytes` in one call.
     public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -27,93 +30,21 @@ public struct SHA256: Sendable {
 
     /// Feeds more bytes.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let handled: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
-        if handled == nil { update(buffer: Array(bytes)) }
+        let context = self.context
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { Self.feed($0, to: context) }
+        if handled == nil { Array(bytes).withUnsafeBufferPointer { Self.feed($0, to: context) } }
     }
 
-    private mutating func update(buffer input: [UInt8]) {
-        input.withUnsafeBufferPointer { update(buffer: $0) }
+    private static func feed(_ buffer: UnsafeBufferPointer<UInt8>, to context: OpaquePointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        guard EVP_DigestUpdate(context, base, buffer.count) == 1 else { fatalError("libcrypto refused digest input") }
     }
 
-    private mutating func update(buffer input: UnsafeBufferPointer<UInt8>) {
-        byteCount &+= UInt64(input.count)
-        var start = 0
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, input.count)
-            buffer.append(contentsOf: input[0..<take])
-            start = take
-            guard buffer.count == 64 else { return }
-            buffer.withUnsafeBufferPointer { compress(UnsafeBufferPointer(rebasing: $0[0..<64])) }
-            buffer.removeAll(keepingCapacity: true)
-        }
-        while input.count - start >= 64 {
-            compress(UnsafeBufferPointer(rebasing: input[start..<start + 64]))
-            start += 64
-        }
-        buffer.append(contentsOf: input[start...])
-    }
-
-    /// The 32-byte digest of everything fed so far.
-    public func finalize() -> [UInt8] {
-        var copy = self
-        let bitLength = byteCount &* 8
-        var tail = buffer
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        tail.withUnsafeBufferPointer { pointer in
-            for start in stride(from: 0, to: pointer.count, by: 64) {
-                copy.compress(UnsafeBufferPointer(rebasing: pointer[start..<start + 64]))
-            }
-        }
-        return copy.state.flatMap { word in
-            [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
-        }
-    }
-
-    private static let roundConstants: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
-
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
-            for index in 0..<16 {
-                words[index] =
-                    UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
-                    | UInt32(block[4 * index + 2]) << 8 | UInt32(block[4 * index + 3])
-            }
-            for index in 16..<64 {
-                let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-                let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            SHA256.roundConstants.withUnsafeBufferPointer { constants in
-                for index in 0..<64 {
-                    let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                    let choice = (e & f) ^ (~e & g)
-                    let temp1 = h &+ s1 &+ choice &+ constants[index] &+ words[index]
-                    let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let temp2 = s0 &+ majority
-                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-                }
-            }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
-        }
-    }
-
-    private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-        (value >> count) | (value << (32 - count))
+    /// The 32-byte digest of everything fed; the hasher is used up.
+    public consuming func finalize() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(context, &digest, &length) == 1, length == 32 else { fatalError("libcrypto could not finish a SHA-256 digest") }
+        return digest
     }
 }

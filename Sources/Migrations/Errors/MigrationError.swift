@@ -28,7 +28,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case let .lockTimeout(file, attempts, lockTimeout, blocker, leftoverIndex):
             let who = blocker.map { "; blocked by \($0)" } ?? "; the blocking session could not be identified"
             let outcome =
-                leftoverIndex.map { "the INVALID index \($0) is left behind: drop it (DROP INDEX CONCURRENTLY \($0)) before retrying" }
+                leftoverIndex.map {
+                    "the INVALID index \($0) is left behind (it serves no query); run up again when the table is quieter, "
+                        + "which drops and rebuilds it (or drop it yourself: DROP INDEX CONCURRENTLY \($0))"
+                }
                 ?? "nothing was applied — end that session or retry when the table is quieter"
             return "\(file): could not get its locks within lock_timeout \(lockTimeout.postgresSetting) in \(attempts) tries\(who); \(outcome)"
         case let .migrationLockBusy(waited, holder):

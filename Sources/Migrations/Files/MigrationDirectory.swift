@@ -94,8 +94,13 @@ public struct MigrationDirectory: Sendable {
 
     /// A migration file anywhere (for `lint FILES`), parsed.
     public static func load(path: String) throws(MigrationFileError) -> MigrationFile {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw MigrationFileError(path: path, message: "this is a folder, not a migration file; lint a whole folder with --dir")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MigrationFileError(path: path, message: "cannot read the file")
+            let why = access(path, R_OK) == 0 ? "it could not be read" : String(cString: strerror(errno))
+            throw MigrationFileError(path: path, message: "cannot read the file: \(why)")
         }
         let fileName = (path as NSString).lastPathComponent
         return try MigrationFile.parse(fileName: fileName, path: path, bytes: [UInt8](data))

@@ -68,17 +68,29 @@ struct ConcurrentIndexBuild {
         return try rows.first?.decode(String.self, "name")
     }
 
-    /// Every INVALID index of the database's own schemas, as `index on table`: what failed or
-    /// killed concurrent builds leave behind, for `status` and `verify`.
-    static func invalidIndexes(on connection: PGConnection) async throws -> [String] {
+    /// Every INVALID index of the database's own schemas: what failed or killed concurrent
+    /// builds leave behind, for `status` and `verify`.
+    static func invalidIndexes(on connection: PGConnection) async throws -> [InvalidIndex] {
         let rows = try await connection.query(
             """
-            SELECT c.oid::regclass::text || ' on ' || i.indrelid::regclass::text AS name
+            SELECT c.oid::regclass::text AS index, i.indrelid::regclass::text AS table
               FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
              WHERE NOT i.indisvalid AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
              ORDER BY 1
             """)
-        return try rows.map { try $0.decode(String.self, "name") }
+        return try rows.map { InvalidIndex(index: try $0.decode(String.self, "index"), table: try $0.decode(String.self, "table")) }
     }
+}
+
+/// An index PostgreSQL marks INVALID (a failed or killed `CREATE INDEX CONCURRENTLY`): it
+/// serves no query and blocks a rerun of its migration until dropped or rebuilt.
+public struct InvalidIndex: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The index, as `regclass` text (qualified when not on the search path).
+    public var index: String
+    /// Its table, likewise.
+    public var table: String
+
+    /// `index on table`.
+    public var description: String { "\(index) on \(table)" }
 }

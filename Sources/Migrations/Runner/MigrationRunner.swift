@@ -37,9 +37,9 @@ public struct MigrationRunner: Sendable {
         return MigrationPlan(files: files, history: recorded)
     }
 
-    /// The database's INVALID indexes (`index on table`), left by failed or killed concurrent
-    /// builds: they serve no query and block a rerun of their migration until dropped.
-    public func invalidIndexes() async throws -> [String] {
+    /// The database's INVALID indexes, left by failed or killed concurrent builds: they serve
+    /// no query and block a rerun of their migration until dropped.
+    public func invalidIndexes() async throws -> [InvalidIndex] {
         try await withConnection { try await ConcurrentIndexBuild.invalidIndexes(on: $0) }
     }
 

@@ -35,7 +35,9 @@ public struct AccessRequirement: Sendable, Hashable {
     public static func enabledActor(_ user: User?, named ref: UserRef) throws -> User {
         guard let user else { throw TaskError.notFound(what: ref.description) }
         guard !user.isDisabled else {
-            throw TaskError.permissionDenied(what: "act", why: "\(user.email.isEmpty ? ref.description : user.email) is disabled")
+            throw TaskError.permissionDenied(
+                what: "do anything", why: "\(user.email.isEmpty ? ref.description : user.email) is disabled; an operator can enable the account again"
+            )
         }
         return user
     }

@@ -17,10 +17,16 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notFound(let what): "\(what) not found"
         case .permissionDenied(let what, let why): "not allowed to \(what): \(why)"
-        case .conflict(let what, let version): "\(what) was changed by someone else; the current version is \(version)"
+        case .conflict(let what, let version):
+            "\(what) is now at version \(version), not the version the change was based on; nothing was changed: read it again and retry"
         case .alreadyExists(let what): "\(what) already exists"
         case .validation(let field, let reason): "invalid \(Self.spoken(field)): \(reason)"
         }
+    }
+
+    /// The refusal of an external id another task of the team holds, worded once for every store.
+    public static func externalIDTaken(_ externalID: String, in team: TeamKey, by holder: TaskKey?) -> TaskError {
+        .alreadyExists(what: "external id \"\(externalID)\" in team \(team)" + (holder.map { " (task \($0))" } ?? ""))
     }
 
     /// A field's code name as people say it: `externalID` → "external id", `dueDate` → "due date".

@@ -15,11 +15,11 @@ public protocol TaskRepository: Sendable {
     /// otherwise `conflict` with the current version and nothing written. A change that
     /// alters nothing returns the task as it was.
     func updateTask(_ key: TaskKey, expectedVersion: Int64?, changes: TaskChanges, access: AccessRequirement, at time: Date) async throws -> TaskItem
-    /// Deletes the task and its history if it is still at `expectedVersion` (nil: whatever version).
+    /// Deletes the task (keeping its history) if it is still at `expectedVersion` (nil: whatever version).
     func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws
     /// One page of the team's tasks matching `query` as of `today`.
     func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage
-    /// The task's history, oldest first.
+    /// The task's history, oldest first, found by key also when the task was deleted.
     func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry]
     /// How the team's tasks divide up as of `today`, counted in the store (one read however
     /// many tasks); gated like `listTasks`.

@@ -33,8 +33,8 @@ extension TaskService {
         try await updateTask(key, try TaskChanges(assignee: .set(assignee)), expectedVersion: expectedVersion, as: actor)
     }
 
-    /// Deletes the task (members). Its history stays, append-only, but nothing reaches it
-    /// any more: task ids are never reused.
+    /// Deletes the task (members). Its history stays, append-only, and `history(of:)` still
+    /// reads it by the key: task numbers are never reused.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64? = nil, as actor: UserRef) async throws {
         try await store.deleteTask(
             key, expectedVersion: expectedVersion, access: AccessRequirement(actor: actor, action: .writeTasks), at: clock.now())
@@ -54,7 +54,7 @@ extension TaskService {
         return try await store.listTasks(in: team, query: query, today: clock.today(), access: AccessRequirement(actor: actor, action: .readTasks))
     }
 
-    /// The task's history, oldest first (anyone in the team).
+    /// The task's history, oldest first (anyone in the team), also once the task is deleted.
     public func history(of key: TaskKey, as actor: UserRef) async throws -> [TaskHistoryEntry] {
         try await store.history(of: key, access: AccessRequirement(actor: actor, action: .readTasks))
     }

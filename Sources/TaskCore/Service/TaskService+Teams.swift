@@ -61,7 +61,7 @@ extension TaskService {
         if role == .owner || current == .owner, access.role < TeamAction.manageTeam.minimumRole {
             throw TaskError.permissionDenied(
                 what: "change the owners of team \(key)",
-                why: "\(access.actor.email) is a \(access.role.rawValue); only an owner can grant or take away the owner role")
+                why: "\(access.actor.email) is \(access.role.withArticle); only an owner can grant or take away the owner role")
         }
         try await store.setRole(role, of: target.id, in: access.team.id, actor: access.actor.id)
         return target

@@ -35,7 +35,8 @@ extension TaskService {
     public func requireOperator(_ ref: UserRef) async throws -> User {
         let user = try await enabledActor(ref)
         guard user.isOperator else {
-            throw TaskError.permissionDenied(what: "provision users", why: "\(user.email) is not an operator")
+            throw TaskError.permissionDenied(
+                what: "manage users", why: "\(user.email) is not an operator (only operators add, disable and enable users, or make their tokens)")
         }
         return user
     }

@@ -30,11 +30,11 @@ public protocol TaskSession: Sendable {
     func task(_ key: TaskKey) async throws -> TaskItem
     /// Applies `changes` (members); a stale `expectedVersion` is `conflict` and writes nothing.
     func updateTask(_ key: TaskKey, _ changes: TaskChanges, expectedVersion: Int64?) async throws -> TaskItem
-    /// Deletes the task and its history (members), if still at `expectedVersion` when given.
+    /// Deletes the task (members), keeping its history, if still at `expectedVersion` when given.
     func deleteTask(_ key: TaskKey, expectedVersion: Int64?) async throws
     /// One page of the team's tasks (anyone in the team).
     func listTasks(in team: TeamKey, _ query: TaskQuery) async throws -> TaskPage
-    /// The task's history, oldest first (anyone in the team).
+    /// The task's history, oldest first (anyone in the team), also of a deleted task.
     func history(of key: TaskKey) async throws -> [TaskHistoryEntry]
     /// The team's summary as of the service's today (anyone in the team).
     func summary(of team: TeamKey) async throws -> TeamSummary

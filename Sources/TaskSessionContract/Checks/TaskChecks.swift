@@ -35,7 +35,8 @@ extension TaskSessionContract {
             #expect(current.title == "First" && current.version == 2)
             try await f.member.session.deleteTask(task.key, expectedVersion: 2)
             #expect(await Outcome.of { _ = try await f.viewer.session.task(task.key) } == .notFound)
-            #expect(await Outcome.of { _ = try await f.viewer.session.history(of: task.key) } == .notFound)
+            #expect(try await f.viewer.session.history(of: task.key).map(\.version) == [1, 2], "a deleted task's history stays")
+            #expect(await Outcome.of { _ = try await f.outsider.session.history(of: task.key) } == .notFound)
         },
         SessionCheck("history and summary are exactly what the service reports") { f in
             let task = try await f.makeTask(

@@ -43,12 +43,29 @@ extension TaskStoreContract {
             #expect(history.first?.changes.contains(FieldChange(field: .assignee, old: nil, new: member.description)) == true)
             #expect(history.first?.changes.contains(FieldChange(field: .dueDate, old: nil, new: "2026-03-10")) == true)
         },
-        ContractCheck("a deleted task is gone with its history, and its number is not reused") { f in
+        ContractCheck("a deleted task is gone but its history stays readable by its key to the team, and its number is not reused") { f in
             let first = try await f.makeTask("Doomed")
-            try await f.service.deleteTask(first.key, expectedVersion: 1, as: f.member)
+            _ = try await f.service.updateTask(first.key, try TaskChanges(title: "Still doomed"), expectedVersion: 1, as: f.member)
+            let before = try await f.service.history(of: first.key, as: f.viewer)
+            try await f.service.deleteTask(first.key, expectedVersion: 2, as: f.member)
             #expect(await Outcome.of { _ = try await f.service.task(first.key, as: f.viewer) } == .notFound)
-            #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.viewer) } == .notFound)
+            let kept = try await f.service.history(of: first.key, as: f.viewer)
+            #expect(kept == before && kept.map(\.kind) == [.created, .updated])
+            #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.outsider) } == .notFound)
+            #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.disabled) } != .ok)
             #expect(try await f.makeTask("Next").key.number == 2)
+            #expect(await Outcome.of { _ = try await f.service.history(of: TaskKey(team: first.key.team, number: 3), as: f.viewer) } == .notFound)
+        },
+        ContractCheck("a task imported and then deleted keeps its import history under its key") { f in
+            let summary = try await f.service.importTasks(
+                into: f.team, policy: .update, drafts: [try TaskImportDraft(try TaskDraft(title: "Imported", externalID: "gone-1"))], as: f.member)
+            #expect(summary.inserted == 1)
+            _ = try await f.service.importTasks(
+                into: f.team, policy: .update, drafts: [try TaskImportDraft(try TaskDraft(title: "Reimported", externalID: "gone-1"))],
+                as: f.member)
+            let task = try #require(try await f.service.listTasks(in: f.team, as: f.viewer).tasks.first { $0.externalID == "gone-1" })
+            try await f.service.deleteTask(task.key, as: f.member)
+            #expect(try await f.service.history(of: task.key, as: f.viewer).map(\.kind) == [.imported, .reimported])
         },
     ]
 }

@@ -110,5 +110,15 @@ extension TaskStoreContract {
             #expect(await Outcome.of { try await f.makeTask("Elsewhere", in: try await f.makeTeam(), TaskDraftFields(externalID: "dup")) } == .ok)
             #expect(try await f.allTasks().map(\.title) == ["First", "Second"])
         },
+        ContractCheck("a taken external id is refused naming the id, the team and the task that holds it") { f in
+            let first = try await f.makeTask("First", TaskDraftFields(externalID: "dup"))
+            let second = try await f.makeTask("Second")
+            let expected = TaskError.externalIDTaken("dup", in: f.team, by: first.key)
+            #expect(expected.description == "external id \"dup\" in team \(f.team) (task \(first.key)) already exists")
+            await #expect(throws: expected) { try await f.makeTask("Again", TaskDraftFields(externalID: "dup")) }
+            await #expect(throws: expected) {
+                _ = try await f.service.updateTask(second.key, try TaskChanges(externalID: .set("dup")), expectedVersion: nil, as: f.member)
+            }
+        },
     ]
 }

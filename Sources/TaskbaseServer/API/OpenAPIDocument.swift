@@ -103,9 +103,10 @@ enum OpenAPIDocument {
                 headers: ["If-Match"],
                 body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 415, 422]),
             "DELETE /v1/tasks/{key}": Operation(
-                summary: "Delete a task and its history; If-Match makes it conditional.", headers: ["If-Match"], success: 204,
+                summary: "Delete a task (its history stays); If-Match makes it conditional.", headers: ["If-Match"], success: 204,
                 errors: [403, 404, 412, 422]),
-            "GET /v1/tasks/{key}/history": Operation(summary: "The task's history, oldest first.", successSchema: "[HistoryEntry]", errors: [404]),
+            "GET /v1/tasks/{key}/history": Operation(
+                summary: "The task's history, oldest first, also of a deleted task.", successSchema: "[HistoryEntry]", errors: [404]),
         ]
     }
 

@@ -122,7 +122,7 @@ enum TaskCommands {
 
     /// `task delete`.
     static let delete = Command(
-        "delete", abstract: "Delete a task and its history.",
+        "delete", abstract: "Delete a task; its history stays (task history KEY).",
         positionals: [SharedDeclarations.taskKey],
         options: [SharedDeclarations.ifVersion],
         run: Invocation.action { invocation in
@@ -135,7 +135,7 @@ enum TaskCommands {
 
     /// `task history`.
     static let history = Command(
-        "history", abstract: "Show who changed what in a task, and when, oldest first.",
+        "history", abstract: "Show who changed what in a task, and when, oldest first (also of a deleted task).",
         positionals: [SharedDeclarations.taskKey],
         flags: [SharedDeclarations.csv],
         run: Invocation.action { invocation in

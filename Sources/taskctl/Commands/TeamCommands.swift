@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import SafeText
 import TaskCore
 import TaskbaseWire
 

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import Foundation
+import SafeText
 import TaskCore
 import TaskbaseWire
 

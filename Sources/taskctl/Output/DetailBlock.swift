@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import SafeText
 /// One object for a person: a heading line, then `label  value` lines with the values aligned.
 /// Multi-line values (notes) continue on indented lines; control characters show as spaces.
 struct DetailBlock {

@@ -10,9 +10,11 @@ enum MigrateCommands {
 
     static func status(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let plan = try await runner(values).plan()
+            let runner = try runner(values)
+            let plan = try await runner.plan()
+            let invalid = try await runner.invalidIndexes()
             if values.flag("json") {
-                try StandardStream.standardOutput.write(try StatusDocument(plan: plan).encoded())
+                try StandardStream.standardOutput.write(try StatusDocument(plan: plan, invalidIndexes: invalid).encoded())
                 return
             }
             var table = TextTable(columns: [.init("VERSION", alignment: .right), .init("NAME"), .init("STATE"), .init("APPLIED AT")])
@@ -21,7 +23,6 @@ enum MigrateCommands {
                 table.append([String(entry.version), entry.name, entry.state.rawValue, applied])
             }
             let drift = plan.entries.filter(\.state.isDrift).count
-            let invalid = try await runner(values).invalidIndexes()
             try write(
                 table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
                     + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n"
@@ -65,15 +66,16 @@ enum MigrateCommands {
         try await reportingFailures {
             let runner = try runner(values)
             let plan = try await runner.plan()
-            try plan.verify()
             let invalid = try await runner.invalidIndexes()
+            if values.flag("json") { try StandardStream.standardOutput.write(try VerifyDocument(plan: plan, invalidIndexes: invalid).encoded()) }
+            try plan.verify()
             guard invalid.isEmpty else {
                 throw CommandFailure(
-                    "INVALID index\(invalid.count == 1 ? "" : "es") \(invalid.joined(separator: ", ")): left by a failed or killed "
+                    "INVALID index\(invalid.count == 1 ? "" : "es") \(invalid.map(\.description).joined(separator: ", ")): left by a failed or killed "
                         + "CREATE INDEX CONCURRENTLY; run taskmigrate up to rebuild it, or drop it with DROP INDEX CONCURRENTLY",
                     exitCode: .inputRejected)
             }
-            try write("verified: \(plan.applied.count) applied and unchanged, \(plan.pending.count) pending\n")
+            if !values.flag("json") { try write("verified: \(plan.applied.count) applied and unchanged, \(plan.pending.count) pending\n") }
         }
     }
 
@@ -161,7 +163,7 @@ enum MigrateCommands {
         var settings = MigrationSettings()
         if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: "lock-timeout") }
         if let text = values.string("statement-timeout") { settings.statementTimeout = try DurationText.parse(text, option: "statement-timeout") }
-        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait") }
+        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait", isLimit: false) }
         if let retries = values.int("lock-retries") {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries

@@ -2,7 +2,8 @@ import CommandLineToolkit
 import Foundation
 import Migrations
 
-/// `status --json`: one document describing every migration.
+/// `status --json`: one document describing every migration, and the INVALID indexes that
+/// failed or killed concurrent builds left (`[]` when there are none).
 struct StatusDocument: Encodable {
     struct Migration: Encodable {
         var version: Int64
@@ -49,8 +50,24 @@ struct StatusDocument: Encodable {
     var pending: Int
     var drift: Int
     var migrations: [Migration]
+    var invalidIndexes: [InvalidIndex]
 
-    init(plan: MigrationPlan) {
+    private enum CodingKeys: String, CodingKey {
+        case currentVersion, pending, drift, migrations, invalidIndexes
+    }
+
+    /// Every key is present, `current_version` too (`null` on an empty history).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(currentVersion, forKey: .currentVersion)
+        try container.encode(pending, forKey: .pending)
+        try container.encode(drift, forKey: .drift)
+        try container.encode(migrations, forKey: .migrations)
+        try container.encode(invalidIndexes, forKey: .invalidIndexes)
+    }
+
+    init(plan: MigrationPlan, invalidIndexes: [InvalidIndex]) {
+        self.invalidIndexes = invalidIndexes
         currentVersion = plan.currentVersion
         pending = plan.pending.count
         drift = plan.entries.filter(\.state.isDrift).count
@@ -65,7 +82,38 @@ struct StatusDocument: Encodable {
                 transactional: entry.file?.runsInTransaction, reversible: entry.file.map { $0.down != nil })
         }
     }
+}
 
+/// `verify --json`: whether the folder matches the history and no INVALID index is left, the
+/// entries that drifted and the INVALID indexes; every key always present.
+struct VerifyDocument: Encodable {
+    struct Drifted: Encodable {
+        var version: Int64
+        var file: String
+        var state: MigrationState
+    }
+
+    var verified: Bool
+    var applied: Int
+    var pending: Int
+    var drifted: [Drifted]
+    var invalidIndexes: [InvalidIndex]
+
+    init(plan: MigrationPlan, invalidIndexes: [InvalidIndex]) {
+        applied = plan.applied.count
+        pending = plan.pending.count
+        drifted = plan.entries.filter(\.state.isDrift).map { entry in
+            Drifted(version: entry.version, file: entry.file?.fileName ?? entry.record?.fileName ?? "", state: entry.state)
+        }
+        self.invalidIndexes = invalidIndexes
+        verified = drifted.isEmpty && invalidIndexes.isEmpty
+    }
+}
+
+/// A taskmigrate document (`status --json`, `verify --json`) as printed.
+protocol MigrateDocument: Encodable {}
+
+extension MigrateDocument {
     /// The house JSON style (JSONOutput) with snake_case keys, ending with a newline.
     func encoded() throws -> String {
         let encoder = JSONOutput.makeEncoder()
@@ -73,3 +121,6 @@ struct StatusDocument: Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 }
+
+extension StatusDocument: MigrateDocument {}
+extension VerifyDocument: MigrateDocument {}

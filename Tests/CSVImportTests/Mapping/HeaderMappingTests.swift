@@ -145,11 +145,14 @@ struct HeaderMappingTests {
 
 @Suite("Header names in messages")
 struct HeaderNameMessageTests {
-    @Test("invisible characters in header names are shown escaped, with a hint")
+    @Test("invisible characters in header names are shown escaped as every message escapes them (TerminalText), with a hint")
     func invisibleCharacters() {
         let error = HeaderMappingError.missingTitle(header: ["\u{FEFF}Title", "No\u{0}tes", "Due\tDate", "Plain"])
-        #expect(error.description.contains(#"the columns are "\ufeffTitle", "No\u0000tes", "Due\tDate", "Plain""#), "\(error)")
-        #expect(error.description.contains("\\ufeff is a byte-order mark"))
+        #expect(error.description.contains(#"the columns are "<U+FEFF>Title", "No\x00tes", "Due\tDate", "Plain""#), "\(error)")
+        #expect(error.description.contains("<U+FEFF> is a byte-order mark, \\x00 a NUL"))
+        #expect(
+            HeaderMappingError.missingTitle(header: ["Tab\u{1B}[31m", "Zero\u{200B}width"]).description.contains(
+                #""Tab\x1B[31m", "Zero<U+200B>width""#))
         #expect(!HeaderMappingError.missingTitle(header: ["Plain", "Café"]).description.contains("byte-order mark"))
     }
 }

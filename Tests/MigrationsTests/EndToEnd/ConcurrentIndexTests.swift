@@ -58,6 +58,37 @@ extension EndToEnd {
                 let verify = try await TaskMigrateProcess.run(["verify"], databaseURL: database.url, folder: folder)
                 #expect(verify.status == 6, "\(verify.stderr)")
                 #expect(verify.stderr.contains("INVALID index t_v_key on t"), "\(verify.stderr)")
+
+                // The JSON forms report it as the text does, with the same exit codes.
+                let statusJSON = try await TaskMigrateProcess.run(["status", "--json"], databaseURL: database.url, folder: folder)
+                #expect(statusJSON.status == 0, "\(statusJSON.stderr)")
+                let statusDocument = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+                #expect(statusDocument?["invalid_indexes"] as? [[String: String]] == [["index": "t_v_key", "table": "t"]], "\(statusJSON.stdout)")
+                let verifyJSON = try await TaskMigrateProcess.run(["verify", "--json"], databaseURL: database.url, folder: folder)
+                #expect(verifyJSON.status == 6, "\(verifyJSON.stderr)")
+                let verifyDocument = try JSONSerialization.jsonObject(with: Data(verifyJSON.stdout.utf8)) as? [String: Any]
+                #expect(verifyDocument?["verified"] as? Bool == false, "\(verifyJSON.stdout)")
+                #expect(verifyDocument?["invalid_indexes"] as? [[String: String]] == [["index": "t_v_key", "table": "t"]])
+                #expect(verifyDocument?["drifted"] as? [Any] != nil)
+            }
+        }
+
+        @Test("status --json and verify --json list no INVALID index when there is none, verify --json says verified; every key is present")
+        func noInvalidIndexJSON() async throws {
+            let folder = try MigrationFolder(["0001_t.sql": "CREATE TABLE t (v int);\n"])
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                let before = try await TaskMigrateProcess.run(["status", "--json"], databaseURL: database.url, folder: folder)
+                let empty = try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any]
+                #expect(empty?.keys.contains("current_version") == true && empty?["current_version"] is NSNull, "\(before.stdout)")
+                #expect(try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder).status == 0)
+                let status = try await TaskMigrateProcess.run(["status", "--json"], databaseURL: database.url, folder: folder)
+                let statusDocument = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+                #expect((statusDocument?["invalid_indexes"] as? [Any])?.isEmpty == true, "\(status.stdout)")
+                let verify = try await TaskMigrateProcess.run(["verify", "--json"], databaseURL: database.url, folder: folder)
+                #expect(verify.status == 0, "\(verify.stderr)")
+                let verifyDocument = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+                #expect(verifyDocument?["verified"] as? Bool == true && verifyDocument?["applied"] as? Int == 1, "\(verify.stdout)")
             }
         }
     }

@@ -118,7 +118,9 @@ extension EndToEnd {
         func stopped(signal: Int32) async throws {
             let folder = try MigrationFolder([
                 "0001_base.sql": "CREATE TABLE base (id int);\n",
-                "0002_slow.sql": "CREATE TABLE half_done (id int);\nINSERT INTO base VALUES (1);\nSELECT pg_sleep(1.5);\n",
+                // Long enough that a loaded machine's polling sees it running before it ends
+                // (1.5 s was not, now and then); after SIGKILL the test waits the rest of it out.
+                "0002_slow.sql": "CREATE TABLE half_done (id int);\nINSERT INTO base VALUES (1);\nSELECT pg_sleep(4);\n",
             ])
             defer { folder.delete() }
             try await TestDatabase.with(migrated: false, purpose: "migrations") { database in

@@ -36,6 +36,48 @@ extension EndToEnd {
         }
 
         @Test(
+            "upgrading to 0015 gives existing history its task's number: from the task, else from the change log's deletion; only what neither knows stays NULL"
+        )
+        func historyTaskNumbersFilled() async throws {
+            let folder = try MigrationFolder.project()
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                let runner = MigrationRunner(directory: folder.directory, config: database.config)
+                try await runner.up(to: 14)
+                try await database.withConnection { connection in
+                    // Task 7 lives; task 8 was deleted after 0006 (the log has its number); task 9's
+                    // deletion predates the log. Ids differ from numbers on purpose.
+                    _ = try await connection.simpleQuery(
+                        unsafeSQL: """
+                            INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice');
+                            INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1);
+                            INSERT INTO memberships VALUES (1, 1, 'owner');
+                            INSERT INTO task_counters (team_id, last_number, last_change) VALUES (1, 9, 3);
+                            INSERT INTO tasks (id, team_id, number, title, created_by, updated_by) VALUES (107, 1, 7, 'lives', 1, 1);
+                            INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES
+                                (1, 107, 1, 1, 'created'), (1, 107, 2, 1, 'updated'), (1, 108, 1, 1, 'created'), (1, 109, 1, 1, 'created');
+                            INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at) VALUES
+                                (1, 1, 'created', 108, 8, 1, 1, now()), (1, 2, 'deleted', 108, 8, 1, 1, now()), (1, 3, 'bulk', NULL, NULL, NULL, 1, now());
+                            """)
+                }
+                _ = try await runner.up()
+                let numbers = try await database.scalar(
+                    "SELECT string_agg(task_id || ':' || coalesce(task_number::text, 'NULL'), ' ' ORDER BY id) FROM task_history")
+                #expect(numbers == "107:7 107:7 108:8 109:NULL")
+                #expect(
+                    try await database.scalar(
+                        "SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'task_history_task_number_idx'::regclass") == "true")
+                #expect(try await database.scalar("SELECT count(*)::text FROM pg_class WHERE relname = 'task_history_task_idx'") == "0")
+                await #expect(throws: PGError.self) {
+                    try await database.withConnection { connection in
+                        _ = try await connection.simpleQuery(
+                            unsafeSQL: "INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (1, 110, 1, 1, 'created')")
+                    }
+                }
+            }
+        }
+
+        @Test(
             "as the runtime role, with another user's id set, every tenant table reads empty for a foreign team and writes there are refused; it can neither create, alter, drop nor take over a table"
         )
         func rowLevelSecurity() async throws {
@@ -51,7 +93,7 @@ extension EndToEnd {
                             INSERT INTO memberships VALUES (1, 1, 'owner'), (2, 2, 'owner');
                             INSERT INTO task_counters VALUES (1, 1), (2, 1);
                             INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 1, 'secret', 1, 1), (2, 1, 'ops work', 2, 2);
-                            INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES (1, 1, 1, 1, 'created'), (2, 2, 1, 2, 'created');
+                            INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, kind) VALUES (1, 1, 1, 1, 1, 'created'), (2, 2, 1, 1, 2, 'created');
                             """)
                     let tenantTables = [
                         "teams": "id", "memberships": "team_id", "task_counters": "team_id", "tasks": "team_id", "task_history": "team_id",

@@ -225,4 +225,20 @@ struct MigrationEncodingTests {
             }
         }
     }
+
+    @Test("a file to lint that is missing or a folder says why in words, not in Foundation's")
+    func fileThatIsNot() throws {
+        let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
+        defer { folder.delete() }
+        for (path, words) in [
+            (folder.path + "/0002_missing.sql", "cannot read the file: No such file or directory"),
+            (folder.path, "this is a folder, not a migration file"),
+        ] {
+            #expect {
+                _ = try MigrationDirectory.load(path: path)
+            } throws: { error in
+                String(describing: error).contains(words) && !String(describing: error).contains("NSCocoaErrorDomain")
+            }
+        }
+    }
 }

@@ -7,7 +7,9 @@ import Testing
 /// terminal or a spreadsheet.
 @Suite("taskctl: careless hands, hostile data")
 struct OperatorSafetyTests {
-    @Test("refusals read as sentences: roles with their article, the task named once, the disabled assignee's email")
+    @Test(
+        "refusals read as sentences: roles with their article, the task named once, the values they refuse, what to do next"
+    )
     func messagesReadWell() async throws {
         let fixture = try await Fixture.make()
         let key = try await fixture.addTask("Guarded")
@@ -20,10 +22,28 @@ struct OperatorSafetyTests {
             6, ["task", "update", key, "--external-id", String(repeating: "x", count: 201)], as: fixture.member)
         #expect(longID.standardError.contains("invalid external id: an external id has at most 200 characters"), "\(longID)")
 
+        let owners = try await fixture.expectFailure(4, ["team", "set-role", fixture.team, fixture.member, "owner"], as: fixture.admin)
+        #expect(owners.standardError.contains("\(fixture.admin) is an admin; only an owner can grant"), "\(owners)")
+        let users = try await fixture.expectFailure(4, ["user", "disable", fixture.viewer], as: fixture.member)
+        #expect(users.standardError.contains("not allowed to manage users: \(fixture.member) is not an operator"), "\(users)")
+        let lastOwner = try await fixture.expectFailure(6, ["team", "remove-member", fixture.team, fixture.owner], as: fixture.owner)
+        #expect(lastOwner.standardError.contains("must keep at least one enabled owner; make another member an owner first"), "\(lastOwner)")
+
+        try await fixture.expectSuccess(["task", "update", key, "--external-id", "ext-1"], as: fixture.member)
+        let other = try await fixture.addTask("Other")
+        let taken = try await fixture.expectFailure(5, ["task", "update", other, "--external-id", "ext-1"], as: fixture.member)
+        #expect(taken.standardError.contains("external id \"ext-1\" in team \(fixture.team) (task \(key)) already exists"), "\(taken)")
+        let stale = try await fixture.expectFailure(5, ["task", "done", key, "--if-version", "9"], as: fixture.member)
+        #expect(stale.standardError.contains("\(key) is now at version 2, not the version the change was based on"), "\(stale)")
+
         try await fixture.expectSuccess(["user", "disable", fixture.admin])
         defer { Task { _ = try? await fixture.run(["user", "enable", fixture.admin]) } }
         let assign = try await fixture.expectFailure(6, ["task", "assign", key, fixture.admin], as: fixture.member)
         #expect(assign.standardError.contains("invalid assignee: user \(fixture.admin) is disabled"), "\(assign)")
+        let disabled = try await fixture.expectFailure(4, ["task", "list", "--team", fixture.team], as: fixture.admin)
+        #expect(
+            disabled.standardError.contains("not allowed to do anything: \(fixture.admin) is disabled; an operator can enable the account again"),
+            "\(disabled)")
     }
 
     @Test("--if-version=-1 or 0 is a usage error (exit 2), not a conflict")
@@ -82,5 +102,42 @@ struct OperatorSafetyTests {
         let table = try await fixture.expectSuccess(["task", "list", "--team", fixture.team], as: fixture.viewer)
         #expect(table.standardOutput.contains("invoice<U+202E>fdp.exe<U+200B> \\x1B[2J"), "\(table.standardOutput)")
         #expect(!table.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
+    }
+
+    @Test("CSV to a terminal (export, task list --csv) shows escape sequences escaped; the same to a pipe is byte for byte")
+    func csvToTerminalEscapes() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}")
+        let environment = try await TaskctlProcess.environment()
+        for command in ["export --team \(fixture.team)", "task list --csv --team \(fixture.team)"] {
+            // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+            let onTerminal = try await BuiltProgram.run(
+                URL(fileURLWithPath: "/usr/bin/script"),
+                arguments: ["-qec", "'\(TaskctlProcess.executableURL.path)' --as '\(fixture.viewer)' \(command)", "/dev/null"],
+                environment: environment)
+            #expect(onTerminal.exitCode == 0, "\(command): \(onTerminal.standardError)")
+            #expect(onTerminal.standardOutput.contains("invoice<U+202E>fdp.exe \\x1B]0;owned\\x07"), "\(command): \(onTerminal.standardOutput)")
+            #expect(!onTerminal.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(command)")
+            let piped = try await fixture.expectSuccess(command.split(separator: " ").map(String.init), as: fixture.viewer)
+            #expect(piped.standardOutput.contains("invoice\u{202E}fdp.exe \u{1B}]0;owned\u{7}"), "\(command)")
+        }
+    }
+
+    @Test("an email holding escape sequences is shown escaped in results, tables and error lines")
+    func hostileEmailEscaped() async throws {
+        let fixture = try await Fixture.make()
+        let email = "esc\u{1B}]0;owned\u{7}-\(fixture.suffix.lowercased())@example.com"
+        let added = try await fixture.expectSuccess(["user", "add", email, "--name", "Esc"])
+        let shown = "esc\\x1B]0;owned\\x07-\(fixture.suffix.lowercased())@example.com"
+        #expect(added.standardOutput.contains(shown), "\(added.standardOutput)")
+        let member = try await fixture.expectSuccess(["team", "add-member", fixture.team, email, "--role", "viewer"], as: fixture.owner)
+        #expect(member.standardOutput.contains(shown), "\(member.standardOutput)")
+        let members = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.owner)
+        #expect(members.standardOutput.contains(shown), "\(members.standardOutput)")
+        let refused = try await fixture.expectFailure(4, ["task", "add", "--team", fixture.team, "Nope"], as: email)
+        #expect(refused.standardError.contains(shown), "\(refused.standardError)")
+        for output in [added.standardOutput, member.standardOutput, members.standardOutput, refused.standardError] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        }
     }
 }

@@ -99,6 +99,19 @@ struct TaskCommandTests {
         try await fixture.expectFailure(1, ["task", "show", key], as: fixture.member)
     }
 
+    @Test("task history of a deleted task shows its kept history to the team, and not found to an outsider")
+    func historyOfDeletedTask() async throws {
+        let fixture = try await Fixture.make()
+        let key = try await fixture.addTask("Doomed")
+        try await fixture.expectSuccess(["task", "done", key], as: fixture.member)
+        try await fixture.expectSuccess(["task", "delete", key], as: fixture.member)
+        let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
+        #expect(history.map { $0["kind"] as? String } == ["created", "updated"])
+        #expect(try await fixture.expectSuccess(["task", "history", key], as: fixture.viewer).standardOutput.contains("status: open → done"))
+        let outsider = try await fixture.expectFailure(1, ["task", "history", key], as: fixture.outsider)
+        #expect(outsider.standardError.contains("not found"))
+    }
+
     @Test("task list: every filter, sorting, and paging with the cursor")
     func list() async throws {
         let fixture = try await Fixture.make()
@@ -167,7 +180,10 @@ struct TaskCommandTests {
         let key = try await fixture.addTask("Original")
         try await fixture.expectSuccess(["task", "update", key, "--title", "Changed by admin", "--if-version", "1"], as: fixture.admin)
         let refused = try await fixture.expectFailure(5, ["task", "update", key, "--title", "Stale edit", "--if-version", "1"], as: fixture.member)
-        #expect(refused.standardError == "taskctl: error: task \(key) was changed by someone else; the current version is 2\n")
+        #expect(
+            refused.standardError
+                == "taskctl: error: task \(key) is now at version 2, not the version the change was based on; nothing was changed: read it again and retry\n"
+        )
         try await fixture.expectFailure(5, ["task", "done", key, "--if-version", "1"], as: fixture.member)
         try await fixture.expectFailure(5, ["task", "delete", key, "--if-version", "1"], as: fixture.member)
         let task = try await fixture.show(key)

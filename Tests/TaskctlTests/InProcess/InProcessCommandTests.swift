@@ -41,7 +41,10 @@ struct InProcessCommandTests {
         let key = try await fixture.addTask("Original")
         try await fixture.expectSuccess(["task", "update", key, "--title", "Changed by admin", "--if-version", "1"], as: fixture.admin)
         let refused = try await fixture.expectFailure(5, ["task", "update", key, "--title", "Stale", "--if-version", "1"], as: fixture.member)
-        #expect(refused.standardError == "taskctl: error: task \(key) was changed by someone else; the current version is 2\n")
+        #expect(
+            refused.standardError
+                == "taskctl: error: task \(key) is now at version 2, not the version the change was based on; nothing was changed: read it again and retry\n"
+        )
         let task = try await fixture.show(key)
         #expect(task["title"] as? String == "Changed by admin" && task["version"] as? Int == 2)
     }

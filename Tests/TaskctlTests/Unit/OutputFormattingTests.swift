@@ -1,6 +1,7 @@
 import CommandLineToolkit
 import CSVImport
 import Foundation
+import SafeText
 import TaskCore
 import TaskbaseWire
 import Testing

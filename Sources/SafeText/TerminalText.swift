@@ -4,6 +4,8 @@
 /// visibly, as `\x1B` or `<U+202E>`, so `invoice‮fdp.exe` is seen for what it is.
 ///
 /// Data formats (JSON, CSV to a file or pipe) are written exactly; this is for human output.
+/// The one form of visible escaping: the programs' tables and messages (CommandLineToolkit)
+/// and CSVImport's messages about a file's header both use it.
 public enum TerminalText {
     /// `text` for one line of a table or message: tabs and line breaks become spaces (so the
     /// layout holds), every other control or invisible character is shown escaped.
@@ -20,6 +22,12 @@ public enum TerminalText {
     /// Whether `text` holds a character `escape` would change.
     public static func needsEscaping(_ text: String) -> Bool {
         text.unicodeScalars.contains { visible($0, lineBreaks: true) != nil }
+    }
+
+    /// How `escape` shows `scalar` (`\x1B`, `<U+FEFF>`, `\t`), or nil when it is shown as itself:
+    /// for code that quotes a value in its own way and escapes the rest as every message does.
+    public static func escaped(_ scalar: Unicode.Scalar) -> String? {
+        visible(scalar, lineBreaks: true)
     }
 
     private static func render(_ text: String, lineBreaks: Bool) -> String {
