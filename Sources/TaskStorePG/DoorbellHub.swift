@@ -5,8 +5,9 @@ import TaskCore
 /// The store's one listening session, shared by every doorbell of the process: each channel
 /// is LISTENed once however many watchers it has, and every notification rings each of that
 /// channel's watchers (rings coalesce, so a slow watcher never holds the others up). The
-/// session opens with the first doorbell and stays; when it is lost (a server restart) every
-/// doorbell ends with the error and the next one opens a new session.
+/// session opens with the first doorbell and closes with the last (in taskserve the token
+/// cache's doorbell keeps it open); when it is lost (a server restart) every doorbell ends with
+/// the error and the next one opens a new session.
 final class DoorbellHub: Sendable {
     private typealias Ringer = AsyncThrowingStream<Void, any Error>.Continuation
 
@@ -46,6 +47,20 @@ final class DoorbellHub: Sendable {
     /// A doorbell for `channel`: it rings after each notification on it; once this returns, the
     /// channel is listened to. `stop` ends it.
     func doorbell(on channel: String) async throws -> (rings: AsyncThrowingStream<Void, any Error>, stop: @Sendable () async -> Void) {
+        do {
+            return try await doorbell(on: channel, retrying: true)
+        } catch let error as PGError {
+            throw PostgresTaskStore.translate(error)
+        }
+    }
+
+    /// One try; the session it got may have been closed by the last doorbell leaving meanwhile,
+    /// and then it tries once more on a new one.
+    private func doorbell(
+        on channel: String, retrying: Bool
+    ) async throws -> (
+        rings: AsyncThrowingStream<Void, any Error>, stop: @Sendable () async -> Void
+    ) {
         let (session, listener) = try await openSession()
         let (rings, ringer) = AsyncThrowingStream<Void, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
@@ -54,21 +69,29 @@ final class DoorbellHub: Sendable {
             return state.lastID
         }
         let stop: @Sendable () async -> Void = { [self] in
-            state.withLock { state in
-                guard state.ringers[channel]?.removeValue(forKey: id) != nil else { return }
-                if state.ringers[channel]?.isEmpty == true {
-                    state.ringers[channel] = nil
-                    // Under the lock: a watcher arriving next asks for LISTEN after this.
-                    if state.session?.id == session { listener.unlisten(channel) }
-                }
+            let idle = state.withLock { state -> Bool in
+                guard state.ringers[channel]?.removeValue(forKey: id) != nil else { return false }
+                guard state.ringers[channel]?.isEmpty == true else { return false }
+                state.ringers[channel] = nil
+                guard state.session?.id == session else { return false }
+                // Under the lock: a watcher arriving next asks for LISTEN after this, or opens
+                // a new session.
+                listener.unlisten(channel)
+                guard state.ringers.isEmpty else { return false }
+                state.session = nil
+                return true
             }
             ringer.finish()
+            // The last doorbell gone: no listening session is left behind.
+            if idle { await listener.close() }
         }
         do {
             try await listener.listen(channel)
-        } catch let error as PGError {
+        } catch {
             await stop()
-            throw PostgresTaskStore.translate(error)
+            let replaced = state.withLock { $0.session?.id != session }
+            guard retrying, replaced, !listener.isListening else { throw error }
+            return try await doorbell(on: channel, retrying: false)
         }
         return (rings, stop)
     }
@@ -89,7 +112,6 @@ final class DoorbellHub: Sendable {
             return (session.id, try await session.listener.value)
         } catch {
             state.withLock { state in if state.session?.id == session.id { state.session = nil } }
-            if let error = error as? PGError { throw PostgresTaskStore.translate(error) }
             throw error
         }
     }

@@ -103,7 +103,8 @@ struct EventStreamTests {
             #expect(stream.text.contains("Fanned out"))
         }
         await f.stop()
-        #expect(await store.listeningBackendPID == pid)
+        // Every stream ended and the token cache stopped: no listening session is left behind.
+        try await waitUntil("the listening session to close") { await store.listeningBackendPID == nil }
     }
 
     @Test(

@@ -13,8 +13,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory, postgres
 
     /// One PostgreSQL store for every test of the process, over the shared migrated database.
+    /// Suites run in parallel on a shared, often loaded machine: a request waits up to 30 s for
+    /// a connection rather than failing the test on a slow moment.
     static let postgresStore = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 8)
+        try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 8, acquireTimeout: .seconds(30))
     }
 
     func make() async throws -> any TaskStore {

@@ -53,6 +53,9 @@ public final class PGListener: Sendable {
     /// The server process listening (`pg_stat_activity.pid`).
     public var backendPID: Int32 { connection.backendPID }
 
+    /// Whether the session is still open (neither closed nor lost).
+    public var isListening: Bool { state.withLock { $0.ended == nil } }
+
     /// The channels the session listens on now.
     public var channels: Set<String> { state.withLock { $0.listening } }
 
