@@ -7,13 +7,16 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -21,7 +24,8 @@ sys.path.insert(0, os.path.join(HERE, "reference"))
 from statements import load  # noqa: E402
 
 BENCH_OWNER = "bench.owner@example.com"
-WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6")
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9")
+HTTP_WORKLOADS = ("w7", "w8", "w9")
 
 
 def log(message):
@@ -39,10 +43,14 @@ class Bench:
         self.results = {}  # workload -> tool -> [ops/s]
         self.notes = {}
         self.w4_peaks_kib = []  # taskimport's peak resident memory in each W4 round
+        self.measures = {}  # name -> [value per round] (latencies, memory: not rates)
+        self.servers = {}  # name -> (process, port) of the HTTP servers this run started
+        self.token_key = secrets.token_hex(32)
+        self.http_port = args.http_port
 
     # -- running -----------------------------------------------------------------------
-    def run_json(self, command, env=None):
-        completed = subprocess.run(command, capture_output=True, text=True, env=env)
+    def run_json(self, command, env=None, timeout=None):
+        completed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
         if completed.returncode != 0:
             raise RuntimeError(f"{shlex.join(command)} failed:\n{completed.stderr.strip()}")
         return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -113,6 +121,176 @@ class Bench:
             ("taskbase", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
             ("pgbench", lambda _: self.pgbench_rate(seconds))],
             slices=1)
+
+    # -- the HTTP API: W7, W8, W9 ----------------------------------------------------------
+    def http_env(self):
+        """The environment every HTTP server and taskctl get: the same token key."""
+        return dict(os.environ, TASKBASE_TOKEN_KEY=self.token_key)
+
+    def start_server(self, name, port, command, ready, cwd=None, env=None):
+        """Starts `command` in its own process group (so that it and its workers are stopped
+        together, by scripts/bench's trap too), its output in the run's folder, and waits up to
+        30 seconds for `ready()`. Registered before it is waited for: stopped even if it never
+        becomes ready."""
+        log_path = os.path.join(self.work, name + ".log")
+        with open(log_path, "wb") as log_file:
+            process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, cwd=cwd, env=env or self.http_env(),
+                                       start_new_session=True)
+        self.servers[name] = (process, port)
+        if self.args.pid_file:
+            with open(self.args.pid_file, "a") as pids:
+                pids.write(f"{process.pid}\n")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                with open(log_path, errors="replace") as log_file:
+                    raise RuntimeError(f"{name} exited ({process.returncode}) before it was ready:\n{log_file.read()[-2000:]}")
+            if ready():
+                time.sleep(0.2)
+                if process.poll() is None:  # not another server's answer while ours failed to listen
+                    return process
+                continue
+            time.sleep(0.2)
+        raise RuntimeError(f"{name} was not ready after 30 seconds (its log: {log_path})")
+
+    def stop_server(self, name):
+        process, _ = self.servers.pop(name)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def stop_servers(self):
+        for name in list(self.servers):
+            try:
+                self.stop_server(name)
+            except ProcessLookupError:
+                pass
+
+    def answers(self, port):
+        """Whether 127.0.0.1:port answers the benchmark's GET with 200."""
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/tasks/BREAD-1", headers={"Authorization": f"Bearer {self.token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    def taskserve(self, name, port, connections=1024):
+        """taskserve from the release build on 127.0.0.1:port, with a pool of 8 like W6."""
+        if name not in self.servers:
+            self.start_server(name, port, [
+                self.bin + "/taskserve", "--listen", f"127.0.0.1:{port}", "--pool-size", "8", "--max-connections", str(connections)],
+                lambda: self.answers(port))
+        return self.servers[name][1]
+
+    def fastapi(self):
+        """The FastAPI reference: uvicorn, two workers (one per core) with a pool of 4 each."""
+        port = self.http_port + 1
+        if "fastapi" not in self.servers:
+            env = dict(self.http_env(), REFERENCE_POOL_SIZE="4")
+            self.start_server("fastapi", port, [
+                self.python, "-m", "uvicorn", "fastapi_tasks:app", "--host", "127.0.0.1", "--port", str(port), "--workers", "2",
+                "--loop", "uvloop", "--http", "httptools"], lambda: self.answers(port), cwd=os.path.join(HERE, "reference"), env=env)
+        return port
+
+    def wrk_rate(self, port, seconds):
+        """wrk's rate over `seconds` at 64 connections, GETs over the read team's 1,000 tasks;
+        any answer but 200, or a socket error, fails the run."""
+        completed = subprocess.run(
+            ["wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", "-s", self.wrk_script, f"http://127.0.0.1:{port}"],
+            capture_output=True, text=True, timeout=seconds + 60)
+        rate = re.search(r"Requests/sec:\s+([0-9.]+)", completed.stdout)
+        if completed.returncode != 0 or not rate:
+            raise RuntimeError(f"wrk failed:\n{completed.stdout}{completed.stderr}")
+        for problem in (r"Non-2xx or 3xx responses: \d+", r"Socket errors: .*"):
+            found = re.search(problem, completed.stdout)
+            if found:
+                raise RuntimeError(f"wrk against port {port}: {found.group(0)}:\n{completed.stdout}")
+        return {"operations": float(rate.group(1)) * seconds, "seconds": seconds}
+
+    def token_env(self):
+        """The environment the load tools get: the token travels there, not on a command line
+        (which ps shows and a failure message would print)."""
+        return dict(self.http_env(), TASKBASE_BENCH_TOKEN=self.token)
+
+    def httpload(self, port, *arguments, timeout):
+        return self.run_json([self.httpload_bin, str(port), *map(str, arguments)], env=self.token_env(), timeout=timeout)
+
+    def w7(self):
+        ours, seconds = self.taskserve("taskserve", self.http_port), self.args.seconds
+        if self.wrk_script:
+            tools = [("taskserve", lambda _: self.wrk_rate(ours, seconds))]
+            if self.has_fastapi:
+                theirs = self.fastapi()
+                tools.append(("fastapi", lambda _: self.wrk_rate(theirs, seconds)))
+            else:
+                self.notes["w7_fastapi"] = "skipped: FastAPI/uvicorn are not installed in the bench venv"
+            if self.first_round:
+                for port in (ours, theirs) if self.has_fastapi else (ours,):
+                    self.wrk_rate(port, 1)  # warm-up: connections, statement caches, the token cache
+            self.in_turn("w7", 1, tools + [
+                ("in-process-w6", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
+                ("router-in-process", lambda _: self.run_json([self.bin + "/taskbase-bench", "w7-router", "64", "8", str(seconds)],
+                                                              env=self.token_env()))],
+                slices=1)
+        else:
+            self.notes["w7_wrk"] = "skipped: wrk is not installed (apt-get install wrk); only the fixed-rate latency ran"
+        rate, duration = self.args.rate, self.args.latency_seconds
+        result = self.httpload(ours, "fixed", rate, duration, 64, "/v1/tasks/BREAD-", 1000, timeout=duration + 30)
+        self.measures.setdefault("w7_p99_ms", []).append(result["p99_ms"])
+        self.measures.setdefault("w7_fixed_rate_achieved", []).append(round(result["operations"] / result["seconds"]))
+        self.measures.setdefault("w7_fixed_rate_failed", []).append(result["issued"] - result["operations"])
+        self.measures.setdefault("w7_fixed_rate_unsent", []).append(int(rate * duration) - result["issued"])
+        if self.results.get("w7", {}).get("taskserve"):
+            # Diagnostic: the latency at half the rate wrk just measured, a load the server carries.
+            half = max(100, int(self.results["w7"]["taskserve"][-1] / 2))
+            result = self.httpload(ours, "fixed", half, duration, 64, "/v1/tasks/BREAD-", 1000, timeout=duration + 30)
+            self.measures.setdefault("w7_half_rate", []).append(half)
+            self.measures.setdefault("w7_half_rate_p99_ms", []).append(result["p99_ms"])
+            # The floor under it: /healthz (no token, no database) at the same rate; on a busy
+            # machine its p99 is the scheduler's stalls, which the GET's p99 carries too.
+            result = self.httpload(ours, "fixed", half, duration, 64, "/healthz?n=", 1000, timeout=duration + 30)
+            self.measures.setdefault("w7_half_rate_healthz_p99_ms", []).append(result["p99_ms"])
+
+    def w8(self):
+        port = self.taskserve("taskserve", self.http_port)
+
+        def patches(calls):
+            result = self.httpload(port, "patch", calls, 120, 1, "/v1/tasks/BPATCH-", 100, timeout=180)
+            if result["errors"] or result["timed_out"] or result["operations"] != calls:
+                raise RuntimeError(f"W8: {calls} PATCHes did not all answer 200: {result}")
+            self.measures.setdefault("w8_patch_p50_ms", []).append(result["p50_ms"])
+            return result
+
+        self.in_turn("w8", self.args.http_writes, [
+            ("taskserve-patch", patches),
+            ("in-process-w2", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w2", str(calls)])),
+            ("in-process-update", lambda calls: self.run_json([self.bin + "/taskbase-bench", "w8-update", str(calls)]))])
+
+    def w9(self):
+        """A failed round is noted, not fatal: with one LISTEN connection per stream (before issue
+        17's item 6), 1,000 subscribers exceed most servers' max_connections, and the run's
+        other results should still be reported."""
+        subscribers = self.args.subscribers
+        port = self.taskserve("taskserve-w9", self.http_port + 2, connections=max(1024, subscribers + 256))
+        try:
+            pid = self.servers["taskserve-w9"][0].pid
+            writes = self.args.sse_writes
+            result = self.run_json([self.python, os.path.join(HERE, "sse_fanout.py"), str(port), "BW9", str(subscribers), str(writes),
+                                    "10", str(pid), str(60 + writes)], env=self.token_env(), timeout=120 + writes)
+            if result["lost"] or result["closed_early"]:
+                raise RuntimeError(f"deliveries lost or streams closed early: {result}")
+        except (RuntimeError, subprocess.TimeoutExpired) as failure:
+            self.notes.setdefault("w9_failed_rounds", []).append(str(failure).strip()[-600:])
+            return
+        finally:
+            self.stop_server("taskserve-w9")  # a fresh process each round: its memory growth is the subscribers' alone
+        for key in ("p99_ms", "p50_ms", "p99_from_send_ms", "p99_after_answer_ms", "kib_per_idle_subscriber", "write_p50_ms"):
+            self.measures.setdefault("w9_" + key, []).append(round(result[key], 2))
 
     def pgbench_rate(self, seconds):
         """pgbench's rate over `seconds`, shaped like the other tools' results."""
@@ -264,6 +442,9 @@ class Bench:
                 self.drivers.append(driver)
             else:
                 self.notes[driver] = "not installed: skipped"
+        self.token, self.wrk_script = None, None
+        if any(workload in self.args.only for workload in HTTP_WORKLOADS):
+            self.prepare_http()
         self.csv_files = {}
         if os.path.exists(self.bin + "/taskimport") and "w4" in self.args.only:
             for rows in {self.args.import_rows, self.args.import_small}:
@@ -274,6 +455,31 @@ class Bench:
             self.retitled_csv = os.path.join(self.work, f"tasks-{self.args.import_rows}-retitled.csv")
             subprocess.run([self.python, os.path.join(HERE, "make_tasks_csv.py"), "--retitle", str(self.args.import_rows),
                             self.retitled_csv], check=True)
+
+    def prepare_http(self):
+        """A token for the bench owner, minted as scripts/quickstart does; W9's team; wrk's
+        script; the load generator compiled."""
+        minted = subprocess.run(
+            [self.bin + "/taskctl", "token", "create", BENCH_OWNER, "--name", "bench", "--expires-in", "1d", "--json"],
+            capture_output=True, text=True, env=self.http_env())
+        if minted.returncode != 0:
+            raise RuntimeError(f"taskctl token create failed:\n{minted.stderr.strip()}")
+        self.token = json.loads(minted.stdout)["token"]
+        subprocess.run([self.bin + "/taskbase-bench", "team", "BW9"], check=True, capture_output=True)
+        self.has_fastapi = subprocess.run([self.python, "-c", "import fastapi, uvicorn, uvloop, httptools, asyncpg"],
+                                          capture_output=True).returncode == 0
+        self.httpload_bin = os.path.join(self.work, "httpload")
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", self.httpload_bin, os.path.join(HERE, "httpload.c")], check=True)
+        if shutil.which("wrk"):
+            self.wrk_script = os.path.join(self.work, "w7.lua")
+            with open(self.wrk_script, "w") as f:
+                f.write(f'''wrk.headers["Authorization"] = "Bearer {self.token}"
+local n = 0
+request = function()
+  n = n % 1000 + 1
+  return wrk.format("GET", "/v1/tasks/BREAD-" .. n)
+end
+''')
 
     def write_pgbench_script(self):
         """W1's statements for pgbench: literals inline, the task number a pgbench variable,
@@ -344,12 +550,37 @@ class Bench:
             value = medians["w4"]["taskbase"] / medians["w2"]["c-libpq"]
             ratios["W4 taskimport / one INSERT per row (C) (diagnostic)"] = {"value": round(value, 2), "target": None, "met": None}
         ratio("W6 taskbase / pgbench", "w6", "taskbase", "pgbench", 0.8)
+        ratio("W7 taskserve GET / in-process W6", "w7", "taskserve", "in-process-w6", 0.8)
+        ratio("W7 taskserve GET / FastAPI reference", "w7", "taskserve", "fastapi", 3.0)
+        ratio("W7 router in-process / in-process W6 (diagnostic: the route)", "w7", "router-in-process", "in-process-w6", None)
+        ratio("W7 taskserve / router in-process (diagnostic: HTTP)", "w7", "taskserve", "router-in-process", None)
+        measured = {name: statistics.median(values) for name, values in self.measures.items()}
+        if "w7_p99_ms" in measured:
+            # Met only if every planned request was sent and answered 200 and the median p99 is in bounds.
+            complete = max(self.measures["w7_fixed_rate_unsent"]) == 0 and max(self.measures["w7_fixed_rate_failed"]) == 0
+            value = measured["w7_p99_ms"]
+            ratios[f"W7 p99 ms at {self.args.rate:,} req/s (achieved {measured['w7_fixed_rate_achieved']:,.0f}/s)"] = {
+                "value": round(value, 2), "target": "<= 15", "met": complete and value <= 15}
+        if "w7_half_rate_p99_ms" in measured:
+            ratios[f"W7 p99 ms at half wrk's rate ({measured['w7_half_rate']:,.0f}/s, info)"] = {
+                "value": round(measured["w7_half_rate_p99_ms"], 2), "target": None, "met": None}
+            ratios["W7 p99 ms of /healthz at that rate (the machine's floor)"] = {
+                "value": round(measured["w7_half_rate_healthz_p99_ms"], 2), "target": None, "met": None}
+        ratio("W8 taskserve PATCH If-Match / in-process W2", "w8", "taskserve-patch", "in-process-w2", None)
+        ratio("W8 taskserve PATCH / in-process update (diagnostic)", "w8", "taskserve-patch", "in-process-update", None)
+        if "w9_p99_ms" in measured:
+            ratios[f"W9 commit-to-delivery p99 ms, {self.args.subscribers:,} subscribers"] = {
+                "value": measured["w9_p99_ms"], "target": "<= 100", "met": measured["w9_p99_ms"] <= 100}
+            ratios["W9 p99 ms after the writer's answer (a lower bound)"] = {
+                "value": measured["w9_p99_after_answer_ms"], "target": None, "met": None}
+            ratios["W9 KiB per idle subscriber (taskserve RSS growth)"] = {
+                "value": measured["w9_kib_per_idle_subscriber"], "target": "<= 64", "met": measured["w9_kib_per_idle_subscriber"] <= 64}
         if "w4_memory_ratio" in self.notes:
             value = self.notes["w4_memory_ratio"]
             ratios[f"W4 peak memory {self.args.import_rows} / {self.args.import_small} rows"] = {
                 "value": value, "target": "<= 1.5", "met": value <= 1.5}
         document = {"rounds": self.args.rounds, "medians_ops_per_second": medians, "ratios": ratios, "notes": self.notes,
-                    "samples": self.results}
+                    "samples": self.results, "measures": self.measures}
         if self.args.json:
             print(json.dumps(document, indent=2, sort_keys=True))
             return
@@ -366,11 +597,13 @@ class Bench:
             print(f"{name:<60}{r['value']:>8}  {target:<8} {met}")
         for key, value in self.notes.items():
             print(f"note: {key}: {value}")
+        for key, values in self.measures.items():
+            print(f"measure: {key}: each round {' '.join(str(value) for value in values)}")
 
     def main(self):
         try:
             self.prepare()
-            plan = [getattr(self, name) for name in ("w1", "w2", "w3", "w5", "w6", "w4") if name in self.args.only]
+            plan = [getattr(self, name) for name in ("w1", "w2", "w3", "w5", "w6", "w7", "w8", "w9", "w4") if name in self.args.only]
             for round_number in range(1, self.args.rounds + 1):
                 self.round_number = round_number
                 self.first_round = round_number == 1
@@ -379,6 +612,7 @@ class Bench:
                     workload()
             self.import_memory()
         finally:
+            self.stop_servers()
             # The generated CSV files (150 MB for the full run) and statement dumps.
             shutil.rmtree(self.work, ignore_errors=True)
         self.report()
@@ -392,26 +626,39 @@ def parse():
     parser.add_argument("--ref", required=True, help="the C reference binary")
     parser.add_argument("--python", default=sys.executable, help="the Python with asyncpg/psycopg")
     parser.add_argument("--only", action="append", choices=WORKLOADS, metavar="WORKLOAD",
-                        help="run only this workload (w1 ... w6; repeatable), e.g. --only w4")
+                        help="run only this workload (w1 ... w9; repeatable), e.g. --only w4")
     parser.add_argument("--rounds", type=int, help="rounds instead of the default 3")
     parser.add_argument("--import-rows", type=int, help="W4's file size instead of the default")
+    parser.add_argument("--subscribers", type=int, help="W9's event-stream subscribers instead of the default (1,000)")
+    parser.add_argument("--http-port", type=int, default=int(os.environ.get("TASKBASE_BENCH_HTTP_PORT", "18700")),
+                        help="the first of three ports on 127.0.0.1 for W7-W9's servers (default $TASKBASE_BENCH_HTTP_PORT or 18700)")
+    parser.add_argument("--pid-file", help="where to add the process id of each server started (scripts/bench's trap stops them)")
     args = parser.parse_args()
     only, rounds, import_rows = args.only or list(WORKLOADS), args.rounds, args.import_rows
     if args.quick:
         args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 3_000, 3_000, 100, 2
         args.slices = 2
         args.list_team, args.import_rows, args.import_small = 100_000, 50_000, 5_000
+        args.latency_seconds, args.subscribers_default, args.sse_writes, args.http_writes = 3, 100, 10, 500
     else:
         args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 20_000, 20_000, 500, 10
         args.slices = 4
         args.list_team, args.import_rows, args.import_small = 1_000_000, 1_000_000, 10_000
+        args.latency_seconds, args.subscribers_default, args.sse_writes, args.http_writes = 10, 1_000, 50, 20_000
     args.only = only
     args.rounds = rounds or args.rounds
     args.import_rows = import_rows or args.import_rows
+    args.subscribers = args.subscribers or args.subscribers_default
+    args.rate = 3_000  # W7's fixed rate (the issue's target: p99 <= 15 ms at 3,000 req/s)
     if "w5" not in only:
         args.list_team = 0  # only W5 reads the big list team
     return args
 
 
+def terminate(signum, _frame):
+    raise SystemExit(128 + signum)  # so that `finally` stops the servers
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, terminate)
     Bench(parse()).main()

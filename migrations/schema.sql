@@ -700,6 +700,10 @@ GRANT USAGE ON SEQUENCE public.api_tokens_id_seq TO taskbase_app;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.memberships TO taskbase_app;
 
+-- Name: COLUMN schema_migrations.version; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT SELECT(version) ON TABLE public.schema_migrations TO taskbase_app;
+
 -- Name: TABLE task_changes; Type: ACL; Schema: public; Owner: taskbase_owner
 
 GRANT SELECT,INSERT ON TABLE public.task_changes TO taskbase_app;

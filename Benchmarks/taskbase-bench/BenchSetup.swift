@@ -10,8 +10,10 @@ enum BenchSetup {
     static let readTeam = "BREAD"
     static let readTeamSize = 1_000
     static let listTeam = "BLIST"
+    /// The team W8 changes over HTTP (PATCH), apart from the read team so reads see no churn.
+    static let patchTeam = "BPATCH"
 
-    /// Migrates, creates the owner and the read team (1,000 tasks) when missing, and the list
+    /// Migrates, creates the owner, the read team and the patch team (1,000 tasks each) when missing, and the list
     /// team with `listTeamSize` tasks (inserted by SQL: it is data, not a measurement).
     static func run(config: PGConfig, migrations: String, listTeamSize: Int) async throws {
         _ = try await MigrationRunner(directory: MigrationDirectory(path: migrations), config: config).up()
@@ -21,15 +23,16 @@ enum BenchSetup {
         if (try? await service.user(owner)) == nil {
             _ = try await service.createUser(email: ownerEmail, displayName: "Bench Owner")
         }
-        if (try? await service.team(try TeamKey(readTeam), as: owner)) == nil {
-            _ = try await service.createTeam(key: readTeam, name: "Point reads", as: owner)
+        for (key, name) in [(readTeam, "Point reads"), (patchTeam, "HTTP patches")]
+        where (try? await service.team(try TeamKey(key), as: owner)) == nil {
+            _ = try await service.createTeam(key: key, name: name, as: owner)
             let drafts = try (1...readTeamSize).map { index in
                 try TaskImportDraft(
                     try TaskDraft(
                         title: "Read task \(index)", notes: "Notes of task \(index)", priority: .medium,
                         category: index % 3 == 0 ? nil : "Area \(index % 7)", externalID: "read-\(index)"))
             }
-            _ = try await service.importTasks(into: try TeamKey(readTeam), policy: .update, drafts: drafts, as: owner)
+            _ = try await service.importTasks(into: try TeamKey(key), policy: .update, drafts: drafts, as: owner)
         }
         if listTeamSize > 0 {
             let key = try TeamKey(listTeam)

@@ -1,8 +1,10 @@
+import APITokens
 import Foundation
 import Synchronization
 import PGStore
 import TaskCore
 import TaskStorePG
+import TaskbaseServer
 
 /// One measured run: how many operations in how many seconds.
 struct Measurement: Encodable {
@@ -152,14 +154,34 @@ enum Workloads {
         let store = try await PostgresTaskStore.open(config: config, maxConnections: pool)
         let service = TaskService(store: store)
         let team = try TeamKey(BenchSetup.readTeam)
+        let pgPool = store.source as? PGPool
+        var servedBefore = 0
+        let (total, elapsed) = try await concurrently(clients: clients, duration: duration) {
+            servedBefore = pgPool?.statistics.servedPipelines ?? 0
+        } call: { number in
+            _ = try await service.task(TaskKey(team: team, number: Int64(number)), as: owner)
+        }
+        let served = (pgPool?.statistics.servedPipelines ?? 0) - servedBefore
+        return Measurement(
+            workload: "w6", operations: total, seconds: elapsed,
+            extra: ["served_by_another_call": String(format: "%.2f", Double(served) / Double(max(total, 1)))])
+    }
+}
+
+extension Workloads {
+    /// Runs `call` from `clients` tasks, each over the read team's task numbers from its own
+    /// start: 20 calls each to warm up (connections open, statements prepared), then as many as
+    /// fit in `duration`. `clockStarts` runs between the two. Returns the timed calls and seconds.
+    static func concurrently(
+        clients: Int, duration: Duration, clockStarts: () -> Void = {}, call: @escaping @Sendable (_ number: Int) async throws -> Void
+    ) async throws -> (calls: Int, seconds: Double) {
         func run(until stop: @escaping @Sendable (_ done: Int) -> Bool) async throws -> Int {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for client in 0..<clients {
                     group.addTask {
                         var done = 0
                         while !stop(done) {
-                            let number = Int64((client * 7919 + done) % BenchSetup.readTeamSize + 1)
-                            _ = try await service.task(TaskKey(team: team, number: number), as: owner)
+                            try await call((client * 7919 + done) % BenchSetup.readTeamSize + 1)
                             done += 1
                         }
                         return done
@@ -169,16 +191,54 @@ enum Workloads {
             }
         }
         _ = try await run { done in done >= 20 }
-        let pgPool = store.source as? PGPool
-        let servedBefore = pgPool?.statistics.servedPipelines ?? 0
+        clockStarts()
         let deadline = ContinuousClock.now + duration
         let started = ContinuousClock.now
         let total = try await run { _ in ContinuousClock.now >= deadline }
-        let elapsed = ContinuousClock.now - started
-        let served = (pgPool?.statistics.servedPipelines ?? 0) - servedBefore
-        return Measurement(
-            workload: "w6", operations: total, seconds: seconds(elapsed),
-            extra: ["served_by_another_call": String(format: "%.2f", Double(served) / Double(max(total, 1)))])
+        return (total, seconds(ContinuousClock.now - started))
+    }
+}
+
+/// The HTTP workloads' in-process diagnostics: what W7 and W8 cost without the HTTP server.
+enum RouteWorkloads {
+    /// W7 without HTTP: `clients` tasks answering `GET /v1/tasks/{key}` through taskserve's own
+    /// router (token check, the route's statements, the JSON document) for `duration`, over a
+    /// pool of `pool` with taskserve's session limits; everything but libmicrohttpd and the socket.
+    static func routerReads(config: PGConfig, clients: Int, pool: Int, duration: Duration, token: String) async throws -> Measurement {
+        let store = try await PostgresTaskStore.open(
+            config: config, maxConnections: pool, limits: PGSessionLimits(lockTimeout: .seconds(10), statementTimeout: .seconds(30)))
+        let service = TaskService(store: store)
+        let verifier = TokenVerifier(service: service, secrets: TokenSecrets.fromEnvironment())
+        verifier.start()
+        defer { verifier.stop() }
+        let router = buildRouter(service: service, verifier: verifier, options: APIOptions(secrets: TokenSecrets.fromEnvironment()))
+        let waitUntil = ContinuousClock.now + .seconds(10)
+        while !verifier.isCaching && ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
+        let (total, elapsed) = try await Workloads.concurrently(clients: clients, duration: duration) { number in
+            let request = HTTPRequest(
+                method: "GET", path: "/v1/tasks/\(BenchSetup.readTeam)-\(number)", headers: ["authorization": "Bearer \(token)"])
+            let status = await router.respond(to: request).response.status
+            guard status == 200 else { throw BenchError("W7 (router) answered \(status) for \(request.path)") }
+        }
+        return Measurement(workload: "w7-router", operations: total, seconds: elapsed)
+    }
+
+    /// W8 without HTTP: `count` changes of a title through `TaskService` with the expected
+    /// version, one at a time on one connection, over the patch team's first 100 tasks.
+    static func updates(config: PGConfig, count: Int) async throws -> Measurement {
+        let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
+        let team = try TeamKey(BenchSetup.patchTeam)
+        var versions: [Int64: Int64] = [:]
+        for number in Int64(1)...100 { versions[number] = try await service.task(TaskKey(team: team, number: number), as: Workloads.owner).version }
+        let started = ContinuousClock.now
+        for index in 0..<count {
+            let number = Int64(index % 100 + 1)
+            let changes = try TaskChanges(title: "Updated by W8 \(index)")
+            let task = try await service.updateTask(
+                TaskKey(team: team, number: number), changes, expectedVersion: versions[number], as: Workloads.owner)
+            versions[number] = task.version
+        }
+        return Measurement(workload: "w8-update", operations: count, seconds: seconds(ContinuousClock.now - started))
     }
 }
 

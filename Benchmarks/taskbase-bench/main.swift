@@ -11,6 +11,9 @@ import TaskStorePG
 //   taskbase-bench w1-pgstore COUNT          W1's statements through PGStore alone (no service, no pool)
 //   taskbase-bench w5 COUNT
 //   taskbase-bench w6 CLIENTS POOL SECONDS
+//   taskbase-bench w7-router CLIENTS POOL SECONDS   W7's GET through taskserve's router, no HTTP
+//                                                  (the token in TASKBASE_BENCH_TOKEN)
+//   taskbase-bench w8-update COUNT           W8's change through TaskService, no HTTP
 //   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
 //   taskbase-bench dump w1|w2 FILE
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -35,6 +38,14 @@ do {
         try emit(
             try await Workloads.concurrentReads(
                 config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10))))
+    case "w7-router":
+        guard let token = ProcessInfo.processInfo.environment["TASKBASE_BENCH_TOKEN"] else {
+            throw BenchError("w7-router reads the API token from TASKBASE_BENCH_TOKEN")
+        }
+        try emit(
+            try await RouteWorkloads.routerReads(
+                config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10)), token: token))
+    case "w8-update": try emit(try await RouteWorkloads.updates(config: config, count: argument(1, 20_000)))
     case "team":
         guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
         let service = TaskService(store: try await PostgresTaskStore.open(config: config, maxConnections: 1))
@@ -44,7 +55,7 @@ do {
         try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
     default:
         throw BenchError(
-            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
+            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|w7-router|w8-update|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
         )
     }
 } catch {

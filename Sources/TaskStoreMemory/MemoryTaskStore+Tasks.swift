@@ -33,13 +33,15 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
-    /// Removes the task and logs the deletion; its history stays, reachable by the key.
+    /// Removes the task and logs the deletion; its history stays, reachable by the key, and
+    /// ends with the deletion.
     public func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws {
         try mutate { state in
             let (gate, task) = try state.gatedTask(key, access: access)
             try Self.checkVersion(of: task, expected: expectedVersion)
             state.remove(task)
             let actor = gate.actor.id
+            state.history[task.teamID, default: [:]][key.number, default: []].append(TaskHistoryEntry(deleting: task, by: actor, at: time))
             return (
                 (), gate.team.id,
                 [{ TaskChange(kind: .deleted, key: key, taskID: task.id, version: task.version, actorID: actor, at: time, sequence: $0) }]

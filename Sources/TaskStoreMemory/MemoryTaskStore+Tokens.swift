@@ -5,7 +5,7 @@ extension MemoryTaskStore: TokenRepository {
     /// Refuses a hash already stored.
     public func createToken(of user: UserID, name: String, digest: TokenDigest, expiresAt: Date, at time: Date) async throws -> APIToken {
         try state.withLock { state in
-            guard state.users[user] != nil else { throw TaskError.notFound(what: UserRef.id(user).description) }
+            guard state.users[user] != nil else { throw TaskError.unknownUser(.id(user)) }
             guard state.tokenIDsByHash[digest.hash] == nil else { throw TaskError.alreadyExists(what: "token \(digest.prefix)") }
             let token = APIToken(id: state.nextID(), userID: user, name: name, prefix: digest.prefix, createdAt: time, expiresAt: expiresAt)
             state.tokens[token.id] = token

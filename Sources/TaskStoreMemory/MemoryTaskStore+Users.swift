@@ -26,7 +26,7 @@ extension MemoryTaskStore: UserRepository {
     /// Flips the disabled flag, keeping an enabled owner in every team.
     public func setUserDisabled(_ id: UserID, _ disabled: Bool, as actor: UserRef?) async throws -> User {
         try state.withLock { state in
-            guard var user = state.users[id] else { throw TaskError.notFound(what: UserRef.id(id).description) }
+            guard var user = state.users[id] else { throw TaskError.unknownUser(.id(id)) }
             user.isDisabled = disabled
             state.users[id] = user
             for (team, roles) in state.roles where roles[id] == .owner {

@@ -244,6 +244,10 @@ extension PostgresTaskStore: TaskRepository {
                 """
                 WITH gone AS (
                     DELETE FROM tasks WHERE team_id = \(task.teamID.rawValue) AND number = \(key.number) RETURNING number, id, version
+                ), history AS (
+                    INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind)
+                    SELECT \(task.teamID.rawValue), gone.id, gone.number, gone.version, \(actor.id.rawValue), \(time), 'deleted'
+                      FROM gone
                 ), counter AS (
                     UPDATE task_counters c SET last_change = c.last_change + 1
                      WHERE c.team_id = \(task.teamID.rawValue) AND EXISTS (SELECT 1 FROM gone) RETURNING c.last_change

@@ -26,7 +26,7 @@ extension PostgresTaskStore: TokenRepository {
                 SELECT u.id, \(name), \(digest.prefix), \(Data(digest.hash)), \(time), \(expiresAt) FROM users u WHERE u.id = \(user.rawValue)
                 RETURNING \(unsafeSQL: Self.tokenColumns)
                 """)
-            guard let row = rows.first else { throw TaskError.notFound(what: UserRef.id(user).description) }
+            guard let row = rows.first else { throw TaskError.unknownUser(.id(user)) }
             return try Self.token(in: row)
         }
     }

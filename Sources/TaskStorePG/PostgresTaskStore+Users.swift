@@ -40,7 +40,7 @@ extension PostgresTaskStore: UserRepository {
                 """
                 UPDATE users u SET disabled = \(disabled) WHERE u.id = \(id.rawValue) RETURNING \(unsafeSQL: Self.userColumns)
                 """)
-            guard let user = try rows.first.flatMap(Self.user(in:)) else { throw TaskError.notFound(what: "user #\(id)") }
+            guard let user = try rows.first.flatMap(Self.user(in:)) else { throw TaskError.unknownUser(.id(id)) }
             return user
         }
     }

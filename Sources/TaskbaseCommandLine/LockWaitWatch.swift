@@ -49,7 +49,7 @@ public enum LockWaitWatch {
             await stopWatching()
             let blocker = seen.withLock { $0 }
             throw CommandFailure(
-                "gave up waiting for a lock after lock_timeout (\(ServiceConnection.opened.map { DurationText.format($0.limits.lockTimeout) } ?? "?"))"
+                "gave up waiting for a lock after lock_timeout (\(ServiceConnection.opened.map { $0.limits.lockTimeout.displayText } ?? "?"))"
                     + (blocker.map { ", held by \($0)" } ?? "")
                     + "; nothing was changed; try again, or allow longer with --lock-timeout or TASKBASE_LOCK_TIMEOUT",
                 exitCode: .conflict)

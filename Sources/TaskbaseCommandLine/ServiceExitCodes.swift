@@ -16,13 +16,17 @@ import TaskCore
 public enum ServiceExitCodes {
     /// `error` as the runner should report it. Usage errors, cancellation and failures that
     /// already carry a code pass through; TaskCore and PGStore errors become `CommandFailure`s.
-    /// `consequence` (e.g. "nothing was imported") is appended to every failure's line.
-    public static func failure(for error: any Error, consequence: String? = nil) -> any Error {
+    /// `consequence` (e.g. "nothing was imported") is appended to every failure's line. With
+    /// `actor` (the command's `ActingUser`), that user not existing is said to be about `--as`.
+    public static func failure(for error: any Error, consequence: String? = nil, actor: UserRef? = nil) -> any Error {
         let suffix = consequence.map { "; \($0)" } ?? ""
         switch error {
         case is UsageError, is CancellationError, is CommandFailure:
             return error
         case let error as TaskError:
+            if let actor, error == .unknownUser(actor) {
+                return CommandFailure(ActingUser.notFoundMessage(actor, suffix: suffix), exitCode: exitCode(for: error))
+            }
             return CommandFailure(error.description + suffix, exitCode: exitCode(for: error))
         case let error as PGError:
             return CommandFailure(message(for: error, suffix: suffix), exitCode: exitCode(for: error))
@@ -64,14 +68,13 @@ public enum ServiceExitCodes {
             return "bad database configuration: \(text)\(suffix); check DATABASE_URL, the PG* variables and .env"
         }
         if error.code == .queryCanceled, error.message.contains("statement timeout") {
-            let limit = ServiceConnection.opened.map { " (\(DurationText.format($0.limits.statementTimeout)))" } ?? ""
+            let limit = ServiceConnection.opened.map { " (\($0.limits.statementTimeout.displayText))" } ?? ""
             return "the statement ran longer than statement_timeout\(limit) and was cancelled\(suffix.isEmpty ? "; nothing was changed" : suffix); "
                 + "allow longer with --statement-timeout or TASKBASE_STATEMENT_TIMEOUT"
         }
         if Self.schemaMissingStates.contains(error.sqlState ?? "") {
             let primary = "\(error.severity ?? "ERROR") \(error.sqlState ?? ""): \(oneLine(error.message))"
-            return "the database refused: \(primary)\(suffix); its schema looks missing or older than this program: "
-                + "check with taskmigrate status, and apply what is pending with taskmigrate up"
+            return "the database refused: \(primary)\(suffix); its schema looks missing or older than this program: \(SchemaStatus.migrationAdvice)"
         }
         return switch exitCode(for: error) {
         case .cannotConnect: "lost the database connection: \(text)\(suffix); check that the server is up"

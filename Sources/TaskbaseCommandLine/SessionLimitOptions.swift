@@ -12,11 +12,11 @@ public enum SessionLimitOptions {
                 "lock-timeout", valueName: "DURATION",
                 help:
                     "How long a statement waits for a lock another session holds before giving up (exit 5), naming that session: 500ms, 10s, 2min; 0 or none waits forever.",
-                default: DurationText.format(lockTimeout), environment: "TASKBASE_LOCK_TIMEOUT"),
+                default: lockTimeout.displayText, environment: "TASKBASE_LOCK_TIMEOUT"),
             Option(
                 "statement-timeout", valueName: "DURATION",
                 help: "How long one statement may run before it is cancelled; 0 or none for no limit.",
-                default: DurationText.format(statementTimeout), environment: "TASKBASE_STATEMENT_TIMEOUT"),
+                default: statementTimeout.displayText, environment: "TASKBASE_STATEMENT_TIMEOUT"),
         ]
     }
 

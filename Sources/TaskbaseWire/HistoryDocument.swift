@@ -1,7 +1,7 @@
 import Foundation
 import TaskCore
 
-/// One history entry in JSON: `version`, `kind` (created, updated, imported, reimported),
+/// One history entry in JSON: `version`, `kind` (created, updated, imported, reimported, deleted),
 /// `at`, `actor` (email), and `changes`, each with `field`, `old` and `new` (null when empty;
 /// an assignee as an email).
 public struct HistoryDocument: Codable, Hashable, Sendable {
@@ -17,7 +17,7 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
 
     /// The version this entry made.
     public var version: Int64
-    /// created, updated, imported or reimported.
+    /// created, updated, imported, reimported or deleted.
     public var kind: String
     /// When.
     public var at: Date

@@ -129,7 +129,8 @@ public struct TaskMergePatch: Codable, Hashable, Sendable {
     private func required(_ patch: Patch<String?>, _ field: String) throws -> String? {
         switch patch {
         case .unchanged: return nil
-        case .set(nil): throw TaskError.validation(field: field, reason: "cannot be null; leave it out to keep it")
+        case .set(nil):
+            throw TaskError.validation(field: field, reason: "the \(TaskError.spoken(field)) cannot be null; leave it out to keep it")
         case .set(let value?): return value
         }
     }

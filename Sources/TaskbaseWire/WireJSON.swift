@@ -41,15 +41,15 @@ extension WireJSON {
         } catch let error as TaskError {
             throw error
         } catch let DecodingError.keyNotFound(key, context) {
-            throw TaskError.validation(field: path(context.codingPath + [key]), reason: "is required")
+            throw refusal(of: context.codingPath + [key], "is required")
         } catch let DecodingError.typeMismatch(type, context) {
-            throw TaskError.validation(field: path(context.codingPath), reason: "must be \(jsonType(type))")
+            throw refusal(of: context.codingPath, "must be \(jsonType(type))")
         } catch let DecodingError.valueNotFound(type, context) {
-            throw TaskError.validation(field: path(context.codingPath), reason: "must be \(jsonType(type)), not null")
+            throw refusal(of: context.codingPath, "must be \(jsonType(type)), not null")
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             throw TaskError.validation(field: path(context.codingPath), reason: context.debugDescription)
         } catch {
-            throw TaskError.validation(field: "body", reason: "is not valid JSON (UTF-8) of the documented shape")
+            throw refusal(of: [], "is not valid JSON (UTF-8) of the documented shape")
         }
     }
 
@@ -57,8 +57,16 @@ extension WireJSON {
     private static func refuseUnknownFields(in data: Data, known: Set<String>) throws {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw TaskError.validation(field: unknown, reason: "is not a field of this request; it takes \(known.sorted().joined(separator: ", "))")
+            throw TaskError.validation(
+                field: unknown, reason: "\(unknown) is not a field of this request, which takes \(known.sorted().joined(separator: ", "))")
         }
+    }
+
+    /// The refusal of the value at `keys` (the body when empty), whose reason names it:
+    /// "the title is required".
+    private static func refusal(of keys: [any CodingKey], _ predicate: String) -> TaskError {
+        let field = path(keys)
+        return .validation(field: field, reason: "the \(TaskError.spoken(field)) \(predicate)")
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

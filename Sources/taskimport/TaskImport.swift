@@ -72,7 +72,7 @@ enum TaskImport {
             } catch  where Task.isCancelled {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {
-                throw ImportExitCodes.failure(for: error)
+                throw ImportExitCodes.failure(for: error, values: values)
             }
         }
     )

@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import Migrations
+import PGStore
 
 /// `taskmigrate`: Taskbase's schema migrations. The command tree below drives parsing, help
 /// and usage lines; what each command does is `MigrateCommands`'.
@@ -29,16 +30,16 @@ enum TaskMigrate {
                 "dir", valueName: "PATH", help: "The migrations folder.", default: "migrations", environment: MigrationDirectory.environmentVariable),
             Option(
                 "lock-timeout", valueName: "DURATION", help: "lock_timeout for every migration statement: 500ms, 5s, 2min, 1h.",
-                default: DurationText.format(defaults.lockTimeout), environment: "TASKBASE_LOCK_TIMEOUT"),
+                default: defaults.lockTimeout.displayText, environment: "TASKBASE_LOCK_TIMEOUT"),
             Option(
                 "statement-timeout", valueName: "DURATION", help: "statement_timeout for every migration statement.",
-                default: DurationText.format(defaults.statementTimeout), environment: "TASKBASE_STATEMENT_TIMEOUT"),
+                default: defaults.statementTimeout.displayText, environment: "TASKBASE_STATEMENT_TIMEOUT"),
             Option(
                 "lock-retries", valueName: "N", help: "Tries again after a lock timeout, with doubling backoff.", type: .integer,
                 default: String(defaults.lockRetries)),
             Option(
                 "lock-wait", valueName: "DURATION", help: "How long to wait for another runner's migration lock.",
-                default: DurationText.format(defaults.migrationLockWait), environment: "TASKBASE_LOCK_WAIT"),
+                default: defaults.migrationLockWait.displayText, environment: "TASKBASE_LOCK_WAIT"),
         ],
         subcommands: [status, up, down, verify, plan, new, lint, baseline]
     )

@@ -27,7 +27,9 @@ enum TaskServe {
 
             Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
             not set. Tokens are hashed under TASKBASE_TOKEN_KEY (set the same value for taskctl). \
-            Exit codes: 0 stopped, 2 usage, 3 cannot connect or listen.
+            A database never migrated is refused at start; one whose schema is older than this \
+            program is served, /readyz answering 503 until taskmigrate up has run. \
+            Exit codes: 0 stopped, 2 usage, 3 cannot connect or listen, or no schema.
             """,
         version: version,
         options: [
@@ -78,6 +80,7 @@ enum TaskServe {
         } catch {
             throw ServiceExitCodes.failure(for: error)
         }
+        let schemaWarning = try await schemaWarning(service)
         let options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
@@ -93,6 +96,7 @@ enum TaskServe {
         if !secrets.hasConfiguredKey {
             try? log.write(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
         }
+        if let schemaWarning { try? log.write(schemaWarning) }
         try? log.write(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
@@ -101,6 +105,29 @@ enum TaskServe {
         // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
         await Task { await server.shutdown(grace: grace) }.value
         try? log.write(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
+    }
+
+    /// Refuses to serve a database never migrated (exit 3, as a database out of reach); for a
+    /// schema older than this build the log line to write, since `/readyz` answers 503 until
+    /// it is migrated (a rolling deploy may start servers before its migration job ends).
+    static func schemaWarning(_ service: TaskService) async throws -> String? {
+        let schema: SchemaStatus
+        do {
+            schema = try await service.schemaStatus()
+        } catch {
+            throw ServiceExitCodes.failure(for: error)
+        }
+        switch schema {
+        case .current:
+            return nil
+        case .neverMigrated:
+            throw CommandFailure("\(schema): \(SchemaStatus.migrationAdvice)", exitCode: .cannotConnect)
+        case .behind:
+            let line = ["warning": "\(schema); /readyz answers 503 until then: \(SchemaStatus.migrationAdvice)"]
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            return String(decoding: try encoder.encode(line), as: UTF8.self) + "\n"
+        }
     }
 
     /// `HOST:PORT` as an IPv4 address and a port; `localhost` is 127.0.0.1.

@@ -198,10 +198,8 @@ struct CommandParserTests {
 
 @Suite("Durations on the command line")
 struct DurationTextTests {
-    @Test("no limit is shown as none, never 0ms; none and 0 both read as no limit, except where zero is not a limit")
+    @Test("none and 0 both read as no limit, except where zero is not a limit")
     func noneForNoLimit() throws {
-        #expect(DurationText.format(.zero) == "none")
-        #expect(DurationText.format(.milliseconds(250)) == "250ms" && DurationText.format(.seconds(90)) == "90s")
         #expect(try DurationText.parse("none", option: "statement-timeout") == .zero)
         #expect(try DurationText.parse("0", option: "statement-timeout") == .zero)
         #expect(throws: UsageError.self) { try DurationText.parse("none", option: "lock-wait", isLimit: false) }

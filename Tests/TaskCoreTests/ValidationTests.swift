@@ -130,7 +130,7 @@ struct ValidationTests {
         #expect(try TaskChanges(category: .set("")).category == .set(nil))
     }
 
-    @Test("a NUL character is refused in every text field, naming the field")
+    @Test("a NUL character is refused in every text field, naming the field, in a reason that reads alone")
     func nulIsRefused() throws {
         #expect(invalidField { _ = try TaskDraft(title: "a\u{0}b") } == "title")
         #expect(invalidField { _ = try TaskDraft(title: "T", notes: "x\u{0}") } == "notes")
@@ -138,6 +138,9 @@ struct ValidationTests {
         #expect(invalidField { _ = try TaskDraft(title: "T", externalID: "\u{0}") } == "externalID")
         #expect(invalidField { _ = try UserFields.email("a\u{0}@example.com") } == "email")
         #expect(invalidField { _ = try UserFields.name("Ann\u{0}") } == "name")
+        #expect(throws: TaskError.validation(field: "externalID", reason: "a NUL character (U+0000) in the external id cannot be stored")) {
+            _ = try TaskDraft(title: "T", externalID: "\u{0}")
+        }
     }
 
     @Test("trimming removes Unicode white space at both ends and keeps the rest, like Foundation's")

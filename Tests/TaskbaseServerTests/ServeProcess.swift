@@ -24,7 +24,7 @@ final class ServeProcess: @unchecked Sendable {
         try process.run()
         try await waitUntil("taskserve to listen") {
             guard let line = self.log.split(separator: "\n").first(where: { $0.contains(#""listening""#) }) else {
-                guard self.process.isRunning else { throw ServeFailure(log: self.log) }
+                guard self.process.isRunning else { throw ServeFailure(log: self.log, status: self.process.terminationStatus) }
                 return false
             }
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -59,5 +59,7 @@ final class ServeProcess: @unchecked Sendable {
 /// taskserve exited before listening.
 struct ServeFailure: Error, CustomStringConvertible {
     var log: String
+    /// Its exit status.
+    var status: Int32
     var description: String { "taskserve exited before listening: \(log)" }
 }

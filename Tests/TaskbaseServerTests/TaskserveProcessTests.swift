@@ -1,6 +1,7 @@
 import Foundation
 import PGStore
 import TaskbaseTestSupport
+import TaskStorePG
 import TaskbaseWire
 import Testing
 #if canImport(Glibc)
@@ -47,6 +48,55 @@ struct TaskserveProcessTests {
             BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
         #expect(offline.exitCode == 3, "\(offline.standardError)")
+    }
+
+    @Test("on a database never migrated taskserve refuses to start, exit 3, saying to run taskmigrate up")
+    func neverMigrated() async throws {
+        try await TestDatabase.with(migrated: false, purpose: "taskserve schema") { database in
+            var environment = TestDatabases.childEnvironment(database.config)
+            environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            do {
+                let serve = try await ServeProcess(environment: environment)
+                Issue.record("taskserve listened on a database never migrated: \(serve.log)")
+                _ = try await serve.stop()
+            } catch let failure as ServeFailure {
+                #expect(failure.status == 3, "\(failure.log)")
+                #expect(
+                    failure.log.contains(
+                        "the database was never migrated: check with taskmigrate status, and apply what is pending with taskmigrate up"),
+                    "\(failure.log)")
+            }
+        }
+    }
+
+    @Test("with its schema behind, taskserve starts and logs it, /readyz is 503 saying why, and 200 once migrated")
+    func schemaBehind() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "taskserve schema") { database in
+            var environment = TestDatabases.childEnvironment(database.config)
+            environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            let needed = PostgresTaskStore.neededSchemaVersion
+            try await database.withConnection { connection in
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: """
+                        CREATE TABLE kept_migration AS SELECT * FROM schema_migrations WHERE version = \(needed);
+                        DELETE FROM schema_migrations WHERE version = \(needed)
+                        """)
+            }
+            let serve = try await ServeProcess(environment: environment)
+            #expect(serve.log.contains("older than the version \(needed) this program needs; /readyz answers 503"), "\(serve.log)")
+            let notReady = try await HTTPClient(baseURL: serve.baseURL).get("/readyz")
+            #expect(notReady.status == 503)
+            #expect(
+                notReady.problem?.detail
+                    == "the database schema is at version \(needed - 1), older than the version \(needed) this program needs: "
+                    + "check with taskmigrate status, and apply what is pending with taskmigrate up")
+            try await database.withConnection { connection in
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: "INSERT INTO schema_migrations SELECT * FROM kept_migration; DROP TABLE kept_migration")
+            }
+            #expect(try await HTTPClient(baseURL: serve.baseURL).get("/readyz").status == 200)
+            #expect(try await serve.stop() == 0)
+        }
     }
 
     @Test("a token from taskctl works over HTTP; the access log names route, status and token prefix, never the token; SIGTERM exits 0")

@@ -76,12 +76,12 @@ struct RequestBodyTests {
 
     @Test("null for a required field, an unknown field or a wrong type is a validation error naming it")
     func mergePatchRefusals() throws {
-        #expect(throws: TaskError.validation(field: "title", reason: "cannot be null; leave it out to keep it")) {
+        #expect(throws: TaskError.validation(field: "title", reason: "the title cannot be null; leave it out to keep it")) {
             try patch(#"{"title": null}"#).changes()
         }
         #expect(throws: TaskError.validation(field: "colour", reason: "a task has no such field")) { try patch(#"{"colour": "red"}"#) }
-        #expect(throws: TaskError.validation(field: "priority", reason: "must be a string")) { try patch(#"{"priority": 3}"#) }
-        #expect(throws: TaskError.validation(field: "body", reason: "is not valid JSON (UTF-8) of the documented shape")) {
+        #expect(throws: TaskError.validation(field: "priority", reason: "the priority must be a string")) { try patch(#"{"priority": 3}"#) }
+        #expect(throws: TaskError.validation(field: "body", reason: "the body is not valid JSON (UTF-8) of the documented shape")) {
             try patch("{\"title\": \"\u{FF}")
         }
         #expect(throws: TaskError.self) { try patch(#"{"status": "finished"}"#).changes() }
@@ -93,14 +93,17 @@ struct RequestBodyTests {
         #expect(draft.title == "Fix it")
         #expect(draft.status == .open)
         #expect(draft.dueDate == CalendarDate(year: 2026, month: 12, day: 24))
-        #expect(throws: TaskError.validation(field: "title", reason: "is required")) {
+        #expect(throws: TaskError.validation(field: "title", reason: "the title is required")) {
             try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"notes": "x"}"#.utf8))
+        }
+        #expect(throws: TaskError.validation(field: "title", reason: "the title must be a string, not null")) {
+            try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"title": null}"#.utf8))
         }
     }
 
     @Test("a request body with a field it does not take is refused naming the field, never half-read")
     func unknownFields() throws {
-        #expect(throws: TaskError.validation(field: "colour", reason: "is not a field of this request; it takes key, name")) {
+        #expect(throws: TaskError.validation(field: "colour", reason: "colour is not a field of this request, which takes key, name")) {
             try WireJSON.decodeBody(CreateTeamRequest.self, from: Data(#"{"key": "CORE", "name": "Core", "colour": "red"}"#.utf8))
         }
         #expect(throws: TaskError.self) { try WireJSON.decodeBody(CreateTokenRequest.self, from: Data(#"{"name": "ci", "x": 42}"#.utf8)) }

@@ -147,6 +147,19 @@ struct TaskimportEndToEndTests {
         #expect(try await fixture.tasks().isEmpty)
     }
 
+    @Test("an --as user who does not exist is named as the acting user, with exit 1, and nothing is imported")
+    func unknownActor() async throws {
+        let fixture = try await ImportFixture.make()
+        let ghost = "ghost-\(UInt32.random(in: 0...UInt32.max))@example.com"
+        let result = try await fixture.importFile(try fixture.file("tasks.csv", sampleCSV(fixture)), as: ghost)
+        #expect(result.exitCode == 1)
+        #expect(
+            result.standardError.contains(
+                "the acting user (--as or TASKBASE_ACTOR), user \(ghost), does not exist; nothing was imported; check the email"),
+            "\(result.standardError)")
+        #expect(try await fixture.tasks().isEmpty)
+    }
+
     @Test("--dry-run writes nothing and reports what the import would do")
     func dryRun() async throws {
         let fixture = try await ImportFixture.make()

@@ -1,5 +1,5 @@
 /// Durations on the command line and in settings (`TASKBASE_LOCK_TIMEOUT`): a number with `ms`, `s`, `min` or `h`, as PostgreSQL writes
-/// its settings (a bare number is milliseconds, as in PostgreSQL).
+/// its settings (a bare number is milliseconds, as in PostgreSQL). Shown with PGStore's `Duration.displayText`.
 public enum DurationText {
     /// Parses `text`, or throws a usage error naming `option` (an option without its dashes, or a
     /// variable). For a limit (`isLimit`, the default) `none` is read as zero, which means no limit.
@@ -16,17 +16,7 @@ public enum DurationText {
         return .milliseconds(Int64((value * factor * 1000).rounded()))
     }
 
-    /// How no limit (a zero duration) is written, in help and messages; `parse` reads it too.
+    /// How no limit (a zero duration) is written: `parse` reads it, as it reads back what
+    /// PGStore's `Duration.displayText` (the programs' one formatter) writes.
     public static let none = "none"
-
-    /// `duration` in the largest unit that shows it exactly: `5s`, `15min`, `250ms`; zero,
-    /// which means no limit wherever a duration is a limit, as `none`.
-    public static func format(_ duration: Duration) -> String {
-        guard duration > .zero else { return none }
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        for (unit, size) in [("h", Int64(3_600_000)), ("min", 60_000), ("s", 1000)] where milliseconds >= size && milliseconds % size == 0 {
-            return "\(milliseconds / size)\(unit)"
-        }
-        return "\(milliseconds)ms"
-    }
 }

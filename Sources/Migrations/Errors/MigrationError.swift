@@ -33,10 +33,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
                         + "which drops and rebuilds it (or drop it yourself: DROP INDEX CONCURRENTLY \($0))"
                 }
                 ?? "nothing was applied — end that session or retry when the table is quieter"
-            return "\(file): could not get its locks within lock_timeout \(lockTimeout.postgresSetting) in \(attempts) tries\(who); \(outcome)"
+            return "\(file): could not get its locks within lock_timeout \(lockTimeout.displayText) in \(attempts) tries\(who); \(outcome)"
         case let .migrationLockBusy(waited, holder):
             let who = holder.map { " (held by \($0))" } ?? ""
-            return "another taskmigrate held the migration lock for \(waited.postgresSetting)\(who); try again later or raise --lock-wait"
+            return "another taskmigrate held the migration lock for \(waited.displayText)\(who); try again later or raise --lock-wait"
         case .lintRefused(let findings):
             return
                 (findings.map(\.description) + ["refusing to apply: fix these or add -- lint:allow RULE to the file (see taskmigrate lint --help)"])
@@ -47,7 +47,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "no migration has version \(version) (\(known))"
         case let .indexBuildStillRunning(file, index, pid, waited):
             return "\(file): a build of index \(index) is still running in server process \(pid) (an earlier, killed taskmigrate up?) "
-                + "after waiting \(waited.postgresSetting); let it finish and run up again, or stop it with SELECT pg_cancel_backend(\(pid))"
+                + "after waiting \(waited.displayText); let it finish and run up again, or stop it with SELECT pg_cancel_backend(\(pid))"
         case .historyNotEmpty(let current):
             return "the history already records migrations (up to version \(current)); baseline only works on a database without history"
         }

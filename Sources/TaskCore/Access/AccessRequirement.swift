@@ -33,7 +33,7 @@ public struct AccessRequirement: Sendable, Hashable {
 
     /// The actor when they exist and are enabled: the check for actions outside any team.
     public static func enabledActor(_ user: User?, named ref: UserRef) throws -> User {
-        guard let user else { throw TaskError.notFound(what: ref.description) }
+        guard let user else { throw TaskError.unknownUser(ref) }
         guard !user.isDisabled else {
             throw TaskError.permissionDenied(
                 what: "do anything", why: "\(user.email.isEmpty ? ref.description : user.email) is disabled; an operator can enable the account again"

@@ -9,7 +9,8 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
     case conflict(what: String, currentVersion: Int64)
     /// A unique name (email, team key, external id) is taken.
     case alreadyExists(what: String)
-    /// An input value is not acceptable; `field` names it as the caller spelled it.
+    /// An input value is not acceptable; `field` names it as the caller spelled it, and
+    /// `reason` says what is wrong in a clause that reads alone ("the title is required").
     case validation(field: String, reason: String)
 
     /// One line for people: what was refused and why.
@@ -24,13 +25,20 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The refusal of a user reference that names nobody (the caller may see): "user ann@example.com
+    /// not found". Made here only, so a program can tell its own acting user's case apart.
+    public static func unknownUser(_ ref: UserRef) -> TaskError {
+        .notFound(what: ref.description)
+    }
+
     /// The refusal of an external id another task of the team holds, worded once for every store.
     public static func externalIDTaken(_ externalID: String, in team: TeamKey, by holder: TaskKey?) -> TaskError {
         .alreadyExists(what: "external id \"\(externalID)\" in team \(team)" + (holder.map { " (task \($0))" } ?? ""))
     }
 
     /// A field's code name as people say it: `externalID` → "external id", `dueDate` → "due date".
-    static func spoken(_ field: String) -> String {
+    /// A reason names its field with it, so that it reads alone (an import's reject report).
+    public static func spoken(_ field: String) -> String {
         var words = ""
         var previous: Character?
         for character in field {

@@ -12,6 +12,8 @@ public struct TaskHistoryEntry: Hashable, Sendable {
         case imported
         /// Changed by an import.
         case reimported
+        /// Deleted: the last entry, with no changes and the version that was deleted.
+        case deleted
     }
 
     /// The task.
@@ -40,5 +42,10 @@ public struct TaskHistoryEntry: Hashable, Sendable {
     /// The entry recording the step from `old` (nil when created) to `new`.
     public init(from old: TaskItem?, to new: TaskItem, kind: Kind) {
         self.init(taskID: new.id, version: new.version, actorID: new.updatedBy, at: new.updatedAt, kind: kind, changes: new.changes(since: old))
+    }
+
+    /// The entry recording that `actor` deleted `task` at `time`.
+    public init(deleting task: TaskItem, by actor: UserID, at time: Date) {
+        self.init(taskID: task.id, version: task.version, actorID: actor, at: time, kind: .deleted, changes: [])
     }
 }

@@ -15,7 +15,7 @@ public struct TaskService: Sendable {
 
     /// The user `ref` names as `actor` sees them, or `notFound`.
     func existingUser(_ ref: UserRef, as actor: UserRef?) async throws -> User {
-        guard let user = try await store.user(ref, as: actor) else { throw TaskError.notFound(what: ref.description) }
+        guard let user = try await store.user(ref, as: actor) else { throw TaskError.unknownUser(ref) }
         return user
     }
 

@@ -53,7 +53,8 @@ public enum TextRules {
     public static func rejectNUL(_ text: String, field: String) throws {
         let hasNUL = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
         if hasNUL {
-            throw TaskError.validation(field: field, reason: "contains a NUL character (U+0000), which cannot be stored")
+            throw TaskError.validation(
+                field: field, reason: "a NUL character (U+0000) in the \(TaskError.spoken(field)) cannot be stored")
         }
     }
 

@@ -35,7 +35,9 @@ extension TaskSessionContract {
             #expect(current.title == "First" && current.version == 2)
             try await f.member.session.deleteTask(task.key, expectedVersion: 2)
             #expect(await Outcome.of { _ = try await f.viewer.session.task(task.key) } == .notFound)
-            #expect(try await f.viewer.session.history(of: task.key).map(\.version) == [1, 2], "a deleted task's history stays")
+            let kept = try await f.viewer.session.history(of: task.key)
+            #expect(kept.map(\.version) == [1, 2, 2] && kept.last?.kind == .deleted, "a deleted task's history stays, ending with the deletion")
+            #expect(kept.last?.actorID == f.member.user.id)
             #expect(await Outcome.of { _ = try await f.outsider.session.history(of: task.key) } == .notFound)
         },
         SessionCheck("history and summary are exactly what the service reports") { f in

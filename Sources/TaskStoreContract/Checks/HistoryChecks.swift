@@ -45,15 +45,20 @@ extension TaskStoreContract {
         },
         ContractCheck("a deleted task is gone but its history stays readable by its key to the team, and its number is not reused") { f in
             let first = try await f.makeTask("Doomed")
-            _ = try await f.service.updateTask(first.key, try TaskChanges(title: "Still doomed"), expectedVersion: 1, as: f.member)
+            let edited = try await f.service.updateTask(first.key, try TaskChanges(title: "Still doomed"), expectedVersion: 1, as: f.member)
             let before = try await f.service.history(of: first.key, as: f.viewer)
-            try await f.service.deleteTask(first.key, expectedVersion: 2, as: f.member)
+            try await f.service.deleteTask(first.key, expectedVersion: 2, as: f.admin)
             #expect(await Outcome.of { _ = try await f.service.task(first.key, as: f.viewer) } == .notFound)
             let kept = try await f.service.history(of: first.key, as: f.viewer)
-            #expect(kept == before && kept.map(\.kind) == [.created, .updated])
+            #expect(Array(kept.dropLast()) == before && kept.map(\.kind) == [.created, .updated, .deleted])
+            let next = try await f.makeTask("Next")
+            #expect(next.key.number == 2)
+            let deletion = try #require(kept.last)
+            #expect(deletion.actorID == (try await f.service.user(f.admin).id) && deletion.taskID == first.id)
+            #expect(deletion.version == 2 && deletion.changes.isEmpty)
+            #expect(deletion.at > edited.updatedAt && deletion.at < next.createdAt, "the deletion's time is when it happened")
             #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.outsider) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.disabled) } != .ok)
-            #expect(try await f.makeTask("Next").key.number == 2)
             #expect(await Outcome.of { _ = try await f.service.history(of: TaskKey(team: first.key.team, number: 3), as: f.viewer) } == .notFound)
         },
         ContractCheck("a task imported and then deleted keeps its import history under its key") { f in
@@ -65,7 +70,7 @@ extension TaskStoreContract {
                 as: f.member)
             let task = try #require(try await f.service.listTasks(in: f.team, as: f.viewer).tasks.first { $0.externalID == "gone-1" })
             try await f.service.deleteTask(task.key, as: f.member)
-            #expect(try await f.service.history(of: task.key, as: f.viewer).map(\.kind) == [.imported, .reimported])
+            #expect(try await f.service.history(of: task.key, as: f.viewer).map(\.kind) == [.imported, .reimported, .deleted])
         },
     ]
 }

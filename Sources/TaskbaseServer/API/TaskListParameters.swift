@@ -28,13 +28,15 @@ enum TaskListParameters {
             limit: try limit(in: request), after: try request.queryValue("after").map { try TaskCursor(encoded: $0) })
         let assignee = request.queryValue("assignee"), category = request.queryValue("category")
         if try flag("unassigned", in: request) {
-            guard assignee == nil else { throw TaskError.validation(field: "unassigned", reason: "cannot be combined with assignee") }
+            guard assignee == nil else { throw TaskError.validation(field: "unassigned", reason: "unassigned cannot be combined with assignee") }
             query.assignee = .unassigned
         } else if let assignee {
             query.assignee = .user(UserRef(assignee))
         }
         if try flag("uncategorized", in: request) {
-            guard category == nil else { throw TaskError.validation(field: "uncategorized", reason: "cannot be combined with category") }
+            guard category == nil else {
+                throw TaskError.validation(field: "uncategorized", reason: "uncategorized cannot be combined with category")
+            }
             query.category = .uncategorized
         } else if let category {
             query.category = .named(category)

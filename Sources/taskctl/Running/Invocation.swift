@@ -21,7 +21,7 @@ struct Invocation: Sendable {
             do {
                 try await LockWaitWatch.run { try await body(Invocation(values: values, environment: TaskctlEnvironment.current)) }
             } catch {
-                throw ServiceExitCodes.failure(for: error)
+                throw ServiceExitCodes.failure(for: error, actor: ActingUser.named(in: values))
             }
         }
     }
@@ -37,8 +37,7 @@ struct Invocation: Sendable {
     /// The acting user when one is named (`--as`, `TASKBASE_ACTOR`): provisioning runs with
     /// the database login's own rights without one.
     func optionalActor() -> UserRef? {
-        guard let text = values.string("as"), !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        return UserRef(text)
+        ActingUser.named(in: values)
     }
 
     /// The output format the flags ask for; `--csv` only where the command declares it.

@@ -16,7 +16,7 @@ struct ImportRun {
             try await importFile()
         } catch {
             if values.flag("json") {
-                try? JSONOutput.write(FailureOutput(error: error, file: values.string("file"), team: values.string("team")).document)
+                try? JSONOutput.write(FailureOutput(error: error, values: values).document)
             }
             throw error
         }
@@ -68,10 +68,10 @@ struct ImportRun {
     }
 
     private func actor() throws(UsageError) -> UserRef {
-        guard let text = values.string("as"), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let actor = ActingUser.named(in: values) else {
             throw UsageError("an import acts as a user: pass --as EMAIL or set TASKBASE_ACTOR")
         }
-        return UserRef(text)
+        return actor
     }
 
     /// The importer's options from the command line, checked as `ImportOptions` checks them.

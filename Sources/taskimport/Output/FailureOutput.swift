@@ -6,8 +6,8 @@ import CommandLineToolkit
 /// has to parse standard error.
 struct FailureOutput {
     let error: any Error
-    let file: String?
-    let team: String?
+    /// The command line the run was given: the file, the team and the acting user.
+    let values: ParsedValues
 
     /// The document.
     struct Document: Encodable {
@@ -49,7 +49,7 @@ struct FailureOutput {
         case let failure as CommandFailure:
             (message, exitCode) = (failure.message, failure.exitCode)
         default:
-            let mapped = ImportExitCodes.failure(for: error)
+            let mapped = ImportExitCodes.failure(for: error, values: values)
             message = ErrorPrinter.message(for: mapped)
             exitCode = (mapped as? any ExitCodeProviding)?.exitCode ?? .failure
         }
@@ -57,7 +57,7 @@ struct FailureOutput {
         let place = failure?.place
         let counts = failure?.rowsSoFar ?? (read: 0, rejected: 0)
         return Document(
-            file: file, team: team,
+            file: values.string("file"), team: values.string("team"),
             error: .init(
                 message: message, exitCode: exitCode.rawValue, line: place?.line, column: place?.column, header: place?.header,
                 character: place?.character),

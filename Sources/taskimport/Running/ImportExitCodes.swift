@@ -6,11 +6,11 @@ import TaskbaseCommandLine
 /// malformed CSV, a missing title column) are 6, or 1 when the file cannot be read; the rest
 /// is `ServiceExitCodes`, every line saying that nothing was imported.
 enum ImportExitCodes {
-    /// `error` as the runner should report it.
-    static func failure(for error: any Error) -> any Error {
+    /// `error` as the runner should report it; `values` name the acting user.
+    static func failure(for error: any Error, values: ParsedValues) -> any Error {
         if let error = error as? CSVImportFailure {
             return CommandFailure(error.description, exitCode: error.isInputRejected ? .inputRejected : .failure)
         }
-        return ServiceExitCodes.failure(for: error, consequence: "nothing was imported")
+        return ServiceExitCodes.failure(for: error, consequence: "nothing was imported", actor: ActingUser.named(in: values))
     }
 }

@@ -85,7 +85,7 @@ enum MigrateCommands {
             let files = try await runner.pending(upTo: values.int("to").map(Int64.init))
             if files.isEmpty { try write("-- nothing pending\n") }
             let timeouts =
-                "lock_timeout \(DurationText.format(runner.settings.lockTimeout)), statement_timeout \(DurationText.format(runner.settings.statementTimeout))"
+                "lock_timeout \(runner.settings.lockTimeout.displayText), statement_timeout \(runner.settings.statementTimeout.displayText)"
             for file in files {
                 try write("-- \(file.fileName): \(file.runsInTransaction ? "one transaction with its history row" : "no transaction"); \(timeouts)\n")
                 try write(file.up.map { $0.text + "\n" }.joined() + "\n")
@@ -182,7 +182,7 @@ enum MigrateCommands {
             line = "waiting for the migration lock\(holder.map { ", held by \($0)" } ?? "") ..."
         case let .retrying(file, attempt, total, delay, blocker):
             line =
-                "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(DurationText.format(delay))"
+                "\(file.fileName): lock timeout (try \(attempt) of \(total + 1))\(blocker.map { "; blocked by \($0)" } ?? ""); retrying in \(delay.displayText)"
         case let .starting(file, direction):
             line = StandardStream.standardError.isTerminal ? "\(direction == .up ? "applying" : "rolling back") \(file.fileName) ..." : nil
         case let .waitingForIndexBuild(file, index, pid):

@@ -99,15 +99,20 @@ struct TaskCommandTests {
         try await fixture.expectFailure(1, ["task", "show", key], as: fixture.member)
     }
 
-    @Test("task history of a deleted task shows its kept history to the team, and not found to an outsider")
+    @Test("task history of a deleted task shows its kept history, ending with who deleted it, to the team, and not found to an outsider")
     func historyOfDeletedTask() async throws {
         let fixture = try await Fixture.make()
         let key = try await fixture.addTask("Doomed")
         try await fixture.expectSuccess(["task", "done", key], as: fixture.member)
-        try await fixture.expectSuccess(["task", "delete", key], as: fixture.member)
+        try await fixture.expectSuccess(["task", "delete", key], as: fixture.admin)
         let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
-        #expect(history.map { $0["kind"] as? String } == ["created", "updated"])
-        #expect(try await fixture.expectSuccess(["task", "history", key], as: fixture.viewer).standardOutput.contains("status: open → done"))
+        #expect(history.map { $0["kind"] as? String } == ["created", "updated", "deleted"])
+        #expect(history.last?["actor"] as? String == fixture.admin && history.last?["version"] as? Int == 2)
+        #expect((history.last?["changes"] as? [Any])?.isEmpty == true && history.last?["at"] is String)
+        let table = try await fixture.expectSuccess(["task", "history", key], as: fixture.viewer).standardOutput
+        #expect(table.contains("status: open → done"))
+        let lastRow = try #require(table.split(separator: "\n").last)
+        #expect(lastRow.contains(fixture.admin) && lastRow.contains("deleted"))
         let outsider = try await fixture.expectFailure(1, ["task", "history", key], as: fixture.outsider)
         #expect(outsider.standardError.contains("not found"))
     }
