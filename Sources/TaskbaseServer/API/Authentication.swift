@@ -119,6 +119,23 @@ public final class TokenVerifier: Sendable {
         return caller
     }
 
+    /// Empties the cache now, for a change this process made (a revocation): the doorbell tells
+    /// every process, but only after a round trip through the database.
+    func invalidate() {
+        cache.withLock { $0.entries = [:] }
+    }
+
+    /// Whether `secret` still authenticates someone, for a response that outlives its request
+    /// (an event stream): false once the token is revoked or expired or its user disabled; true
+    /// when the database cannot say right now (the stream's own reads then decide).
+    func stillValid(_ secret: String) async -> Bool {
+        do {
+            return try await verify(secret) != nil
+        } catch {
+            return true
+        }
+    }
+
     private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {
         guard caller.token.needsUseRecorded(at: now) else { return }
         var used = caller.token
