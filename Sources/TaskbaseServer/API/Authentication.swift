@@ -122,7 +122,7 @@ public final class TokenVerifier: Sendable {
     /// Empties the cache now, for a change this process made (a revocation): the doorbell tells
     /// every process, but only after a round trip through the database.
     func invalidate() {
-        cache.withLock { $0.entries = [:] }
+        cache.withLock { $0.clear(trusted: $0.trusted) }
     }
 
     /// Whether `secret` still authenticates someone, for a response that outlives its request
