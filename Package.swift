@@ -57,7 +57,8 @@ let package = Package(
 
         // The HTTP API: libmicrohttpd, the router and handlers, and the program.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore"]),
+        .target(
+            name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "CLibCrypto"]),
         .executableTarget(
             name: "taskserve",
             dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),
@@ -65,7 +66,7 @@ let package = Package(
             name: "TaskbaseServerTests",
             dependencies: [
                 "TaskbaseServer", "TaskbaseWire", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport", "PGStore",
-                "taskserve",
+                "CSVImport", "taskserve",
                 "taskctl",
             ]),
 
@@ -75,7 +76,7 @@ let package = Package(
             name: "TaskbaseClientTests",
             dependencies: [
                 "TaskbaseClient", "TaskCore", "TaskStoreMemory", "TaskStorePG", "TaskSessionContract", "TaskStoreContract", "TaskbaseTestSupport",
-                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore",
+                "TaskbaseServer", "APITokens", "taskserve", "taskctl", "PGStore", "board-watch",
             ],
             exclude: ["Fixtures"]),
 

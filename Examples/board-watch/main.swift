@@ -8,7 +8,8 @@ let usage = """
     usage: board-watch [TEAM] [--once]
 
     Prints TEAM's board (tasks by category, counts by status, overdue) and reprints it on every
-    change anyone makes, until interrupted. Without TEAM, the first team the token's user is in.
+    change anyone makes, until interrupted (Ctrl-C ends it, exit 0). Without TEAM, the first team
+    the token's user is in.
       --once     print the board and exit
       -h, --help show this help
 
@@ -46,6 +47,14 @@ let once = arguments.contains("--once")
 arguments.removeAll { $0 == "--once" }
 if let unknown = arguments.first(where: { $0.hasPrefix("-") }) { fail("unknown option \(unknown)\n\(usage)", 2) }
 if arguments.count > 1 { fail("at most one team\n\(usage)", 2) }
+
+// Ctrl-C (or SIGTERM) is how a watch ends, so it is a success: exit 0, not a signal death.
+for number in [SIGINT, SIGTERM] { signal(number, SIG_IGN) }
+let interruptions = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+for source in interruptions {
+    source.setEventHandler { exit(0) }
+    source.resume()
+}
 
 let client: TaskbaseClient
 do {

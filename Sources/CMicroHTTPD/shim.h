@@ -48,4 +48,10 @@ static inline uint16_t taskbase_mhd_port(struct MHD_Daemon *daemon) {
     return info ? info->port : 0;
 }
 
+/* The socket of a connection (MHD_get_connection_info is variadic too); -1 when unknown. */
+static inline int taskbase_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 #endif

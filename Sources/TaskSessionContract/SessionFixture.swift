@@ -64,15 +64,6 @@ public struct SessionFixture: Sendable {
     /// How the disabled user is refused by this host.
     public var disabledRefusal: Outcome { host.disabledRefusal }
 
-    /// Runs `body`, which needs the change feed: as a known issue while the host has none.
-    public func needingFeed(_ body: () async throws -> Void) async rethrows {
-        if let missing = host.feedMissing {
-            await withKnownIssue(Comment(rawValue: missing)) { try await body() }
-        } else {
-            try await body()
-        }
-    }
-
     /// Everyone, each with the role they hold in a `makeTeam` team.
     public var cast: [Person] { [owner, admin, member, viewer, outsider, disabled] }
 

@@ -8,7 +8,7 @@ import Testing
 public enum TaskSessionContract {
     /// All of them, grouped by concern.
     public static var checks: [SessionCheck] {
-        permissionChecks + errorChecks + taskChecks + listChecks + teamChecks + feedChecks
+        permissionChecks + errorChecks + taskChecks + listChecks + teamChecks + feedChecks + peopleChecks
     }
 
     /// The service a session host runs for the contract: over `store`, with a clock that
@@ -28,19 +28,19 @@ public struct SessionHost: Sendable {
     /// How a disabled user's session is refused: `permissionDenied` in process; over HTTP the
     /// server stops authenticating the user's tokens (401), revealing nothing about the account.
     public let disabledRefusal: Outcome
-    /// Why this host has no change feed yet, if it has none; the checks that need one then
-    /// expect it to fail (a known issue), and start failing once it works.
-    public let feedMissing: String?
+    /// How long the host may take to refuse a user just disabled: zero in process; a server
+    /// that caches verified tokens learns of it by a notification, within moments.
+    public let revocationDelay: Duration
 
     /// A host whose sessions `open` makes over `service`.
     public init(
-        service: TaskService, disabledRefusal: Outcome = .denied, feedMissing: String? = nil,
+        service: TaskService, disabledRefusal: Outcome = .denied, revocationDelay: Duration = .zero,
         open: @escaping @Sendable (User) async throws -> any TaskSession
     ) {
         self.service = service
         self.open = open
         self.disabledRefusal = disabledRefusal
-        self.feedMissing = feedMissing
+        self.revocationDelay = revocationDelay
     }
 
     /// In-process sessions over `store`.

@@ -59,10 +59,9 @@ extension PostgresTaskStore {
 }
 
 extension PostgresTaskStore: TaskChangeFeed {
-    /// Checks read access, LISTENs on the team's channel on a connection of its own (a
-    /// listening session cannot serve queries; `listenConfig` when set), and follows the log
-    /// (`ChangeLogFollower`), each notification ringing for one more read. The connection
-    /// closes when the stream ends.
+    /// Checks read access, LISTENs on the team's channel through the store's one listening
+    /// session (`listenConfig` when set; a listening session cannot serve queries), and follows
+    /// the log (`ChangeLogFollower`), each notification ringing for one more read.
     public func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
         let (doorbell, stop) = try await doorbell(on: Self.channel(for: team))
@@ -72,36 +71,16 @@ extension PostgresTaskStore: TaskChangeFeed {
             finish: stop)
     }
 
-    /// LISTENs on `channel` on a connection of its own (a listening session cannot serve
-    /// queries; `listenConfig` when set): each notification rings once (rings coalesce while
-    /// nobody reads). `stop` ends the listening and closes the connection.
+    /// A doorbell on `channel` from the store's one listening session (`DoorbellHub`): each
+    /// notification rings once (rings coalesce while nobody reads). `stop` ends it; the session
+    /// stays for the other doorbells.
     func doorbell(on channel: String) async throws -> (rings: AsyncThrowingStream<Void, any Error>, stop: @Sendable () async -> Void) {
-        let connection: PGConnection
-        let notifications: PGNotificationStream
-        do {
-            connection = try await PGConnection.connect(listenConfig ?? source.config)
-            notifications = try await connection.notifications(on: channel)
-        } catch let error as PGError {
-            throw Self.translate(error)
-        }
-        let (doorbell, ringer) = AsyncThrowingStream<Void, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let relay = Task {
-            do {
-                for try await _ in notifications { ringer.yield() }
-                ringer.finish()
-            } catch let error as PGError {
-                ringer.finish(throwing: Self.translate(error))
-            } catch {
-                ringer.finish(throwing: error)
-            }
-        }
-        return (
-            doorbell,
-            {
-                relay.cancel()
-                _ = await relay.result
-                await connection.close()
-            }
-        )
+        try await doorbells.doorbell(on: channel)
+    }
+
+    /// The server process of the store's listening session, once one is open: every watcher
+    /// and the token cache's doorbell share it.
+    public var listeningBackendPID: Int32? {
+        get async { await doorbells.backendPID }
     }
 }

@@ -45,6 +45,8 @@ public struct PostgresTaskStore: Sendable {
     /// Lock and statement timeouts and the vanished-client check, set for every transaction and
     /// statement with the session setup; nil leaves the server's settings alone.
     public let limits: PGSessionLimits?
+    /// The one listening session behind every doorbell of this store and its copies.
+    let doorbells: DoorbellHub
 
     /// A store over `source`, running statements as `runtimeRole`.
     public init(
@@ -56,6 +58,7 @@ public struct PostgresTaskStore: Sendable {
         self.statementObserver = statementObserver
         self.listenConfig = listenConfig
         self.limits = limits
+        doorbells = DoorbellHub(config: listenConfig ?? source.config)
     }
 
     /// Runs `body` in a transaction acting as `actor` under the runtime role; with `runtime`

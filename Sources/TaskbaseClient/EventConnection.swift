@@ -58,10 +58,13 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let head = state.withLock { state in
+        // A 200 opens the stream now; any other status keeps the waiter for the completion,
+        // which reads the refusal's problem document.
+        let head = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             state.status = status
+            guard status == 200 else { return nil }
             defer { state.head = nil }
-            return status == 200 ? state.head : nil
+            return state.head
         }
         head?.resume()
         completionHandler(.allow)

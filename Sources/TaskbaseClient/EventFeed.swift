@@ -58,6 +58,11 @@ struct EventFeed: Sendable {
                 connection = try await connect(lastEventID: parser.lastEventID)
             } catch is CancellationError {
                 break
+            } catch TaskError.notFound {
+                // The stream was open, so the team was there: the watcher was removed from it
+                // (or it was deleted), and the feed ends as the service's own feed ends.
+                sink.finish(throwing: TaskError.watcherRemoved(from: team))
+                return
             } catch let error as TaskbaseClientError {
                 if case .transport = error { continue }
                 if case .http(let status, _) = error, status == 503 || status == 429 || status >= 500 { continue }
@@ -82,6 +87,7 @@ struct EventFeed: Sendable {
                 throw TaskbaseClientError.Unreadable(error: .invalidResponse("change event \(event.id): \(error)"))
             }
             do {
+                if let id = document.actorID { await client.directory.learn([document.actor: UserID(id)]) }
                 let ids = try await client.userIDs([document.actor], in: team)
                 sink.yield(.change(try document.change(actorID: ids[document.actor]!)))
             } catch let error as TaskbaseClientError {

@@ -150,7 +150,11 @@ public struct TaskbaseClient: TaskSession {
     /// A task's history.
     public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] {
         let documents = try await get([HistoryDocument].self, "v1", "tasks", key.description, "history")
-        let taskID = try await task(key).id
+        guard let first = documents.first else { return [] }
+        // The documents name the task's id (a deleted task has no other document); an older
+        // server's do not, and the task itself does.
+        let taskID: TaskID
+        if let id = first.taskID { taskID = TaskID(id) } else { taskID = try await task(key).id }
         var entries: [TaskHistoryEntry] = []
         for document in documents { entries.append(try await entry(from: document, of: taskID, team: key.team)) }
         return entries

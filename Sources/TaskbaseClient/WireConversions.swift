@@ -53,6 +53,7 @@ extension TaskbaseClient {
     func task(from document: TaskDocument) async throws -> TaskItem {
         let key = try TaskKey(parsing: document.key, field: "key")
         let teamID = try await teamID(key.team)
+        await directory.learn(document.statedUserIDs)
         var emails = [document.createdBy, document.updatedBy]
         if let assignee = document.assignee.value { emails.append(assignee) }
         let ids = try await userIDs(emails, in: key.team)
@@ -70,6 +71,7 @@ extension TaskbaseClient {
             throw TaskbaseClientError.invalidResponse("history kind \(document.kind)")
         }
         let assignees = document.changes.filter { $0.field == TaskField.assignee.rawValue }.flatMap { [$0.old.value, $0.new.value] }
+        await directory.learn(document.statedUserIDs)
         let ids = try await userIDs([document.actor] + assignees.compactMap(\.self), in: team)
         let isCreation = kind == .created || kind == .imported
         let changes = try document.changes.map { change -> FieldChange in
@@ -127,6 +129,11 @@ actor ClientDirectory {
 
     func learn(_ users: [User]) {
         for user in users { self.users[user.email] = user.id }
+    }
+
+    /// Ids a document states for the emails it names (people who left the team among them).
+    func learn(_ ids: [String: UserID]) {
+        users.merge(ids) { _, stated in stated }
     }
 
     func teamID(_ key: TeamKey) -> TeamID? { teams[key] }

@@ -3,8 +3,8 @@ import TaskCore
 
 /// One change of `watch --json` and of the event stream's `data:` lines, printed as one compact
 /// line: `sequence` (its place in the team's log, for `--after` and `Last-Event-ID`), `kind`
-/// (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `at`, and `title`
-/// (null for a deletion or a task gone since).
+/// (created, updated, deleted), `key`, `task_id`, `version`, `actor` (email), `actor_id`, `at`,
+/// and `title` (null for a deletion or a task gone since).
 public struct ChangeDocument: Codable, Hashable, Sendable {
     /// The change's place in the team's change log.
     public var sequence: Int64
@@ -22,9 +22,11 @@ public struct ChangeDocument: Codable, Hashable, Sendable {
     public var at: Date
     /// The task's title now, or null.
     public var title: JSONNullable<String>
+    /// Who made it, by user id (they may have left the team since); nil when the document does not say.
+    public var actorID: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case sequence, kind, key, taskID = "task_id", version, actor, at, title
+        case sequence, kind, key, taskID = "task_id", version, actor, at, title, actorID = "actor_id"
     }
 
     /// The document of `change`, by the user named `actor`, of the task titled `title`.
@@ -37,6 +39,7 @@ public struct ChangeDocument: Codable, Hashable, Sendable {
         self.actor = actor
         at = change.at
         self.title = JSONNullable(title)
+        actorID = change.actorID.rawValue
     }
 
     /// The change this document describes, with the actor's id as the reader knows it.

@@ -1,9 +1,10 @@
 import Foundation
 import TaskCore
 
-/// One history entry in JSON: `version`, `kind` (created, updated, imported, reimported, deleted),
-/// `at`, `actor` (email), and `changes`, each with `field`, `old` and `new` (null when empty;
-/// an assignee as an email).
+/// One history entry in JSON: `task_id`, `version`, `kind` (created, updated, imported,
+/// reimported, deleted), `at`, `actor` (email), `actor_id`, and `changes`, each with `field`,
+/// `old` and `new` (null when empty; an assignee as an email, with its user id in `old_id` and
+/// `new_id`).
 public struct HistoryDocument: Codable, Hashable, Sendable {
     /// One field's change.
     public struct Change: Codable, Hashable, Sendable {
@@ -13,6 +14,14 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
         public var old: JSONNullable<String>
         /// The value after, or null.
         public var new: JSONNullable<String>
+        /// For an assignee: the user id before, or null; nil for other fields.
+        public var oldID: JSONNullable<Int64>?
+        /// For an assignee: the user id after, or null; nil for other fields.
+        public var newID: JSONNullable<Int64>?
+
+        enum CodingKeys: String, CodingKey {
+            case field, old, new, oldID = "old_id", newID = "new_id"
+        }
     }
 
     /// The version this entry made.
@@ -25,6 +34,15 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
     public var actor: String
     /// What changed.
     public var changes: [Change]
+    /// Who, by user id (they may have left the team since); nil when the document does not say.
+    public var actorID: Int64?
+    /// The task's id (it outlives the task: a deleted task's history stays); nil when the
+    /// document does not say.
+    public var taskID: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case taskID = "task_id", version, kind, at, actor, changes, actorID = "actor_id"
+    }
 
     /// The document of `entry`, naming users from `directory`.
     public init(_ entry: TaskHistoryEntry, users directory: UserDirectory) {
@@ -32,12 +50,28 @@ public struct HistoryDocument: Codable, Hashable, Sendable {
         kind = entry.kind.rawValue
         at = entry.at
         actor = directory.email(entry.actorID)
+        actorID = entry.actorID.rawValue
+        taskID = entry.taskID.rawValue
         changes = entry.changes.map { change in
-            Change(
+            let isAssignee = change.field == .assignee
+            return Change(
                 field: change.field.rawValue,
                 old: JSONNullable(Self.value(change.old, of: change.field, users: directory)),
-                new: JSONNullable(Self.value(change.new, of: change.field, users: directory)))
+                new: JSONNullable(Self.value(change.new, of: change.field, users: directory)),
+                oldID: isAssignee ? JSONNullable(change.old.flatMap(Int64.init)) : nil,
+                newID: isAssignee ? JSONNullable(change.new.flatMap(Int64.init)) : nil)
         }
+    }
+
+    /// The user ids the document states, by the email (or `#id`) it names each with.
+    public var statedUserIDs: [String: UserID] {
+        var ids: [String: UserID] = [:]
+        if let id = actorID { ids[actor] = UserID(id) }
+        for change in changes {
+            if let email = change.old.value, let id = change.oldID?.value { ids[email] = UserID(id) }
+            if let email = change.new.value, let id = change.newID?.value { ids[email] = UserID(id) }
+        }
+        return ids
     }
 
     /// The user ids an entry names: its actor and any assignee before or after.

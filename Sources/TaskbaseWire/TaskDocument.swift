@@ -3,8 +3,10 @@ import TaskCore
 
 /// A task in JSON. Every field is always present; absent values are `null`:
 /// `id`, `key`, `team`, `number`, `title`, `notes`, `status`, `priority`, `due_date`,
-/// `overdue`, `assignee` (email), `category`, `external_id`, `version`, `created_at`,
-/// `created_by` (email), `updated_at`, `updated_by` (email).
+/// `overdue`, `assignee` (email), `assignee_id`, `category`, `external_id`, `version`,
+/// `created_at`, `created_by` (email), `created_by_id`, `updated_at`, `updated_by` (email),
+/// `updated_by_id`. The ids name people who have left the team too, whom a reader cannot look
+/// up among the members; a document without them (an older export) still reads.
 public struct TaskDocument: Codable, Hashable, Sendable {
     /// Store identity.
     public var id: Int64
@@ -42,11 +44,18 @@ public struct TaskDocument: Codable, Hashable, Sendable {
     public var updatedAt: Date
     /// The email of who changed it last.
     public var updatedBy: String
+    /// The assignee's user id, or null; nil when the document does not say.
+    public var assigneeID: JSONNullable<Int64>?
+    /// The creator's user id; nil when the document does not say.
+    public var createdByID: Int64?
+    /// The user id of who changed it last; nil when the document does not say.
+    public var updatedByID: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, key, team, number, title, notes, status, priority, dueDate = "due_date", overdue, assignee, category
         case externalID = "external_id", version, createdAt = "created_at", createdBy = "created_by"
         case updatedAt = "updated_at", updatedBy = "updated_by"
+        case assigneeID = "assignee_id", createdByID = "created_by_id", updatedByID = "updated_by_id"
     }
 
     /// The document of `task`, naming users from `directory` and judging overdue at `today`.
@@ -69,6 +78,18 @@ public struct TaskDocument: Codable, Hashable, Sendable {
         createdBy = directory.email(task.createdBy)
         updatedAt = task.updatedAt
         updatedBy = directory.email(task.updatedBy)
+        assigneeID = JSONNullable(task.assigneeID?.rawValue)
+        createdByID = task.createdBy.rawValue
+        updatedByID = task.updatedBy.rawValue
+    }
+
+    /// The user ids the document states, by the email it names each with.
+    public var statedUserIDs: [String: UserID] {
+        var ids: [String: UserID] = [:]
+        if let id = createdByID { ids[createdBy] = UserID(id) }
+        if let id = updatedByID { ids[updatedBy] = UserID(id) }
+        if let email = assignee.value, let id = assigneeID?.value { ids[email] = UserID(id) }
+        return ids
     }
 
     /// The task this document describes, with the ids a reader knows for the team and the

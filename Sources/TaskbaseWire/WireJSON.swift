@@ -35,6 +35,7 @@ extension WireJSON {
     /// Decodes a request body; anything wrong is a `TaskError.validation` naming the field (by
     /// its JSON path) or `body` when the text is not JSON of the expected shape at all.
     public static func decodeBody<Document: Decodable>(_ type: Document.Type, from data: Data) throws -> Document {
+        if let closed = type as? any ClosedRequestBody.Type { try refuseUnknownFields(in: data, known: closed.fieldNames) }
         do {
             return try makeDecoder().decode(type, from: data)
         } catch let error as TaskError {
@@ -49,6 +50,15 @@ extension WireJSON {
             throw TaskError.validation(field: path(context.codingPath), reason: context.debugDescription)
         } catch {
             throw refusal(of: [], "is not valid JSON (UTF-8) of the documented shape")
+        }
+    }
+
+    /// A JSON object's first key (in sorted order) that is not in `known`, as a validation error.
+    private static func refuseUnknownFields(in data: Data, known: Set<String>) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw TaskError.validation(
+                field: unknown, reason: "\(unknown) is not a field of this request, which takes \(known.sorted().joined(separator: ", "))")
         }
     }
 
@@ -71,4 +81,36 @@ extension WireJSON {
         default: "a JSON object"
         }
     }
+}
+
+/// A request body with a fixed set of fields: `WireJSON.decodeBody` refuses any other key (422
+/// naming it), so a misspelt field is never silently ignored.
+public protocol ClosedRequestBody: Decodable {
+    /// The JSON keys the body takes.
+    static var fieldNames: Set<String> { get }
+}
+
+extension CreateTaskRequest: ClosedRequestBody {
+    /// `title`, `notes`, `status`, `priority`, `due_date`, `assignee`, `category`, `external_id`.
+    public static var fieldNames: Set<String> { ["title", "notes", "status", "priority", "due_date", "assignee", "category", "external_id"] }
+}
+
+extension CreateTeamRequest: ClosedRequestBody {
+    /// `key`, `name`.
+    public static var fieldNames: Set<String> { ["key", "name"] }
+}
+
+extension RenameTeamRequest: ClosedRequestBody {
+    /// `name`.
+    public static var fieldNames: Set<String> { ["name"] }
+}
+
+extension MemberRoleRequest: ClosedRequestBody {
+    /// `role`.
+    public static var fieldNames: Set<String> { ["role"] }
+}
+
+extension CreateTokenRequest: ClosedRequestBody {
+    /// `name`, `expires_in`.
+    public static var fieldNames: Set<String> { ["name", "expires_in"] }
 }

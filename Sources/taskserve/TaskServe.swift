@@ -43,6 +43,9 @@ enum TaskServe {
                 "max-body", valueName: "BYTES", help: "The largest request body (413 beyond).", type: .integer,
                 default: "1048576", environment: "TASKBASE_HTTP_MAX_BODY"),
             Option(
+                "max-import-body", valueName: "BYTES", help: "The largest CSV body of POST /v1/teams/{team}/imports (413 beyond).",
+                type: .integer, default: "67108864", environment: "TASKBASE_HTTP_MAX_IMPORT_BODY"),
+            Option(
                 "idle-timeout", valueName: "SECONDS", help: "Close connections idle this long (slow clients).", type: .integer,
                 default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
             Option(
@@ -53,6 +56,10 @@ enum TaskServe {
             Option(
                 "heartbeat", valueName: "SECONDS", help: "Seconds between keep-alive comments on event streams.", type: .integer,
                 default: "15", environment: "TASKBASE_SSE_HEARTBEAT"),
+            Option(
+                "stream-buffer", valueName: "BYTES",
+                help: "The bytes an event stream may fall behind before the slow client is disconnected.", type: .integer,
+                default: "262144", environment: "TASKBASE_SSE_BUFFER"),
             Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
@@ -74,7 +81,9 @@ enum TaskServe {
             throw ServiceExitCodes.failure(for: error)
         }
         let schemaWarning = try await schemaWarning(service)
-        let options = APIOptions(secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")))
+        let options = APIOptions(
+            secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
+            streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
         let log = StandardStream.standardError
         let server: APIServer
         do {

@@ -8,7 +8,6 @@ import TaskbaseTestSupport
 /// parallel on the main test server are not disturbed.
 @Suite("Server restarts and multi-host strings", .serialized)
 struct ServerRestartTimingTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     static var restartPort: String {
         let environment = ProcessInfo.processInfo.environment
@@ -16,37 +15,22 @@ struct ServerRestartTimingTests {
         return String((Int(environment["TASKBASE_PG_PORT"] ?? "") ?? 25432) + 1000)
     }
 
-    struct ScriptFailed: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Runs `scripts/pg ARGUMENTS` for the second cluster and returns its standard output.
-    ///
-    /// Through `system`, which waits for the script alone: Foundation's `Process` waits until
-    /// every holder of a descriptor it passed exits, and `start` leaves the server holding them.
-    @discardableResult
-    static func pg(_ arguments: String...) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let command =
-            "TASKBASE_PG_PORT=\(restartPort) '\(root)/scripts/pg' \(arguments.joined(separator: " ")) >'\(outputPath)' 2>/dev/null </dev/null"
-        guard system(command) == 0 else { throw ScriptFailed(description: "scripts/pg \(arguments.joined(separator: " ")) failed") }
-        return try String(contentsOfFile: outputPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// The second cluster.
+    static var cluster: ThrowawayCluster { ThrowawayCluster(port: restartPort) }
 
     @Test("after the server is stopped and started, the pool's next query succeeds without the caller doing anything")
     func poolSurvivesRestart() async throws {
-        try Self.pg("start")
-        defer { _ = try? Self.pg("stop") }
-        let pool = PGPool(config: try PGConfig(connectionString: try Self.pg("url", "postgres")), options: PGPoolOptions(maxConnections: 4))
+        try Self.cluster.pg("start")
+        defer { _ = try? Self.cluster.pg("stop") }
+        let pool = PGPool(config: try PGConfig(connectionString: try Self.cluster.pg("url", "postgres")), options: PGPoolOptions(maxConnections: 4))
         let query: PGQuery = "SELECT 1 AS one"
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 { group.addTask { _ = try await pool.withConnection { try await $0.query(query) } } }
             try await group.waitForAll()
         }
         let before = pool.statistics
-        try Self.pg("stop")
-        try Self.pg("start")
+        try Self.cluster.pg("stop")
+        try Self.cluster.pg("start")
         for _ in 0..<8 {
             #expect(try await pool.withConnection { try await $0.query(query)[0].decode(Int.self, "one") } == 1)
         }

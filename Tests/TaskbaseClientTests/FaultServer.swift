@@ -13,11 +13,13 @@ final class FaultServer: Sendable {
     private let process: Process
     private let input: Pipe
 
+    /// The fixture's script.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py")
+
     init() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py")
-        process.arguments = ["python3", script.path]
+        process.arguments = ["python3", Self.script.path]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

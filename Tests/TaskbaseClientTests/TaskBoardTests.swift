@@ -51,53 +51,49 @@ struct TaskBoardTests {
 
     @Test("loads the team grouped by category, counted by status, overdue against its clock", arguments: Backend.allCases)
     func loads(_ backend: Backend) async throws {
-        try await backend.needingFeed {
-            let stage = try await Stage(backend)
-            let day = { (offset: Int) in ContractFixture.today.adding(days: offset) }
-            _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Late report", dueDate: day(-1), category: "Docs"))
-            _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Fix bug", status: .inProgress, category: "Bugs"))
-            _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Loose end", status: .done, dueDate: day(-3)))
-            _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Lower docs", dueDate: day(0), category: "docs"))
-            let board = TaskBoard(session: stage.watcher, team: stage.team, clock: .fixed(ContractFixture.start))
-            try await board.start()
-            defer { Task { await board.stop() } }
-            let snapshot = try #require(await board.current)
-            #expect(
-                Self.shape(snapshot)
-                    == "Bugs: Fix bug; Docs: Late report; docs: Lower docs; Uncategorized: Loose end | open 2, in_progress 1, done 1 | overdue 1")
-            #expect(snapshot == (try await stage.freshBoard()))
-            #expect(!snapshot.isTruncated)
-        }
+        let stage = try await Stage(backend)
+        let day = { (offset: Int) in ContractFixture.today.adding(days: offset) }
+        _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Late report", dueDate: day(-1), category: "Docs"))
+        _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Fix bug", status: .inProgress, category: "Bugs"))
+        _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Loose end", status: .done, dueDate: day(-3)))
+        _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Lower docs", dueDate: day(0), category: "docs"))
+        let board = TaskBoard(session: stage.watcher, team: stage.team, clock: .fixed(ContractFixture.start))
+        try await board.start()
+        defer { Task { await board.stop() } }
+        let snapshot = try #require(await board.current)
+        #expect(
+            Self.shape(snapshot)
+                == "Bugs: Fix bug; Docs: Late report; docs: Lower docs; Uncategorized: Loose end | open 2, in_progress 1, done 1 | overdue 1")
+        #expect(snapshot == (try await stage.freshBoard()))
+        #expect(!snapshot.isTruncated)
     }
 
     @Test("stays current while another user creates, edits, recategorises and deletes tasks", arguments: Backend.allCases)
     func followsChanges(_ backend: Backend) async throws {
-        try await backend.needingFeed {
-            let stage = try await Stage(backend)
-            let first = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "First", category: "Ops"))
-            let board = TaskBoard(session: stage.watcher, team: stage.team, clock: .fixed(ContractFixture.start))
-            try await board.start()
-            defer { Task { await board.stop() } }
-            var snapshots = await board.snapshots().makeAsyncIterator()
-            #expect(await snapshots.next().map(Self.shape) == "Ops: First | open 1, in_progress 0, done 0 | overdue 0")
+        let stage = try await Stage(backend)
+        let first = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "First", category: "Ops"))
+        let board = TaskBoard(session: stage.watcher, team: stage.team, clock: .fixed(ContractFixture.start))
+        try await board.start()
+        defer { Task { await board.stop() } }
+        var snapshots = await board.snapshots().makeAsyncIterator()
+        #expect(await snapshots.next().map(Self.shape) == "Ops: First | open 1, in_progress 0, done 0 | overdue 0")
 
-            let second = try await stage.writer.createTask(
-                in: stage.team, try TaskDraft(title: "Second", dueDate: ContractFixture.today.adding(days: -2)))
-            try await Self.waitFor(try await stage.freshBoard(), on: board)
-            _ = try await stage.writer.updateTask(first.key, try TaskChanges(status: .inProgress, category: .set(nil)), expectedVersion: 1)
-            _ = try await stage.writer.assignTask(second.key, to: .id(stage.writerUser.id))
-            try await Self.waitFor(try await stage.freshBoard(), on: board)
-            _ = try await stage.writer.completeTask(second.key)
-            try await stage.writer.deleteTask(first.key)
-            _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Third", category: "Ops"))
-            let expected = try await stage.freshBoard()
-            try await Self.waitFor(expected, on: board)
-            #expect(Self.shape(expected) == "Ops: Third; Uncategorized: Second | open 1, in_progress 0, done 1 | overdue 0")
-            #expect(try #require(await board.current).groups.last?.rows.first?.assignee == stage.writerUser.email)
-        }
+        let second = try await stage.writer.createTask(
+            in: stage.team, try TaskDraft(title: "Second", dueDate: ContractFixture.today.adding(days: -2)))
+        try await Self.waitFor(try await stage.freshBoard(), on: board)
+        _ = try await stage.writer.updateTask(first.key, try TaskChanges(status: .inProgress, category: .set(nil)), expectedVersion: 1)
+        _ = try await stage.writer.assignTask(second.key, to: .id(stage.writerUser.id))
+        try await Self.waitFor(try await stage.freshBoard(), on: board)
+        _ = try await stage.writer.completeTask(second.key)
+        try await stage.writer.deleteTask(first.key)
+        _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Third", category: "Ops"))
+        let expected = try await stage.freshBoard()
+        try await Self.waitFor(expected, on: board)
+        #expect(Self.shape(expected) == "Ops: Third; Uncategorized: Second | open 1, in_progress 0, done 1 | overdue 0")
+        #expect(try #require(await board.current).groups.last?.rows.first?.assignee == stage.writerUser.email)
     }
 
-    @Test("a board past its page shows that it is truncated, and its watchers' streams end when it stops", arguments: [Backend.memory])
+    @Test("a board past its page shows that it is truncated, and its watchers' streams end when it stops", arguments: Backend.allCases)
     func truncatedAndStopped(_ backend: Backend) async throws {
         let stage = try await Stage(backend)
         for index in 1...3 { _ = try await stage.writer.createTask(in: stage.team, try TaskDraft(title: "Task \(index)")) }
@@ -112,13 +108,14 @@ struct TaskBoardTests {
         #expect(count == 1)
     }
 
-    @Test("an outsider's board fails to start with the session's notFound")
-    func outsiderCannotStart() async throws {
-        let host = try await Backend.memory.host()
-        let owner = try await host.service.createUser(email: "o@example.com", displayName: "O")
-        let stranger = try await host.service.createUser(email: "s@example.com", displayName: "S")
-        let team = try await host.open(owner).createTeam(key: "SECRET", name: "Secret").key
+    @Test("an outsider's board fails to start with the session's notFound", arguments: Backend.allCases)
+    func outsiderCannotStart(_ backend: Backend) async throws {
+        let host = try await backend.host()
+        let names = NameSource()
+        let owner = try await host.service.createUser(email: "o.\(names.next().lowercased())@example.com", displayName: "O")
+        let stranger = try await host.service.createUser(email: "s.\(names.next().lowercased())@example.com", displayName: "S")
+        let team = try await host.open(owner).createTeam(key: "S" + names.next(), name: "Secret").key
         let board = TaskBoard(session: try await host.open(stranger), team: team)
-        await #expect(throws: TaskError.notFound(what: "team SECRET")) { try await board.start() }
+        await #expect(throws: TaskError.notFound(what: "team \(team)")) { try await board.start() }
     }
 }

@@ -1,7 +1,12 @@
 import Foundation
 import TaskCore
 import TaskbaseClient
+import TaskbaseTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -101,6 +106,58 @@ struct TransportTests {
         try await Task.sleep(for: .seconds(3))
         #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count == 4)
         _ = changes
+    }
+}
+
+@Suite("The fault fixture cleans up after itself")
+struct FaultFixtureTests {
+    @Test("once the client leaves an event stream, the fixture's heartbeats stop at the first failed write")
+    func streamStopsWhenClientLeaves() async throws {
+        let server = try TransportTests.server.get(), run = UUID().uuidString
+        do {
+            var changes = try await server.client("dropping", run: run).changes(in: try TeamKey("CORE")).makeAsyncIterator()
+            for _ in 1...8 { _ = try await changes.next() }
+            #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count == 4)
+        }
+        try await waitUntil("the fixture to end the stream the client left", limit: .seconds(20)) {
+            try await server.log(run).contains { $0["method"] == "ended" }
+        }
+    }
+
+    @Test("the fixture exits when its parent dies, even with its stdin still open")
+    func exitsWithParent() async throws {
+        let parent = Process(), input = Pipe(), output = Pipe(), errors = Pipe()
+        parent.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Through fd 3: a background command's stdin is otherwise /dev/null, which ends it at once.
+        parent.arguments = ["-c", "exec 3<&0; python3 \"$0\" <&3 3<&- & echo $! >&2; wait", FaultServer.script.path]
+        parent.standardInput = input
+        parent.standardOutput = output
+        parent.standardError = errors
+        try parent.run()
+        defer { try? input.fileHandleForWriting.close() }
+        let fixture = try #require(pid_t(try Self.line(from: errors)))
+        #expect(Int(try Self.line(from: output)) != nil, "the fixture prints its port once it listens")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(Self.state(of: fixture).map { $0 != "Z" } ?? false, "the fixture keeps running while its parent lives")
+        kill(parent.processIdentifier, SIGKILL)
+        try await waitUntil("the orphaned fixture to exit", limit: .seconds(10)) {
+            Self.state(of: fixture).map { $0 == "Z" } ?? true
+        }
+    }
+
+    /// The first line `pipe` carries.
+    static func line(from pipe: Pipe) throws -> String {
+        var line = Data()
+        while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// The state letter of process `pid` (`Z`: exited, not yet reaped), nil once it is gone.
+    static func state(of pid: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return nil
+        }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
     }
 }
 

@@ -1,13 +1,20 @@
 import Foundation
+import PGStore
 import TaskCore
+import TaskStorePG
 import TaskbaseServer
+import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
 
 @Suite("The event stream (Server-Sent Events) over both stores")
 struct EventStreamTests {
-    func subscribe(_ f: ServerFixture, as role: String, headers: [String: String] = [:]) async throws -> RawConnection {
-        let connection = try RawConnection(port: f.server.http.port)
+    func subscribe(
+        _ f: ServerFixture, as role: String, headers: [String: String] = [:], receiveBuffer: Int32? = nil
+    ) async throws
+        -> RawConnection
+    {
+        let connection = try RawConnection(port: f.server.http.port, receiveBuffer: receiveBuffer)
         connection.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens[role]!)"].merging(headers) { $1 })
         #expect(await connection.read(until: { $0.contains(": connected") }))
         return connection
@@ -21,6 +28,8 @@ struct EventStreamTests {
         #expect(stream.text.contains("Content-Type: text/event-stream"))
         let member = f.client("member")
         let created = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Streamed"}"#).decode(TaskDocument.self)
+        // The title is looked up as the event goes out: let the first go before the task is deleted.
+        #expect(await stream.read(until: { _ in stream.changeEvents().count >= 1 }))
         _ = try await member.send("PATCH", "/v1/tasks/\(created.key)", json: #"{"status": "done"}"#)
         _ = try await member.send("DELETE", "/v1/tasks/\(created.key)")
         #expect(await stream.read(until: { _ in stream.changeEvents().count >= 3 }), "\(stream.text.debugDescription)")
@@ -63,6 +72,80 @@ struct EventStreamTests {
         await f.server.shutdown(grace: .seconds(5))
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(await stream.readUntilClosed())
+    }
+
+    @Test("every subscriber of one server shares one listening session: one backend LISTENs, and each gets every change")
+    func oneListeningSession() async throws {
+        // A store of its own whose sessions carry an application name of their own, so the count
+        // is this server's alone.
+        let name = "fan-out-\(UInt32.random(in: 0..<UInt32.max))"
+        let base = try await TestDatabases.shared.value
+        let config = PGConfig(parameters: base.parameters.filter { $0.key != "application_name" } + [("application_name", name)])
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 4)
+        let f = try await ServerFixture.start(store: store)
+        var streams: [RawConnection] = []
+        for role in ["owner", "member", "viewer", "owner", "member", "viewer", "owner", "member"] {
+            streams.append(try await subscribe(f, as: role))
+        }
+        // A listening session's last statement is a LISTEN: one session per subscriber (and one
+        // for the token cache) would show nine.
+        let listening = try await PGConnection.with(base) { connection in
+            try await connection.query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = \(name) AND (query LIKE 'LISTEN %' OR query LIKE 'UNLISTEN %')"
+            ).map { try $0.decode(Int32.self, "pid") }
+        }
+        let pid = await store.listeningBackendPID
+        #expect(listening.count == 1)
+        #expect(listening == [try #require(pid)])
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Fanned out"}"#)
+        for stream in streams {
+            #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 }))
+            #expect(stream.text.contains("Fanned out"))
+        }
+        await f.stop()
+        // Every stream ended and the token cache stopped: no listening session is left behind.
+        try await waitUntil("the listening session to close") { await store.listeningBackendPID == nil }
+    }
+
+    @Test(
+        "a client that stops reading is disconnected once its queue overflows, while another gets every event in order",
+        arguments: StoreKind.allCases)
+    func slowClientIsCutOff(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(
+            store, limits: HTTPServerLimits(streamSocketBufferBytes: 4_096), streamBufferBytes: 4_096, streamPatience: .milliseconds(300))
+        let slow = try await subscribe(f, as: "viewer", receiveBuffer: 2_048)
+        let fast = try await subscribe(f, as: "member")
+        #expect(f.server.http.openStreams == 2)
+        let count = 300
+        let title = String(repeating: "slow client ", count: 30)
+        let writer = Task {
+            for number in 1...count {
+                _ = try await f.service.createTask(in: f.team, TaskDraft(title: "\(number) \(title)"), as: .id(f.member.id))
+            }
+        }
+        #expect(await fast.read(until: { _ in fast.changeEvents().count >= count }, limit: .seconds(60)))
+        try await writer.value
+        let events = fast.changeEvents()
+        #expect(events.count == count)
+        #expect(events.map(\.id) == events.map(\.id).sorted() && Set(events.map(\.id)).count == count)
+        // The server cuts the slow one off without its reading anything (only the fast one is
+        // left); its socket then ends once what the kernel held is read.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while f.server.http.openStreams > 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(f.server.http.openStreams == 1)
+        #expect(await slow.readUntilClosed(limit: .seconds(10)))
+        #expect(slow.changeEvents().count < count)
+        await f.stop()
+    }
+
+    @Test("a stream ends at the next heartbeat once its token's user is disabled", arguments: StoreKind.allCases)
+    func disabledUserIsCutOff(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, heartbeat: .milliseconds(100))
+        let stream = try await subscribe(f, as: "viewer")
+        #expect(await stream.read(until: { $0.contains(": keep-alive") }))
+        _ = try await f.service.setUserDisabled(.id(f.viewer.id), true)
+        #expect(await stream.readUntilClosed())
+        await f.stop()
     }
 
     @Test("a stream that falls behind its bound is closed, and the bound holds")

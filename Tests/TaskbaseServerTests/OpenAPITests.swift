@@ -25,6 +25,17 @@ struct OpenAPITests {
             #expect(responses.keys.contains { $0.hasPrefix("2") }, "\(route.pattern)")
             if route.authenticated { #expect(responses["401"] != nil, "\(route.pattern)") }
         }
+        // Links name operations that exist.
+        let operationIDs = Set(paths.values.flatMap { $0.values.compactMap { ($0 as? [String: Any])?["operationId"] as? String } })
+        for methods in paths.values {
+            for operation in methods.values.compactMap({ $0 as? [String: Any] }) {
+                for response in (operation["responses"] as? [String: [String: Any]] ?? [:]).values {
+                    for link in (response["links"] as? [String: [String: Any]] ?? [:]).values {
+                        #expect(operationIDs.contains(link["operationId"] as? String ?? ""), "\(link)")
+                    }
+                }
+            }
+        }
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
         for name in ["Task", "TaskPage", "Problem", "Change", "TaskPatch", "CreateTaskRequest", "Token", "NewToken"] {
             #expect(schemas[name] != nil, "\(name)")

@@ -10,9 +10,13 @@ final class RawConnection: @unchecked Sendable {
     private(set) var received = Data()
     private(set) var closedByPeer = false
 
-    /// Connects to 127.0.0.1:`port`.
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the kernel's receive buffer (a
+    /// client that stops reading then fills up after a few kilobytes).
+    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

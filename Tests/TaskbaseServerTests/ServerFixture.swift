@@ -13,8 +13,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory, postgres
 
     /// One PostgreSQL store for every test of the process, over the shared migrated database.
+    /// Suites run in parallel on a shared, often loaded machine: a request waits up to 30 s for
+    /// a connection rather than failing the test on a slow moment.
     static let postgresStore = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 8)
+        try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 8, acquireTimeout: .seconds(30))
     }
 
     func make() async throws -> any TaskStore {
@@ -39,13 +41,17 @@ struct ServerFixture: Sendable {
     let tokens: [String: String]
 
     static func start(
-        _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+        _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15), maxImportBytes: Int = 64 << 20,
+        streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2)
     ) async throws -> ServerFixture {
-        try await start(store: try await kind.make(), limits: limits, heartbeat: heartbeat)
+        try await start(
+            store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes,
+            streamPatience: streamPatience)
     }
 
     static func start(
-        store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15)
+        store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
+        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2)
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -62,7 +68,11 @@ struct ServerFixture: Sendable {
         try await service.setRole(.member, for: .id(users[1].id), in: team.key, as: .id(users[0].id))
         try await service.setRole(.viewer, for: .id(users[2].id), in: team.key, as: .id(users[0].id))
         let server = try APIServer.start(
-            service: service, options: APIOptions(secrets: secrets, version: "test", heartbeat: heartbeat), limits: limits)
+            service: service,
+            options: APIOptions(
+                secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
+                streamPatience: streamPatience),
+            limits: limits)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

@@ -100,6 +100,16 @@ struct RequestBodyTests {
             try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"title": null}"#.utf8))
         }
     }
+
+    @Test("a request body with a field it does not take is refused naming the field, never half-read")
+    func unknownFields() throws {
+        #expect(throws: TaskError.validation(field: "colour", reason: "colour is not a field of this request, which takes key, name")) {
+            try WireJSON.decodeBody(CreateTeamRequest.self, from: Data(#"{"key": "CORE", "name": "Core", "colour": "red"}"#.utf8))
+        }
+        #expect(throws: TaskError.self) { try WireJSON.decodeBody(CreateTokenRequest.self, from: Data(#"{"name": "ci", "x": 42}"#.utf8)) }
+        #expect(throws: TaskError.self) { try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"title": "T", "due": "2026-01-01"}"#.utf8)) }
+        #expect(try WireJSON.decodeBody(MemberRoleRequest.self, from: Data(#"{"role": "viewer"}"#.utf8)).role == "viewer")
+    }
 }
 
 @Suite("Documents decode to what they were made of")

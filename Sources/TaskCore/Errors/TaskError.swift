@@ -13,6 +13,12 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `reason` says what is wrong in a clause that reads alone ("the title is required").
     case validation(field: String, reason: String)
 
+    /// How a change feed of `team` ends once its watcher may no longer read the team (removed
+    /// from it, or the team deleted): in process, and rebuilt by the HTTP client on reconnecting.
+    public static func watcherRemoved(from team: TeamKey) -> TaskError {
+        .permissionDenied(what: "watch team \(team)", why: "the watcher is no longer a member of it")
+    }
+
     /// One line for people: what was refused and why.
     public var description: String {
         switch self {

@@ -48,7 +48,7 @@ public enum ChangeLogFollower {
                     do {
                         page = try await read(position, pageSize)
                     } catch TaskError.notFound {
-                        throw TaskError.permissionDenied(what: "watch team \(team)", why: "the watcher is no longer a member of it")
+                        throw TaskError.watcherRemoved(from: team)
                     }
                     for event in resumed(from: position, page) {
                         continuation.yield(event)

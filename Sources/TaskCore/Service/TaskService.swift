@@ -29,3 +29,12 @@ public struct TaskService: Sendable {
         try await store.teamAccess(team, access: AccessRequirement(actor: actor, action: action))
     }
 }
+
+extension TaskService {
+    /// Refuses unless `actor` may do `action` in team `team` (`notFound` for outsiders,
+    /// `permissionDenied` for a role too low), for callers that must know before they begin, such
+    /// as an import over HTTP that should not read a body it may not write.
+    public func requireAccess(_ action: TeamAction, in team: TeamKey, as actor: UserRef) async throws {
+        _ = try await access(team, action, as: actor)
+    }
+}

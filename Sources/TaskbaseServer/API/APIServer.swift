@@ -27,7 +27,9 @@ public final class APIServer: Sendable {
         let verifier = TokenVerifier(service: service, secrets: options.secrets)
         verifier.start()
         let router = buildRouter(service: service, verifier: verifier, options: options)
-        let http = try HTTPServer.start(host: host, port: port, limits: limits) { request in
+        let http = try HTTPServer.start(
+            host: host, port: port, limits: limits, bodyLimit: { router.maxBodyBytes(method: $0, path: $1) }
+        ) { request in
             let started = ContinuousClock.now
             let (response, route, prefix) = await router.respond(to: request)
             if let log {

@@ -29,10 +29,22 @@ protocol RequestAuthenticator: Sendable {
 /// costs no database round trip. The cache is trusted only while the invalidation doorbell
 /// (`TaskService.tokenInvalidations`, NOTIFY across processes) is connected: each ring, and each
 /// reconnection, empties it. Expiry is checked on every use; use is recorded once a minute.
+///
+/// A lookup that was under way when the cache was emptied must not put back what it read: the
+/// token may have been revoked after that read, and the ring that said so has passed. Each
+/// emptying starts a new generation; a lookup keeps its result only in the generation it began in.
 public final class TokenVerifier: Sendable {
     private struct Cache {
         var entries: [[UInt8]: Caller] = [:]
         var trusted = false
+        var generation: UInt64 = 0
+
+        /// Empties the cache and starts a new generation.
+        mutating func clear(trusted: Bool) {
+            entries = [:]
+            self.trusted = trusted
+            generation &+= 1
+        }
     }
 
     let service: TaskService
@@ -43,10 +55,18 @@ public final class TokenVerifier: Sendable {
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
 
+    /// Called between a lookup's read and its caching; tests widen that window with it.
+    let afterLookup: (@Sendable () async -> Void)?
+
     /// A verifier over `service`, hashing with `secrets`.
-    public init(service: TaskService, secrets: TokenSecrets) {
+    public convenience init(service: TaskService, secrets: TokenSecrets) {
+        self.init(service: service, secrets: secrets, afterLookup: nil)
+    }
+
+    init(service: TaskService, secrets: TokenSecrets, afterLookup: (@Sendable () async -> Void)?) {
         self.service = service
         self.secrets = secrets
+        self.afterLookup = afterLookup
     }
 
     /// Starts listening for invalidations; until it is connected the cache is bypassed.
@@ -56,14 +76,14 @@ public final class TokenVerifier: Sendable {
                 guard let self else { return }
                 do {
                     let rings = try await self.service.tokenInvalidations()
-                    self.cache.withLock { $0 = Cache(entries: [:], trusted: true) }
+                    self.cache.withLock { $0.clear(trusted: true) }
                     self.ring()
                     for try await _ in rings {
-                        self.cache.withLock { $0.entries = [:] }
+                        self.cache.withLock { $0.clear(trusted: true) }
                         self.ring()
                     }
                 } catch {}
-                self.cache.withLock { $0 = Cache() }
+                self.cache.withLock { $0.clear(trusted: false) }
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
@@ -88,6 +108,9 @@ public final class TokenVerifier: Sendable {
     /// Whether the cache is in use (the doorbell is connected).
     public var isCaching: Bool { cache.withLock { $0.trusted } }
 
+    /// How many times the cache was emptied (rings, reconnections).
+    var generation: UInt64 { cache.withLock { $0.generation } }
+
     /// The user the token `secret` authenticates, or nil (unknown, expired, revoked, disabled).
     public func verify(_ secret: String) async throws -> Caller? {
         guard TokenSecrets.looksLikeToken(secret) else { return nil }
@@ -98,15 +121,34 @@ public final class TokenVerifier: Sendable {
             recordUse(cached, hash: hash, at: now)
             return cached
         }
+        let generation = cache.withLock { $0.generation }
         guard let found = try await service.authenticate(hash: hash) else { return nil }
         let caller = Caller(user: found.user, token: found.token)
+        await afterLookup?()
         cache.withLock { cache in
-            guard cache.trusted else { return }
+            guard cache.trusted, cache.generation == generation else { return }
             if cache.entries.count >= capacity { cache.entries = [:] }
             cache.entries[hash] = caller
         }
         recordUse(caller, hash: hash, at: now)
         return caller
+    }
+
+    /// Empties the cache now, for a change this process made (a revocation): the doorbell tells
+    /// every process, but only after a round trip through the database.
+    func invalidate() {
+        cache.withLock { $0.clear(trusted: $0.trusted) }
+    }
+
+    /// Whether `secret` still authenticates someone, for a response that outlives its request
+    /// (an event stream): false once the token is revoked or expired or its user disabled; true
+    /// when the database cannot say right now (the stream's own reads then decide).
+    func stillValid(_ secret: String) async -> Bool {
+        do {
+            return try await verify(secret) != nil
+        } catch {
+            return true
+        }
     }
 
     private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {

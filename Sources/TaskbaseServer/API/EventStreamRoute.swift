@@ -7,7 +7,10 @@ import TaskbaseWire
 /// resume point the log no longer holds comes as `event: resync` with `data: {"through": N}`;
 /// `: keep-alive` comments keep idle streams alive and let dead clients be noticed.
 /// `Last-Event-ID` (or `?after=N`) resumes after that sequence. The stream ends when the reader
-/// may no longer read the team, when it falls too far behind, or when the server stops.
+/// may no longer read the team (a membership change rings the team's doorbell, so the next read
+/// is refused; the token and its user are checked again at every heartbeat, from the verifier's
+/// cache), when it falls more than `streamBufferBytes` behind, or when the server stops.
+/// Every stream's doorbell comes from the store's one listening session.
 extension APIHandlers {
     func events(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
@@ -16,11 +19,19 @@ extension APIHandlers {
         let stream = try await service.changes(in: team, after: after, as: actor)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         buffer.write(": connected\n\n")
-        let service = service, heartbeat = options.heartbeat
+        let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
+        let secret = context.request.header("authorization").map { String($0.split(separator: " ", maxSplits: 1).last ?? "") } ?? ""
         let beats = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
-                if Task.isCancelled || !buffer.write(": keep-alive\n\n") { break }
+                if Task.isCancelled { break }
+                if await !verifier.stillValid(secret) {
+                    buffer.close()
+                    break
+                }
+                // A stream with bytes waiting is alive enough; a comment would only add to them.
+                if buffer.pendingBytes == 0, !buffer.write(": keep-alive\n\n") { break }
+                if buffer.isClosed { break }
             }
         }
         let producer = Task {
@@ -40,7 +51,7 @@ extension APIHandlers {
                     case .resync(let through):
                         text = "id: \(through)\nevent: resync\ndata: {\"through\": \(through)}\n\n"
                     }
-                    if !buffer.write(text) { return }
+                    if await !buffer.send(text, patience: patience) { return }
                 }
             } catch {
                 // A reader removed from the team, a lost database connection, or cancellation:

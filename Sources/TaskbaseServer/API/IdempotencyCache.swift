@@ -1,3 +1,4 @@
+import CLibCrypto
 import Foundation
 import Synchronization
 import TaskCore
@@ -23,11 +24,20 @@ final class IdempotencyCache: Sendable {
     /// The most responses kept; the oldest go first.
     let capacity = 10_000
 
-    /// What makes two requests the same: method, path, query and body.
+    /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
+    /// import's body may be megabytes; the cache keeps 32 bytes of it).
     static func fingerprint(_ request: HTTPRequest) -> [UInt8] {
         var bytes = Array("\(request.method) \(request.path)?\(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))\n".utf8)
         bytes += request.body
-        return bytes
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length = 0
+        let made = bytes.withUnsafeBytes { input in
+            digest.withUnsafeMutableBytes { out in
+                EVP_Q_digest(nil, "SHA256", nil, input.baseAddress, input.count, out.baseAddress, &length)
+            }
+        }
+        // Without a digest the bytes themselves compare just as well.
+        return made == 1 && length == 32 ? digest : bytes
     }
 
     /// Runs `body` unless this key already answered (or is answering) for `user`.

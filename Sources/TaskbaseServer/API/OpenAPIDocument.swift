@@ -14,6 +14,8 @@ enum OpenAPIDocument {
         var successSchema: String? = nil
         var successMedia = "application/json"
         var errors: [Int] = []
+        /// Errors whose body is not the plain `Problem` (status → schema).
+        var errorSchemas: [Int: String] = [:]
         var authenticated = true
     }
 
@@ -70,6 +72,25 @@ enum OpenAPIDocument {
             "POST /v1/teams/{team}/tasks": Operation(
                 summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
                 successSchema: "Task", errors: [400, 403, 404, 409, 422]),
+            "POST /v1/teams/{team}/imports": Operation(
+                summary:
+                    "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row.",
+                query: [
+                    (
+                        "on-conflict", ["type": "string", "enum": ["update", "skip", "fail"]],
+                        "a row whose external id the team has: update (default), skip, or fail the import (409)"
+                    ),
+                    ("dry-run", boolean, "check everything, write nothing"),
+                    ("max-errors", ["type": "integer", "minimum": 0], "leave out up to N bad rows (default 0: one bad row refuses the import)"),
+                    ("map", string, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
+                    (
+                        "delimiter", ["type": "string", "enum": ["auto", ",", ";", "tab", "|", "comma", "semicolon", "pipe"]],
+                        "the separator (default auto)"
+                    ),
+                    ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
+                    ("max-field-size", ["type": "integer", "minimum": 1], "the longest field, in bytes (default 1 MiB)"),
+                ], headers: ["Idempotency-Key"], body: ("text/csv", "CSV"), successSchema: "ImportReport", errors: [400, 403, 404, 409, 415, 422],
+                errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
                     "The team's changes as Server-Sent Events: `id: <sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID.",
@@ -118,7 +139,7 @@ enum OpenAPIDocument {
     static func describe(_ operation: Operation, route: Route) -> [String: Any] {
         var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
-        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": string] }
+        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }
         var responses: [String: Any] = [:]
         var success: [String: Any] = ["description": operation.summary]
         if let schema = operation.successSchema {
@@ -130,6 +151,11 @@ enum OpenAPIDocument {
         if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
             success["headers"] = ["ETag": ["schema": string, "description": "the task's version, quoted"]]
         }
+        if let links = links[operation.successSchema ?? ""], operation.success == 201 {
+            success["links"] = links.mapValues { target in
+                ["operationId": target.operation, "parameters": [target.parameter: "$response.body#/key"]] as [String: Any]
+            }
+        }
         responses[String(operation.success)] = success
         if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified"] }
         var errors = operation.errors + [429, 500, 503]
@@ -138,7 +164,7 @@ enum OpenAPIDocument {
         errors += [431]
         for status in Set(errors) {
             responses[String(status)] = [
-                "description": "A problem", "content": ["application/problem+json": ["schema": ref("Problem")]],
+                "description": "A problem", "content": ["application/problem+json": ["schema": ref(operation.errorSchemas[status] ?? "Problem")]],
             ]
         }
         var described: [String: Any] = [
@@ -151,8 +177,34 @@ enum OpenAPIDocument {
         return described
     }
 
+    /// OpenAPI links from a created document to what its `key` opens: a new team's key is the
+    /// `{team}` of the team's routes, a new task's key the `{key}` of the task's (never its `id`).
+    static var links: [String: [String: (operation: String, parameter: String)]] {
+        [
+            "Team": [
+                "GetTeam": ("get_v1_teams_by_team", "team"), "ListTasks": ("get_v1_teams_by_team_tasks", "team"),
+                "CreateTask": ("post_v1_teams_by_team_tasks", "team"), "ListMembers": ("get_v1_teams_by_team_members", "team"),
+                "Summary": ("get_v1_teams_by_team_summary", "team"), "Import": ("post_v1_teams_by_team_imports", "team"),
+                "RenameTeam": ("patch_v1_teams_by_team", "team"), "DeleteTeam": ("delete_v1_teams_by_team", "team"),
+            ],
+            "Task": [
+                "GetTask": ("get_v1_tasks_by_key", "key"), "UpdateTask": ("patch_v1_tasks_by_key", "key"),
+                "History": ("get_v1_tasks_by_key_history", "key"), "DeleteTask": ("delete_v1_tasks_by_key", "key"),
+            ],
+        ]
+    }
+
+    /// Request headers whose values the server checks beyond "a string".
+    static var headerSchemas: [String: [String: Any]] {
+        [
+            "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
+            "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
+        ]
+    }
+
+    /// `get_v1_tasks_by_key` for `GET /v1/tasks/{key}`.
     static func operationID(_ route: Route) -> String {
-        route.method.lowercased()
+        route.method.lowercased() + "_"
             + route.pattern.split(separator: "/").map { $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "") }
             .map { $0.replacingOccurrences(of: ".", with: "_") }.joined(separator: "_")
     }
@@ -167,12 +219,15 @@ enum OpenAPIDocument {
     static var schemas: [String: Any] {
         [
             "Health": ["type": "object", "properties": ["status": string, "version": string], "required": ["status"]],
-            "User": object(["id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime]),
+            "User": object(["id": integer, "email": string, "display_name": string, "disabled": boolean, "operator": boolean, "created_at": dateTime]
+            ),
             "Team": object([
                 "id": integer, "key": string, "name": string, "created_at": dateTime,
                 "role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]],
             ]),
-            "Member": object(["user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean]),
+            "Member": object([
+                "user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean, "created_at": dateTime,
+            ]),
             "Task": object([
                 "id": integer, "key": string, "team": string, "number": integer, "title": string, "notes": string,
                 "status": ["type": "string", "enum": ["open", "in_progress", "done"]],
@@ -181,6 +236,7 @@ enum OpenAPIDocument {
                 "overdue": boolean, "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
                 "version": integer,
                 "created_at": dateTime, "created_by": string, "updated_at": dateTime, "updated_by": string,
+                "assignee_id": nullable("integer"), "created_by_id": integer, "updated_by_id": integer,
             ]),
             "TaskPage": object(["tasks": array("Task"), "next_cursor": nullable("string")]),
             "Summary": object([
@@ -189,13 +245,20 @@ enum OpenAPIDocument {
                 "open_by_assignee": ["type": "array", "items": object(["name": string, "count": integer])],
             ]),
             "HistoryEntry": object([
-                "version": integer, "kind": string, "at": dateTime, "actor": string,
-                "changes": ["type": "array", "items": object(["field": string, "old": nullable("string"), "new": nullable("string")])],
+                "task_id": integer, "version": integer, "kind": string, "at": dateTime, "actor": string, "actor_id": integer,
+                "changes": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "field": string, "old": nullable("string"), "new": nullable("string"), "old_id": nullable("integer"),
+                            "new_id": nullable("integer"),
+                        ], required: ["field", "old", "new"]),
+                ],
             ]),
             "Change": object([
                 "sequence": integer, "kind": ["type": "string", "enum": ["created", "updated", "deleted"]], "key": string, "task_id": integer,
                 "version": integer,
-                "actor": string, "at": dateTime, "title": nullable("string"),
+                "actor": string, "actor_id": integer, "at": dateTime, "title": nullable("string"),
             ]),
             "Token": object([
                 "id": integer, "name": string, "prefix": string, "created_at": dateTime, "expires_at": dateTime,
@@ -220,6 +283,25 @@ enum OpenAPIDocument {
                     "title": string, "notes": nullable("string"), "status": string, "priority": string, "due_date": nullable("string"),
                     "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
                 ], required: []),
+            "CSV": ["type": "string", "description": "CSV text with a header row naming the columns (at least a title column)"],
+            "ImportReport": object(
+                [
+                    "file": string, "team": string, "dry_run": boolean, "on_conflict": string, "changed": boolean, "read": integer,
+                    "inserted": integer, "updated": integer, "unchanged": integer, "skipped": integer, "rejected": integer,
+                    "empty_rows_skipped": integer, "encoding": string, "byte_order_mark": boolean, "delimiter": string, "delimiter_from": string,
+                    "normalised": ["type": "object", "additionalProperties": integer], "seconds": ["type": "number"],
+                    "rows_per_second": integer, "reject_file": string, "rejections": array("ImportRejection"),
+                ],
+                required: [
+                    "team", "dry_run", "on_conflict", "changed", "read", "inserted", "updated", "unchanged", "skipped", "rejected", "rejections",
+                ]),
+            "ImportRejection": object(["line": integer, "column": integer, "header": string, "reason": string], required: ["line", "reason"]),
+            "ImportProblem": object(
+                [
+                    "type": string, "title": string, "status": integer, "detail": string, "code": string, "field": string, "reason": string,
+                    "what": string, "why": string, "current_version": integer, "line": integer, "column": integer, "header": string,
+                    "character": integer, "read": integer, "rejected": integer, "rejections": array("ImportRejection"),
+                ], required: ["type", "title", "status", "detail", "code"]),
             "CreateTeamRequest": object(["key": string, "name": string]),
             "RenameTeamRequest": object(["name": string]),
             "MemberRoleRequest": object(["role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]]]),

@@ -11,15 +11,20 @@ public struct Route: Sendable {
     public let pattern: String
     /// Whether a bearer token is required.
     public let authenticated: Bool
+    /// The largest body this route reads, when it is not the server's default.
+    public let maxBodyBytes: Int?
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
 
     /// A route answering `method pattern` with `handler`.
-    init(_ method: String, _ pattern: String, authenticated: Bool = true, _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse)
-    {
+    init(
+        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil,
+        _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse
+    ) {
         self.method = method
         self.pattern = pattern
         self.authenticated = authenticated
+        self.maxBodyBytes = maxBodyBytes
         self.handler = handler
         segments = pattern.split(separator: "/")
     }
@@ -95,6 +100,12 @@ public struct Router: Sendable {
             methods.append(route.method)
         }
         return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
+    }
+
+    /// The body cap of the route `method path` answers, when it has one of its own.
+    func maxBodyBytes(method: String, path: String) -> Int? {
+        if case .success(let (route, _)) = resolve(method, path) { return route.maxBodyBytes }
+        return nil
     }
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every

@@ -13,22 +13,32 @@ public struct APIOptions: Sendable {
     public var heartbeat: Duration
     /// The bytes an event stream may hold for a slow client.
     public var streamBufferBytes: Int
+    /// The largest CSV body `POST /v1/teams/{team}/imports` takes (413 beyond).
+    public var maxImportBytes: Int
+    /// How long an event stream whose queue is full waits for the client to make room before
+    /// it is cut off as too slow (a burst then does not cut off a client that keeps reading).
+    public var streamPatience: Duration
     /// How long the emails a task response names are remembered per team (`DirectoryCache`):
     /// the longest a changed email can show its old value; zero reads them on every response.
     public var directoryTTL: Duration = .seconds(5)
 
     /// Options with these values.
-    public init(secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10) {
+    public init(
+        secrets: TokenSecrets, version: String = "dev", heartbeat: Duration = .seconds(15), streamBufferBytes: Int = 256 << 10,
+        maxImportBytes: Int = 64 << 20, streamPatience: Duration = .seconds(2)
+    ) {
+        self.streamPatience = streamPatience
         self.secrets = secrets
         self.version = version
         self.heartbeat = heartbeat
         self.streamBufferBytes = streamBufferBytes
+        self.maxImportBytes = maxImportBytes
     }
 }
 
 /// Builds the API's router over `service`, authenticating with `verifier`.
 public func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions) -> Router {
-    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache())
+    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier)
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
     return Router(routes: api.routes, authenticator: verifier)
@@ -39,6 +49,8 @@ struct APIHandlers: Sendable {
     let service: TaskService
     let options: APIOptions
     let idempotency: IdempotencyCache
+    /// Checks tokens again for long-lived responses (event streams).
+    let verifier: TokenVerifier
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 
@@ -85,6 +97,9 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
+            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes) { context in
+                try await idempotent(context) { try await importTasks(context) }
+            },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
@@ -132,6 +147,8 @@ struct APIHandlers: Sendable {
     func revokeToken(_ context: RouteContext) async throws -> HTTPResponse {
         guard let id = Int64(context.parameter("id")), id > 0 else { throw TaskError.notFound(what: "token #\(context.parameter("id"))") }
         _ = try await service.revokeOwnToken(TokenID(id), as: try context.actor)
+        // This process stops taking the token at once; the others when the doorbell rings.
+        verifier.invalidate()
         return .empty(204)
     }
 

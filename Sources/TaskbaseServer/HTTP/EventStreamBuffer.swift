@@ -10,6 +10,7 @@ public final class EventStreamBuffer: Sendable {
         var overflowed = false
         var wake: (@Sendable () -> Void)?
         var onTerminate: (@Sendable () -> Void)?
+        var disconnect: (@Sendable () -> Void)?
         var gone = false
     }
 
@@ -32,6 +33,9 @@ public final class EventStreamBuffer: Sendable {
                 state.closed = true
                 state.overflowed = true
                 state.pending = []
+                // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
+                if !state.gone { state.disconnect?() }
+                state.disconnect = nil
             } else {
                 state.pending.append(contentsOf: text.utf8)
             }
@@ -42,6 +46,21 @@ public final class EventStreamBuffer: Sendable {
         wake?()
         return accepted
     }
+
+    /// Queues `text`, waiting up to `patience` for room while the client drains a burst; a
+    /// client that has not made room by then is too slow and is cut off (false, as `write`).
+    public func send(_ text: String, patience: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let (fits, closed) = state.withLock { ($0.pending.count + text.utf8.count <= capacity, $0.closed) }
+            if closed { return false }
+            if fits || ContinuousClock.now >= deadline { return write(text) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Bytes queued and not yet taken by the connection.
+    public var pendingBytes: Int { state.withLock { $0.pending.count } }
 
     /// Ends the stream once what is queued has gone out.
     public func close() {
@@ -88,12 +107,18 @@ public final class EventStreamBuffer: Sendable {
         }
     }
 
-    /// libmicrohttpd let go of the response: the connection is gone.
+    /// The HTTP layer: how to cut the connection off when the client falls too far behind.
+    func onOverflow(disconnect: @escaping @Sendable () -> Void) {
+        state.withLock { state in if !state.gone { state.disconnect = disconnect } }
+    }
+
+    /// libmicrohttpd let go of the response, or is closing the connection: it is gone.
     func terminated() {
         let body = state.withLock { state in
             state.closed = true
             state.gone = true
             state.wake = nil
+            state.disconnect = nil
             let body = state.onTerminate
             state.onTerminate = nil
             return body

@@ -17,12 +17,16 @@ public struct HTTPServerLimits: Sendable {
     public var headerMemoryBytes: Int
     /// The bytes an event stream holds for a slow client before cutting it off.
     public var streamBufferBytes: Int
+    /// The kernel's send buffer for an event stream's socket (`SO_SNDBUF`): what a client that
+    /// stops reading can hold up in the kernel, before the stream's own bounded queue.
+    public var streamSocketBufferBytes: Int
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10
+        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10, streamSocketBufferBytes: Int = 64 << 10
     ) {
+        self.streamSocketBufferBytes = streamSocketBufferBytes
         self.maxBodyBytes = maxBodyBytes
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -51,6 +55,7 @@ public final class HTTPServer: Sendable {
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let limits: HTTPServerLimits
+    let bodyLimit: @Sendable (_ method: String, _ path: String) -> Int?
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
     /// The port it listens on (the one chosen when started with 0).
@@ -58,16 +63,22 @@ public final class HTTPServer: Sendable {
     /// The address it listens on.
     public let host: String
 
-    private init(host: String, port: UInt16, limits: HTTPServerLimits, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    private init(
+        host: String, port: UInt16, limits: HTTPServerLimits, bodyLimit: @escaping @Sendable (String, String) -> Int?,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
+        self.bodyLimit = bodyLimit
         self.handler = handler
     }
 
     /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
+    /// `bodyLimit` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`).
     public static func start(
         host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(),
+        bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil },
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
         // The daemon needs the server as its callbacks' context before it exists; a box lends it.
@@ -82,7 +93,8 @@ public final class HTTPServer: Sendable {
                 }, context,
                 { _, _, slot, _ in
                     guard let slot, let exchange = slot.pointee else { return }
-                    Unmanaged<Exchange>.fromOpaque(exchange).release()
+                    // Called before the daemon closes the socket: a stream stops using it now.
+                    Unmanaged<Exchange>.fromOpaque(exchange).takeRetainedValue().stream?.terminated()
                     slot.pointee = nil
                 }, nil, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
         else {
@@ -91,7 +103,7 @@ public final class HTTPServer: Sendable {
                     "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
-        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, handler: handler)
+        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, bodyLimit: bodyLimit, handler: handler)
         server.daemon.withLock { $0 = DaemonHandle(pointer: started) }
         box.server = server
         server.box.withLock { $0 = box }
@@ -143,15 +155,16 @@ public final class HTTPServer: Sendable {
                 request: HTTPRequest(
                     method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                     query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
+            exchange.maxBodyBytes = bodyLimit(exchange.request.method, exchange.request.path) ?? limits.maxBodyBytes
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            if let length = exchange.request.header("content-length").flatMap(Int.init), length > limits.maxBodyBytes {
-                return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection)
+            if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
+                return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
             return taskbase_mhd_yes
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
         if size.pointee > 0 {
-            if exchange.request.body.count + size.pointee > limits.maxBodyBytes {
+            if exchange.request.body.count + size.pointee > exchange.maxBodyBytes {
                 exchange.tooLarge = true
             } else if let data {
                 data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
@@ -161,8 +174,11 @@ public final class HTTPServer: Sendable {
             size.pointee = 0
             return taskbase_mhd_yes
         }
-        if let response = exchange.takeResponse() { return queue(response, on: connection) }
-        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: limits.maxBodyBytes), on: connection) }
+        if let response = exchange.takeResponse() {
+            if case .stream(let stream) = response.body { exchange.stream = stream }
+            return queue(response, on: connection)
+        }
+        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
         tracker.withLock { $0.inFlight += 1 }
@@ -187,6 +203,14 @@ public final class HTTPServer: Sendable {
             }
         case .stream(let stream):
             let context = StreamContext(stream: stream, connection: ConnectionHandle(pointer: connection), server: self)
+            // A client that stops reading leaves the daemon blocked on a full socket, never asking
+            // the stream for more: on overflow the socket is shut down, which the daemon sees.
+            let socket = taskbase_mhd_connection_fd(connection)
+            if socket >= 0 {
+                var size = Int32(clamping: limits.streamSocketBufferBytes)
+                _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+            stream.onOverflow { if socket >= 0 { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) } }
             tracker.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
             made = MHD_create_response_from_callback(
                 taskbase_mhd_size_unknown, 4_096,
@@ -254,7 +278,10 @@ private final class ServerBox: @unchecked Sendable {
 private final class Exchange: @unchecked Sendable {
     var request: HTTPRequest
     var tooLarge = false
+    var maxBodyBytes = 0
     var dispatched = false
+    /// The event stream answering it, told when the connection closes.
+    var stream: EventStreamBuffer?
     private let response = Mutex<HTTPResponse?>(nil)
 
     init(request: HTTPRequest) {

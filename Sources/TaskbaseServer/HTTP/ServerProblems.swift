@@ -21,7 +21,11 @@ public enum ServerProblems {
     /// 413 for a body over `limit` bytes.
     public static func tooLarge(limit: Int) -> HTTPResponse {
         response(
-            ProblemDocument(.payloadTooLarge, detail: "the request body is larger than \(limit) bytes; send less (or raise TASKBASE_HTTP_MAX_BODY)"))
+            ProblemDocument(
+                .payloadTooLarge,
+                detail:
+                    "the request body is larger than \(limit) bytes; send less (or raise the server's TASKBASE_HTTP_MAX_BODY, TASKBASE_HTTP_MAX_IMPORT_BODY for imports)"
+            ))
     }
 
     /// 401 with the `WWW-Authenticate` challenge.

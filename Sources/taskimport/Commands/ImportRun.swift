@@ -25,13 +25,12 @@ struct ImportRun {
     private func importFile() async throws {
         let team = try teamKey()
         let actor = try self.actor()
-        let settings = TaskCSVImport.Settings(
-            team: team, actor: actor, policy: values.value("on-conflict", as: ImportConflictPolicy.self) ?? .update,
-            dryRun: values.flag("dry-run"), maxRejectedRows: try maxErrors())
+        let options = try importOptions()
+        let settings = options.settings(team: team, actor: actor)
         let path = values.requiredString("file")
         try InputPaths.checkInput(path)
         try InputPaths.checkRejectFile(values.string("reject-file"), input: path)
-        let file = try TaskCSVImport(reader: try reader(path: path), overrides: try overrides())
+        let file = try TaskCSVImport(reader: try reader(path: path, options: options.readerOptions), overrides: options.overrides)
         let printer = ErrorPrinter(program: "taskimport")
         if let warning = file.mapping.unmappedColumnsWarning { printer.warning(warning) }
 
@@ -75,53 +74,17 @@ struct ImportRun {
         return actor
     }
 
-    private func maxErrors() throws(UsageError) -> Int {
-        let count = values.int("max-errors") ?? 0
-        guard count >= 0 else { throw UsageError("--max-errors: expected 0 or more, got \(count)") }
-        return count
-    }
-
-    /// `--delimiter`: a separator, or nil for auto (counted on the header line).
-    private func delimiter() throws(UsageError) -> CSVDelimiter? {
-        let text = values.requiredString("delimiter")
-        if text.lowercased() == "auto" { return nil }
-        guard let delimiter = CSVDelimiter(argument: text) else {
-            throw UsageError("--delimiter: expected one of , ; tab | (or comma, semicolon, pipe), or auto, got \"\(text)\"")
+    /// The importer's options from the command line, checked as `ImportOptions` checks them.
+    private func importOptions() throws(UsageError) -> ImportOptions {
+        do {
+            return try ImportOptions { name in name == "dry-run" ? (values.flag(name) ? ["true"] : []) : values.strings(name) }
+        } catch {
+            // A --map error already names its argument.
+            throw UsageError(error.option == "map" ? error.reason : "--\(error.option): \(error.reason)")
         }
-        return delimiter
     }
 
-    private func encoding() throws(UsageError) -> TextEncoding {
-        let text = values.requiredString("encoding")
-        guard let encoding = TextEncoding(argument: text) else {
-            throw UsageError("--encoding: expected utf-8, utf-16, windows-1252 or latin1, got \"\(text)\"")
-        }
-        return encoding
-    }
-
-    private func maxFieldSize() throws(UsageError) -> Int {
-        let size = values.int("max-field-size") ?? CSVReader.Options.defaultMaxFieldBytes
-        guard size > 0 else { throw UsageError("--max-field-size: expected a number of bytes above 0, got \(size)") }
-        return size
-    }
-
-    private func overrides() throws(UsageError) -> [ColumnOverride] {
-        var overrides: [ColumnOverride] = []
-        for argument in values.strings("map") {
-            do {
-                overrides.append(try ColumnOverride(argument: argument))
-            } catch {
-                throw UsageError(error.description)
-            }
-        }
-        return overrides
-    }
-
-    private func reader(path: String) throws -> CSVReader {
-        let delimiter = try delimiter()
-        let options = CSVReader.Options(
-            delimiter: delimiter ?? .comma, detectsDelimiter: delimiter == nil, encoding: try encoding(),
-            maxFieldBytes: try maxFieldSize(), skipsEmptyRecords: true)
+    private func reader(path: String, options: CSVReader.Options) throws -> CSVReader {
         if path == "-" { return CSVReader.standardInput(options: options) }
         do {
             return try CSVReader(path: path, options: options)

@@ -13,72 +13,8 @@ struct SummaryOutput {
     let rejectFile: String?
 
     /// The summary as `--json` prints it.
-    struct Document: Encodable {
-        var file: String
-        var team: String
-        var dryRun: Bool
-        var onConflict: String
-        var changed: Bool
-        var read: Int
-        var inserted: Int
-        var updated: Int
-        var unchanged: Int
-        var skipped: Int
-        var rejected: Int
-        var emptyRowsSkipped: Int
-        var encoding: String?
-        var byteOrderMark: Bool?
-        var delimiter: String?
-        var delimiterFrom: String?
-        var normalised: Normalised
-        var seconds: Double
-        var rowsPerSecond: Int
-        var rejectFile: String?
-        var rejections: [Rejection]
-
-        /// How many stored values each normalisation rule changed.
-        struct Normalised: Encodable {
-            var titlesTrimmed: Int
-            var notesTrimmedAtEnd: Int
-            var valuesTrimmed: Int
-            var lineBreaksMadeLF: Int
-
-            enum CodingKeys: String, CodingKey {
-                case titlesTrimmed = "titles_trimmed", notesTrimmedAtEnd = "notes_trailing_white_space_removed"
-                case valuesTrimmed = "categories_and_external_ids_trimmed", lineBreaksMadeLF = "line_breaks_made_lf"
-            }
-        }
-
-        /// One refused row.
-        struct Rejection: Encodable {
-            var line: Int
-            var column: Int?
-            var header: String?
-            var reason: String
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case file, team, dryRun = "dry_run", onConflict = "on_conflict", changed, read, inserted, updated, unchanged, skipped
-            case rejected, emptyRowsSkipped = "empty_rows_skipped", encoding, byteOrderMark = "byte_order_mark", delimiter
-            case delimiterFrom = "delimiter_from", normalised
-            case seconds, rowsPerSecond = "rows_per_second", rejectFile = "reject_file", rejections
-        }
-    }
-
-    var document: Document {
-        let summary = report.summary
-        return Document(
-            file: file, team: team.rawValue, dryRun: report.dryRun, onConflict: policy.rawValue, changed: report.changesSomething,
-            read: report.rowsRead, inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged,
-            skipped: summary.skipped, rejected: report.rejected, emptyRowsSkipped: report.emptyRowsSkipped,
-            encoding: report.format?.encoding.rawValue, byteOrderMark: report.format?.byteOrderMark,
-            delimiter: report.format?.delimiter.rawValue, delimiterFrom: report.format?.delimiterOrigin.rawValue,
-            normalised: .init(
-                titlesTrimmed: report.normalisations.titlesTrimmed, notesTrimmedAtEnd: report.normalisations.notesTrimmedAtEnd,
-                valuesTrimmed: report.normalisations.valuesTrimmed, lineBreaksMadeLF: report.normalisations.lineBreaksMadeLF),
-            seconds: (report.seconds * 1000).rounded() / 1000,
-            rowsPerSecond: Int(report.rowsPerSecond.rounded()), rejectFile: report.rejected > 0 ? rejectFile : nil,
-            rejections: report.rejections.map { .init(line: $0.line, column: $0.column, header: $0.header, reason: $0.reason) })
+    var document: ImportReportDocument {
+        ImportReportDocument(report: report, file: file, team: team, policy: policy, rejectFile: rejectFile)
     }
 
     /// The line for people: what happened, then the counts.

@@ -2,9 +2,12 @@
 """A fault-injecting HTTP fixture for the client's transport tests: answers like taskserve for a
 few routes, but on purpose unavailable, slow, or dropping its event stream, so retries,
 timeouts, cancellation and reconnection can be tested where the real server would need to be
-broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each request carried.
-Listens on 127.0.0.1, port 0; prints the port on the first line of stdout."""
+broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each request carried
+(and an "ended" entry when an event stream stopped because the client had gone).
+Listens on 127.0.0.1, port 0; prints the port on the first line of stdout. It exits when stdin
+closes or when its parent (the test process) goes away, and after an hour at most."""
 import json
+import os
 import sys
 import threading
 import time
@@ -48,6 +51,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 return self.reply(200, LOG.get(parts[1], []))
         scenario, run, route = parts[0], parts[1], "/".join(parts[2:])
+        self.run = run
         with LOCK:
             attempts = LOG.setdefault(run, [])
             attempts.append({"method": self.command, "path": route, "idempotency_key": self.headers.get("Idempotency-Key"),
@@ -73,26 +77,34 @@ class Handler(BaseHTTPRequestHandler):
                          "code": "not_found", "what": "x"})
 
     def events(self, connection):
-        """Each connection sends the two events after Last-Event-ID, then drops (the first three times)."""
+        """Each connection sends the two events after Last-Event-ID, then drops (the first three
+        times); later ones stay open with heartbeats until the client leaves (the first write
+        that fails ends it) or MAX_HEARTBEATS have gone out."""
         after = int(self.headers.get("Last-Event-ID") or 0)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
-        for sequence in (after + 1, after + 2):
-            frame = f"id: {sequence}\nevent: change\ndata: {json.dumps(change(sequence))}\n\n: keep-alive\n\n"
-            self.wfile.write(frame.encode())
-            self.wfile.flush()
-            time.sleep(0.05)
-        if connection <= 3:
-            self.close_connection = True
-            return
-        while True:
-            self.wfile.write(b": keep-alive\n\n")
-            self.wfile.flush()
-            time.sleep(0.5)
+        frames = [f"id: {sequence}\nevent: change\ndata: {json.dumps(change(sequence))}\n\n: keep-alive\n\n" for sequence in (after + 1, after + 2)]
+        heartbeats = [] if connection <= 3 else [": keep-alive\n\n"] * MAX_HEARTBEATS
+        for index, frame in enumerate(frames + heartbeats):
+            try:
+                self.wfile.write(frame.encode())
+                self.wfile.flush()
+            except OSError:  # the client left: broken pipe, reset
+                with LOCK:
+                    LOG[self.run].append({"method": "ended", "path": "events", "idempotency_key": None, "last_event_id": None})
+                self.close_connection = True
+                return
+            time.sleep(0.05 if index < len(frames) else HEARTBEAT_SECONDS)
+        self.close_connection = True
 
     do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = handle_any
+
+
+HEARTBEAT_SECONDS = 0.5
+MAX_HEARTBEATS = 240  # two minutes of an open stream, far longer than any test holds one
+LIFETIME_SECONDS = 3600
 
 
 def attempt_of_route(run, route):
@@ -100,9 +112,20 @@ def attempt_of_route(run, route):
         return sum(1 for entry in LOG[run] if entry["path"] == route)
 
 
+def watch_parent(parent):
+    """Exits the process once it is reparented (the test process died without closing stdin,
+    e.g. killed, with the pipe held open by another child) or its lifetime is over."""
+    for _ in range(int(LIFETIME_SECONDS / 0.2)):
+        if os.getppid() != parent:
+            break
+        time.sleep(0.2)
+    os._exit(0)
+
+
 if __name__ == "__main__":
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
     threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     server.serve_forever()

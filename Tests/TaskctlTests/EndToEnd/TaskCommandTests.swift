@@ -85,7 +85,7 @@ struct TaskCommandTests {
         let history = try await fixture.expectSuccess(["--json", "task", "history", key], as: fixture.viewer).objects()
         #expect(history.map { $0["version"] as? Int } == [1, 2, 3, 4, 5, 6])
         #expect(history.map { $0["kind"] as? String } == ["created", "updated", "updated", "updated", "updated", "updated"])
-        #expect(history.allSatisfy { Set($0.keys) == ["version", "kind", "at", "actor", "changes"] })
+        #expect(history.allSatisfy { Set($0.keys) == ["task_id", "version", "kind", "at", "actor", "actor_id", "changes"] })
         let assigned = try #require(history[2]["changes"] as? [[String: Any]])
         #expect(assigned.first?["field"] as? String == "assignee")
         #expect(assigned.first?["new"] as? String == fixture.admin)

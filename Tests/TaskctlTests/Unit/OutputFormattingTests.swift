@@ -23,7 +23,8 @@ struct OutputFormattingTests {
         #expect(
             try Self.keys(ofJSON: text) == [
                 "id", "key", "team", "number", "title", "notes", "status", "priority", "due_date", "overdue", "assignee",
-                "category", "external_id", "version", "created_at", "created_by", "updated_at", "updated_by",
+                "category", "external_id", "version", "created_at", "created_by", "updated_at", "updated_by", "assignee_id",
+                "created_by_id", "updated_by_id",
             ])
         #expect(text.contains(#""category" : null"#))
         #expect(text.contains(#""created_by" : "ann@example.com""#))
@@ -120,7 +121,7 @@ struct OutputFormattingTests {
         #expect(ChangeOutput.line(document) == "\(Timestamp.iso(Samples.created))  updated  CORE-7  v3  ann@example.com  Fix login\n")
         let line = try ChangeOutput.jsonLine(document, encoder: ChangeOutput.makeLineEncoder())
         #expect(line.filter { $0 == "\n" }.count == 1)
-        #expect(try Self.keys(ofJSON: line) == ["sequence", "kind", "key", "task_id", "version", "actor", "at", "title"])
+        #expect(try Self.keys(ofJSON: line) == ["sequence", "kind", "key", "task_id", "version", "actor", "actor_id", "at", "title"])
     }
 
     @Test("the export header maps every importer field and nothing else")

@@ -1,23 +1,25 @@
 import Foundation
-import TaskbaseTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A `taskserve` child process listening on 127.0.0.1 and a free port, its stderr (the access
-/// log) in a file.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
-    let logURL: URL
-    private(set) var baseURL = ""
+/// A `taskserve` child process listening on 127.0.0.1 (a free port unless told one), its
+/// stderr (the access log) in a file: for the server's process tests and the client's.
+public final class ServeProcess: @unchecked Sendable {
+    /// The child.
+    public let process = Process()
+    /// Where its stderr goes.
+    public let logURL: URL
+    /// `http://127.0.0.1:PORT`, from its "listening" line.
+    public private(set) var baseURL = ""
 
-    /// Starts taskserve with `environment` (plus `--listen 127.0.0.1:0` and `arguments`) and
-    /// waits for its "listening" line.
-    init(environment: [String: String], arguments: [String] = []) async throws {
+    /// Starts taskserve with `environment` (plus `--listen listen` and `arguments`) and waits
+    /// for its "listening" line.
+    public init(environment: [String: String], listen: String = "127.0.0.1:0", arguments: [String] = []) async throws {
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("taskserve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.executableURL = BuiltProgram.url("taskserve")
-        process.arguments = ["--listen", "127.0.0.1:0"] + arguments
+        process.arguments = ["--listen", listen] + arguments
         process.environment = environment
         process.standardError = try FileHandle(forWritingTo: logURL)
         process.standardOutput = FileHandle.nullDevice
@@ -34,17 +36,17 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// Everything it wrote to stderr so far.
-    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// The access-log lines as JSON objects.
-    var accessLog: [[String: Any]] {
+    public var accessLog: [[String: Any]] {
         log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter {
             $0["route"] != nil
         }
     }
 
     /// Sends `signal` and waits for the exit status.
-    func stop(signal: Int32 = SIGTERM) async throws -> Int32 {
+    public func stop(signal: Int32 = SIGTERM) async throws -> Int32 {
         kill(process.processIdentifier, signal)
         try await waitUntil("taskserve to exit", limit: .seconds(20)) { !self.process.isRunning }
         return process.terminationStatus
@@ -57,9 +59,11 @@ final class ServeProcess: @unchecked Sendable {
 }
 
 /// taskserve exited before listening.
-struct ServeFailure: Error, CustomStringConvertible {
-    var log: String
+public struct ServeFailure: Error, CustomStringConvertible {
+    /// What it wrote to stderr.
+    public var log: String
     /// Its exit status.
-    var status: Int32
-    var description: String { "taskserve exited before listening: \(log)" }
+    public var status: Int32
+    /// The log, introduced.
+    public var description: String { "taskserve exited before listening: \(log)" }
 }

@@ -1,0 +1,92 @@
+import CSVImport
+import Foundation
+import Synchronization
+import TaskCore
+import TaskbaseWire
+
+/// `POST /v1/teams/{team}/imports`: a CSV body through taskimport's pipeline (`TaskCSVImport`),
+/// with taskimport's options as query parameters of the same names (`on-conflict`, `dry-run`,
+/// `max-errors`, `map`, `delimiter`, `encoding`, `max-field-size`). The answer is taskimport's
+/// `--json` summary with every refused row; all or nothing, as taskimport is.
+extension APIHandlers {
+    func importTasks(_ context: RouteContext) async throws -> HTTPResponse {
+        let (team, actor) = (try teamKey(context), try context.actor)
+        // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked at.
+        try await service.requireAccess(.writeTasks, in: team, as: actor)
+        let options = try importOptions(context.request)
+        if let type = context.request.header("content-type")?.lowercased(),
+            !["text/csv", "application/csv", "text/plain", "application/octet-stream"].contains(where: type.hasPrefix)
+        {
+            throw ProblemDocument(.unsupportedMediaType, detail: "an import takes a CSV body (text/csv), not \(type)")
+        }
+        let rejections = Mutex<[RowRejection]>([])
+        do {
+            let file = try TaskCSVImport(
+                reader: CSVReader(source: MemoryByteSource(context.request.body), options: options.readerOptions), overrides: options.overrides)
+            let report = try await file.run(
+                service: service, settings: options.settings(team: team, actor: actor),
+                onRejection: { rejection in rejections.withLock { $0.append(rejection) } })
+            let document = ImportReportDocument(
+                report: report, file: nil, team: team, policy: options.policy, rejectFile: nil, rejections: rejections.withLock { $0 })
+            return try .json(document)
+        } catch let failure as CSVImportFailure {
+            return try ImportFailureDocument(failure, rejections: rejections.withLock { $0 }).response
+        }
+    }
+
+    /// The query's importer options; an unknown parameter is refused too, so a misspelt option
+    /// is never silently ignored.
+    func importOptions(_ request: HTTPRequest) throws -> ImportOptions {
+        if let unknown = request.query.first(where: { !ImportOptions.names.contains($0.name) }) {
+            throw TaskError.validation(
+                field: unknown.name, reason: "not an import option; the options are \(ImportOptions.names.joined(separator: ", "))")
+        }
+        do {
+            return try ImportOptions { request.queryValues($0) }
+        } catch {
+            throw TaskError.validation(field: error.option, reason: error.reason)
+        }
+    }
+}
+
+/// A refused import file as a 422 problem: the problem's members (code `validation`, field
+/// `body`) plus where in the file (`line`, `column`, `header`, `character`), the counts so far,
+/// and the rows refused before it stopped. Nothing was written.
+struct ImportFailureDocument: Encodable {
+    let problem: ProblemDocument
+    let failure: CSVImportFailure
+    let rejections: [RowRejection]
+
+    init(_ failure: CSVImportFailure, rejections: [RowRejection]) {
+        self.failure = failure
+        self.rejections = rejections
+        problem = ProblemDocument(
+            .validation, detail: "the CSV body was refused, nothing was imported: \(failure.description)", field: "body",
+            reason: failure.description)
+    }
+
+    enum Keys: String, CodingKey {
+        case line, column, header, character, read, rejected, rejections
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try problem.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        let place = failure.place
+        try container.encodeIfPresent(place.line, forKey: .line)
+        try container.encodeIfPresent(place.column, forKey: .column)
+        try container.encodeIfPresent(place.header, forKey: .header)
+        try container.encodeIfPresent(place.character, forKey: .character)
+        try container.encode(failure.rowsSoFar.read, forKey: .read)
+        try container.encode(failure.rowsSoFar.rejected, forKey: .rejected)
+        try container.encode(rejections.map(ImportReportDocument.Rejection.init), forKey: .rejections)
+    }
+
+    var response: HTTPResponse {
+        get throws {
+            var bytes = Array(try ServerJSON.encoder.encode(self))
+            bytes.append(UInt8(ascii: "\n"))
+            return HTTPResponse(status: problem.status, headers: [("Content-Type", "application/problem+json")], body: .bytes(bytes))
+        }
+    }
+}

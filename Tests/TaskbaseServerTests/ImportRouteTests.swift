@@ -1,0 +1,156 @@
+import CSVImport
+import Foundation
+import TaskCore
+import TaskbaseServer
+import TaskbaseWire
+import Testing
+
+@Suite("POST /v1/teams/{team}/imports: CSV through taskimport's pipeline over HTTP")
+struct ImportRouteTests {
+    static let file = """
+        Title,Status,Due Date,ID
+        Write the spec,In Progress,2026-03-10,SPEC-1
+        Review it,To Do,,SPEC-2
+        Ship it,Done,10.03.2026,
+
+        """
+
+    func post(
+        _ f: ServerFixture, as role: String = "member", _ csv: String, query: String = "", headers: [String: String] = [:]
+    ) async throws
+        -> HTTPClient.Reply
+    {
+        try await f.client(role).send(
+            "POST", "/v1/teams/\(f.team)/imports\(query)", body: Data(csv.utf8), headers: ["Content-Type": "text/csv"].merging(headers) { $1 })
+    }
+
+    func taskCount(_ f: ServerFixture) async throws -> Int {
+        try await f.client("owner").get("/v1/teams/\(f.team)/summary").decode(SummaryDocument.self).total
+    }
+
+    @Test("a file imports as the token's user and answers taskimport's summary; importing it again changes nothing", arguments: StoreKind.allCases)
+    func importsAndReimports(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let reply = try await post(f, Self.file)
+        #expect(reply.status == 200, "\(reply.text)")
+        let report = try reply.decode(ImportReportDocument.self)
+        #expect(report.team == f.team.rawValue)
+        #expect((report.read, report.inserted, report.updated, report.rejected, report.changed) == (3, 3, 0, 0, true))
+        #expect(report.onConflict == "update" && !report.dryRun && report.file == nil)
+        let page = try await f.client("viewer").get("/v1/teams/\(f.team)/tasks?sort=number").decode(TaskPageDocument.self)
+        #expect(page.tasks.map(\.title) == ["Write the spec", "Review it", "Ship it"])
+        #expect(page.tasks.map(\.createdBy) == [f.member.email, f.member.email, f.member.email])
+        #expect(page.tasks.first?.externalID.value == "SPEC-1")
+
+        let again = try await post(f, Self.file).decode(ImportReportDocument.self)
+        #expect((again.inserted, again.updated, again.unchanged, again.changed) == (0, 0, 3, false))
+        #expect(try await taskCount(f) == 3)
+
+        let dryRun = try await post(f, Self.file.replacingOccurrences(of: "Review it,To Do", with: "Review it,Done"), query: "?dry-run=true")
+        #expect(try dryRun.decode(ImportReportDocument.self).updated == 1)
+        #expect(try dryRun.decode(ImportReportDocument.self).dryRun)
+        #expect(try await f.client("viewer").get("/v1/tasks/\(page.tasks[1].key)").decode(TaskDocument.self).status == "open")
+        await f.stop()
+    }
+
+    @Test("bad rows within max-errors are left out and reported with line, column, header and reason", arguments: StoreKind.allCases)
+    func rejects(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let csv = "Name;Due\nGood row;2026-03-10\nBad date;2026-02-30\nAmbiguous;03/10/2026\n"
+        let reply = try await post(f, csv, query: "?max-errors=5&delimiter=%3B")
+        #expect(reply.status == 200, "\(reply.text)")
+        let report = try reply.decode(ImportReportDocument.self)
+        #expect((report.read, report.inserted, report.rejected) == (3, 1, 2))
+        #expect(report.delimiter == ";")
+        #expect(report.rejections.map(\.line) == [3, 4])
+        #expect(report.rejections.map(\.column) == [2, 2])
+        #expect(report.rejections.map(\.header) == ["Due", "Due"])
+        #expect(report.rejections.first?.reason.contains("2026-02-30 is not a real date") == true)
+        #expect(try await taskCount(f) == 1)
+        await f.stop()
+    }
+
+    @Test("viewers are refused with 403 and outsiders get 404, before the body is read; nothing is written", arguments: StoreKind.allCases)
+    func roles(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        #expect(try await post(f, as: "viewer", Self.file).status == 403)
+        #expect(try await post(f, as: "outsider", Self.file).status == 404)
+        #expect(try await post(f, as: "outsider", "no title here\n").status == 404)
+        #expect(try await post(f, as: "viewer", "no title here\n").problem?.code == "permission_denied")
+        #expect(try await f.client().send("POST", "/v1/teams/\(f.team)/imports", body: Data(Self.file.utf8)).status == 401)
+        #expect(try await taskCount(f) == 0)
+        await f.stop()
+    }
+
+    @Test(
+        "malformed input is a 422 problem saying where; a bad row past max-errors in a later batch leaves the team as it was",
+        arguments: StoreKind.allCases)
+    func malformed(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let noTitle = try await post(f, "Status,Due\nopen,2026-01-01\n")
+        #expect(noTitle.status == 422)
+        #expect(noTitle.header("Content-Type") == "application/problem+json")
+        #expect(noTitle.problem?.code == "validation")
+        #expect(noTitle.problem?.field == "body")
+        #expect(noTitle.problem?.detail.contains("title") == true)
+
+        let quote = try await post(f, "Title\n\"never closed\n")
+        #expect(quote.status == 422)
+        #expect(quote.problem?.code == "validation")
+
+        #expect(try await post(f, Self.file, query: "?on-conflict=sometimes").problem?.field == "on-conflict")
+        #expect(try await post(f, Self.file, query: "?on_conflict=skip").problem?.field == "on_conflict")
+        #expect(try await post(f, Self.file, query: "?map=colour%3DColor").problem?.field == "map")
+        #expect(try await post(f, Self.file, headers: ["Content-Type": "application/json"]).status == 415)
+
+        // 6,000 good rows (more than one batch of 5,000), then one bad one: nothing lands.
+        var rows = ["Title,ID"]
+        for number in 1...6_000 { rows.append("Task \(number),T-\(number)") }
+        rows.append("Bad,T-1")
+        let big = try await post(f, rows.joined(separator: "\n") + "\n")
+        #expect(big.status == 422, "\(big.text.prefix(300))")
+        let document = try #require(try JSONSerialization.jsonObject(with: big.body) as? [String: Any])
+        #expect(document["line"] as? Int == 6_002)
+        #expect(document["read"] as? Int == 6_001)
+        let rejections = try #require(document["rejections"] as? [[String: Any]])
+        #expect(rejections.map { $0["line"] as? Int } == [6_002])
+        #expect((rejections.first?["reason"] as? String)?.contains("T-1") == true)
+        #expect(try await taskCount(f) == 0)
+        await f.stop()
+    }
+
+    @Test("the import body has its own cap: above the default body cap it is taken, above its own cap it is 413", arguments: StoreKind.allCases)
+    func sizeCap(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, limits: HTTPServerLimits(maxBodyBytes: 1_024), maxImportBytes: 8 << 10)
+        var rows = ["Title"]
+        for number in 1...200 { rows.append("Imported task number \(number)") }
+        let medium = rows.joined(separator: "\n")
+        #expect(medium.utf8.count > 1_024)
+        #expect(try await post(f, medium).status == 200)
+        // Just over the cap, so the client has sent it all before the 413 comes back.
+        let large = String(repeating: medium + "\n", count: 2)
+        #expect(large.utf8.count > 8 << 10 && large.utf8.count < 12 << 10)
+        let refused = try await post(f, large)
+        #expect(refused.status == 413)
+        #expect(refused.problem?.code == "payload_too_large")
+        let json = #"{"title": "\#(String(repeating: "x", count: 2_000))"}"#
+        #expect(try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: json).status == 413)
+        #expect(try await taskCount(f) == 200)
+        await f.stop()
+    }
+
+    @Test("Idempotency-Key: a retry gets the first answer without importing again; the key with another file is refused")
+    func idempotency() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let first = try await post(f, Self.file, headers: ["Idempotency-Key": "import-1"])
+        let retry = try await post(f, Self.file, headers: ["Idempotency-Key": "import-1"])
+        #expect(first.status == 200)
+        #expect(retry.body == first.body)
+        #expect(try retry.decode(ImportReportDocument.self).inserted == 3)
+        let other = try await post(f, Self.file + "Another,Done,,\n", headers: ["Idempotency-Key": "import-1"])
+        #expect(other.status == 422)
+        #expect(other.problem?.code == "idempotency_key_reused")
+        #expect(try await taskCount(f) == 3)
+        await f.stop()
+    }
+}
