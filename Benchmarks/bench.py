@@ -23,6 +23,12 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "reference"))
 from statements import load  # noqa: E402
 
+
+def redacted(text):
+    """`text` with the password of any connection URL in it masked: commands that fail are
+    printed, and the URL they carry must not show its secret."""
+    return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", text)
+
 BENCH_OWNER = "bench.owner@example.com"
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9")
 HTTP_WORKLOADS = ("w7", "w8", "w9")
@@ -421,7 +427,7 @@ class Bench:
         elapsed = time.perf_counter() - started
         stderr = process.stderr.read().decode()
         if status != 0:
-            raise RuntimeError(f"{shlex.join(command)} failed ({status}):\n{stderr.strip()}")
+            raise RuntimeError(f"{redacted(shlex.join(command))} failed ({status}):\n{redacted(stderr.strip())}")
         self.record(workload, tool, operations / elapsed)
         return usage.ru_maxrss
 

@@ -62,8 +62,8 @@ CHECKPOINT;
 
 BEGIN;
 SELECT pg_temp.cpu() AS c0 \gset
-INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-SELECT :team, line, 1, :actor, now(), 'imported',
+INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+SELECT :team, line, line, 1, :actor, now(), 'imported',
        ARRAY[title, notes, status, priority, coalesce(due_date::text, ''), coalesce(assignee_id::text, ''), coalesce(category, ''),
              external_id]
   FROM s;
@@ -75,8 +75,8 @@ BEGIN;
 CREATE TABLE history_with_fk (LIKE task_history INCLUDING ALL);
 ALTER TABLE history_with_fk ADD FOREIGN KEY (team_id) REFERENCES teams (id) ON DELETE CASCADE;
 SELECT pg_temp.cpu() AS c0 \gset
-INSERT INTO history_with_fk (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-SELECT :team, line, 1, :actor, now(), 'imported', ARRAY[title, notes, status, priority, coalesce(due_date::text, ''),
+INSERT INTO history_with_fk (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+SELECT :team, line, line, 1, :actor, now(), 'imported', ARRAY[title, notes, status, priority, coalesce(due_date::text, ''),
        coalesce(assignee_id::text, ''), coalesce(category, ''), external_id]
   FROM s;
 SELECT pg_temp.report('history: the same with the FK to teams (before 0013)', :c0, :n);

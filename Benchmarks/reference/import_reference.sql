@@ -23,7 +23,7 @@ CREATE TEMP TABLE staging (
 \copy staging FROM pstdin WITH (FORMAT csv, HEADER true)
 -- The rows in file order, each with its task id (drawn up front, so the history is written
 -- from the same rows) and the team's next number; then the tasks, and one history entry per
--- task with the values it was created with (`created_values`, in the order title, notes,
+-- task (under its id and number) with the values it was created with (`created_values`, in the order title, notes,
 -- status, priority, due_date, assignee, category, external_id; '' for none), as taskimport
 -- writes a created task's.
 WITH numbered AS (
@@ -35,8 +35,8 @@ WITH numbered AS (
            :actor_id, now(), :actor_id, now()
       FROM numbered
 )
-INSERT INTO task_history (team_id, task_id, version, actor_id, changed_at, kind, created_values)
-SELECT :team_id, new.id, 1, :actor_id, now(), 'imported',
+INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+SELECT :team_id, new.id, new.number, 1, :actor_id, now(), 'imported',
        ARRAY[new.title, coalesce(new.notes, ''), new.status, new.priority, coalesce(new.due_date::text, ''), '',
              coalesce(new.category, ''), new.external_id]
   FROM numbered new;
