@@ -136,6 +136,8 @@ struct ValidationTests {
         #expect(invalidField { _ = try TaskDraft(title: "T", notes: "x\u{0}") } == "notes")
         #expect(invalidField { _ = try TaskDraft(title: "T", category: "c\u{0}") } == "category")
         #expect(invalidField { _ = try TaskDraft(title: "T", externalID: "\u{0}") } == "externalID")
+        #expect(invalidField { _ = try TaskDraft(title: "T", assignee: .email("a\u{0}b@example.com")) } == "assignee")
+        #expect(invalidField { _ = try TaskChanges(assignee: .set(.email("a\u{0}b@example.com"))) } == "assignee")
         #expect(invalidField { _ = try UserFields.email("a\u{0}@example.com") } == "email")
         #expect(invalidField { _ = try UserFields.name("Ann\u{0}") } == "name")
         #expect(throws: TaskError.validation(field: "externalID", reason: "a NUL character (U+0000) in the external id cannot be stored")) {

@@ -12,6 +12,7 @@ struct FuzzFindingsTests {
             "POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "NUL", "assignee": "a\u0000b@example.com"}"#)
         #expect(reply.status == 422, "\(reply.text)")
         #expect(reply.problem?.code == "validation")
+        #expect(reply.problem?.field == "assignee", "refused by the service's rules, naming the field, not by the database")
         #expect(try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks.isEmpty)
         await f.stop()
     }

@@ -29,7 +29,7 @@ public struct TaskChanges: Hashable, Sendable {
         self.status = status
         self.priority = priority
         self.dueDate = dueDate
-        self.assignee = assignee
+        if case .set(let ref) = assignee { self.assignee = .set(try TaskFields.assignee(ref)) } else { self.assignee = .unchanged }
         if case .set(let value) = category { self.category = .set(try TaskFields.category(value)) } else { self.category = .unchanged }
         if case .set(let value) = externalID { self.externalID = .set(try TaskFields.externalID(value)) } else { self.externalID = .unchanged }
     }

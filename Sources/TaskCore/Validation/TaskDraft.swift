@@ -28,7 +28,7 @@ public struct TaskDraft: Hashable, Sendable {
         self.status = status
         self.priority = priority
         self.dueDate = dueDate
-        self.assignee = assignee
+        self.assignee = try TaskFields.assignee(assignee)
         self.category = try TaskFields.category(category)
         self.externalID = try TaskFields.externalID(externalID)
     }

@@ -49,6 +49,14 @@ public enum TaskFields {
         try singleLine(text, field: "externalID", noun: "an external id", maxLength: externalIDMaxLength)
     }
 
+    /// An assignee reference the store can look up: an email holding a NUL character could
+    /// never match a stored one, and the database refuses it as a parameter, so it is refused
+    /// here, naming the assignee, for every caller (the API, taskctl, the importer).
+    public static func assignee(_ ref: UserRef?) throws -> UserRef? {
+        if case .email(let email) = ref { try TextRules.rejectNUL(email, field: "assignee") }
+        return ref
+    }
+
     private static func singleLine(_ text: String?, field: String, noun: String, maxLength: Int) throws -> String? {
         guard let value = text.map(TextRules.trimmed), !value.isEmpty else { return nil }
         try TextRules.rejectNUL(value, field: field)
