@@ -15,8 +15,6 @@ public struct HTTPServerLimits: Sendable {
     public var idleTimeoutSeconds: UInt32
     /// Memory per connection for its request line and headers; larger headers are refused with 431.
     public var headerMemoryBytes: Int
-    /// The bytes an event stream holds for a slow client before cutting it off.
-    public var streamBufferBytes: Int
     /// The kernel's send buffer for an event stream's socket (`SO_SNDBUF`): what a client that
     /// stops reading can hold up in the kernel, before the stream's own bounded queue.
     public var streamSocketBufferBytes: Int
@@ -24,7 +22,7 @@ public struct HTTPServerLimits: Sendable {
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamBufferBytes: Int = 256 << 10, streamSocketBufferBytes: Int = 64 << 10
+        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10
     ) {
         self.streamSocketBufferBytes = streamSocketBufferBytes
         self.maxBodyBytes = maxBodyBytes
@@ -32,7 +30,6 @@ public struct HTTPServerLimits: Sendable {
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.headerMemoryBytes = headerMemoryBytes
-        self.streamBufferBytes = streamBufferBytes
     }
 }
 
