@@ -83,11 +83,15 @@ public struct Router: Sendable {
     /// Every route, in the order they are tried.
     public let routes: [Route]
     let authenticator: any RequestAuthenticator
+    /// The methods of the routes with a body cap of their own: a request of any other method
+    /// needs no route lookup for its cap before the one that answers it.
+    private let cappedMethods: Set<String>
 
     /// A router over `routes`, authenticating with `authenticator`.
     init(routes: [Route], authenticator: any RequestAuthenticator) {
         self.routes = routes
         self.authenticator = authenticator
+        cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil }.map(\.method))
     }
 
     /// The route and parameters for `method path`, or the response saying why there is none.
@@ -104,6 +108,7 @@ public struct Router: Sendable {
 
     /// The body cap of the route `method path` answers, when it has one of its own.
     func maxBodyBytes(method: String, path: String) -> Int? {
+        guard cappedMethods.contains(method) else { return nil }
         if case .success(let (route, _)) = resolve(method, path) { return route.maxBodyBytes }
         return nil
     }
