@@ -29,6 +29,21 @@ def redacted(text):
     printed, and the URL they carry must not show its secret."""
     return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", text)
 
+
+def failure(command, status, stderr):
+    """The error for `command` exiting with `status`: its command line and output, passwords
+    masked."""
+    return RuntimeError(f"{redacted(shlex.join(command))} failed ({status}):\n{redacted(stderr.strip())}")
+
+
+def checked(command, input=None):
+    """Runs `command` to its end, its output captured as text; a failure is `failure`'s error
+    (subprocess's own error would print the command line, connection URL and all)."""
+    completed = subprocess.run(command, input=input, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise failure(command, completed.returncode, completed.stderr)
+    return completed
+
 BENCH_OWNER = "bench.owner@example.com"
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9")
 HTTP_WORKLOADS = ("w7", "w8", "w9")
@@ -340,13 +355,11 @@ class Bench:
 
     def psql(self, sql):
         """Runs `sql` (one or more statements) in psql, stopping at the first error."""
-        subprocess.run(["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", self.url], input=sql, text=True, check=True,
-                       capture_output=True)
+        checked(["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", self.url], input=sql)
 
     def psql_value(self, sql):
         """The one row `sql` returns, as a tuple of texts."""
-        completed = subprocess.run(["psql", "-q", "-X", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", self.url, "-c", sql],
-                                   capture_output=True, text=True, check=True)
+        completed = checked(["psql", "-q", "-X", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", self.url, "-c", sql])
         return tuple(completed.stdout.strip().split("\t"))
 
     def checkpoint(self):
@@ -427,7 +440,7 @@ class Bench:
         elapsed = time.perf_counter() - started
         stderr = process.stderr.read().decode()
         if status != 0:
-            raise RuntimeError(f"{redacted(shlex.join(command))} failed ({status}):\n{redacted(stderr.strip())}")
+            raise failure(command, status, stderr)
         self.record(workload, tool, operations / elapsed)
         return usage.ru_maxrss
 
