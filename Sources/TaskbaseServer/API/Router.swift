@@ -15,6 +15,9 @@ public struct Route: Sendable {
     public let maxBodyBytes: Int?
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
+    /// The pattern's fixed segments by position, and its parameters' positions and names.
+    private let literals: [(index: Int, text: Substring)]
+    private let slots: [(index: Int, name: String)]
 
     /// A route answering `method pattern` with `handler`.
     init(
@@ -27,26 +30,23 @@ public struct Route: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.handler = handler
         segments = pattern.split(separator: "/")
+        literals = segments.enumerated().filter { !$0.element.hasPrefix("{") }.map { ($0.offset, $0.element) }
+        slots = segments.enumerated().filter { $0.element.hasPrefix("{") }.map { ($0.offset, String($0.element.dropFirst().dropLast())) }
     }
 
     /// The path parameters when `path` matches, nil otherwise.
     func match(_ path: [Substring]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
+        // The literal segments first: most routes are ruled out before anything is allocated.
+        for (index, literal) in literals where path[index] != literal { return nil }
         var parameters: [String: String] = [:]
-        for (segment, part) in zip(segments, path) {
-            if segment.hasPrefix("{") {
-                parameters[String(segment.dropFirst().dropLast())] = String(part)
-            } else if segment != part {
-                return nil
-            }
-        }
+        parameters.reserveCapacity(slots.count)
+        for (index, name) in slots { parameters[name] = String(path[index]) }
         return parameters
     }
 
     /// The names of the path parameters, in order.
-    public var parameterNames: [String] {
-        segments.filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
-    }
+    public var parameterNames: [String] { slots.map(\.name) }
 }
 
 /// What a handler gets: the request, its path parameters, and the authenticated user.

@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseWire
 
 /// One request as the router sees it: libmicrohttpd has parsed it; nothing here parses HTTP.
 public struct HTTPRequest: Sendable {
@@ -62,11 +63,12 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON document with `status`.
+    /// A JSON document with `status`: written by the document itself when it is `JSONWritable`
+    /// (the same bytes, without Foundation's encoder), encoded otherwise.
     public static func json<Document: Encodable>(
         _ document: Document, status: Int = 200, headers: [(name: String, value: String)] = []
     ) throws -> HTTPResponse {
-        var bytes = Array(try ServerJSON.encoder.encode(document))
+        var bytes = try (document as? any JSONWritable)?.jsonBytes ?? Array(ServerJSON.encoder.encode(document))
         bytes.append(UInt8(ascii: "\n"))
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(bytes))
     }
