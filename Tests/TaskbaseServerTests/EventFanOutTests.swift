@@ -1,4 +1,5 @@
 import Foundation
+import PGStore
 import TaskCore
 import TaskbaseServer
 import TaskbaseTestSupport
@@ -91,6 +92,31 @@ struct EventFanOutTests {
         let ids = live.changeEvents().map(\.id)
         #expect(ids == Array(ids[0]...(ids[0] + Int64(count) - 1)))
         #expect(resumed.changeEvents().map(\.id) == Array(ids.dropFirst()))
+        await f.stop()
+    }
+
+    @Test("forged notifications on a team's channel cost the hub a read at most and reach no subscriber as events")
+    func forgedNotifications() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let streams = [try await subscribe(f, as: "viewer"), try await subscribe(f, as: "member")]
+        try await waitForSubscribers(f, 2)
+        let before = try #require(f.server.eventHubs.statistics(of: f.team))
+        let database = try await TestDatabases.shared.value
+        try await TestLogin.with { nobody in
+            try await PGConnection.with(nobody.config(for: database)) { connection in
+                let forged = #"id: 999\nevent: change\ndata: {"kind":"deleted","key":"\#(f.team)-1","sequence":999}"#
+                _ = try await connection.query("SELECT pg_notify(\("taskbase.team.\(f.team)"), \(forged))")
+            }
+        }
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Real"}"#)
+        for stream in streams {
+            #expect(await stream.read(until: { $0.contains("Real") }))
+            #expect(stream.changeEvents().count == 1)
+            #expect(!stream.text.contains("id: 999") && !stream.text.contains("\"sequence\":999"))
+        }
+        let after = try #require(f.server.eventHubs.statistics(of: f.team))
+        #expect(after.texts - before.texts == 1)
+        #expect(after.reads - before.reads <= 2)
         await f.stop()
     }
 
