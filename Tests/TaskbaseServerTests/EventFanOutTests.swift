@@ -15,9 +15,12 @@ struct EventFanOutTests {
         return connection
     }
 
-    /// Waits until the team's hub has `count` subscribers, all joined.
+    /// Waits until the team's hub has started with `count` subscribers.
     func waitForSubscribers(_ f: ServerFixture, _ count: Int) async throws {
-        try await waitUntil("\(count) subscribers in the hub") { f.server.eventHubs.statistics(of: f.team)?.subscribers == count }
+        try await waitUntil("\(count) subscribers in the hub") {
+            let statistics = f.server.eventHubs.statistics(of: f.team)
+            return statistics?.subscribers == count && statistics?.started == true
+        }
     }
 
     @Test(

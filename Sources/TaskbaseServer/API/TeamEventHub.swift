@@ -20,6 +20,8 @@ public struct TeamEventHubStatistics: Sendable, Equatable {
     public var texts: Int
     /// Subscribers now.
     public var subscribers: Int
+    /// The hub has made its first read and hands out events.
+    public var started: Bool
 }
 
 /// The process's event fan-out: one hub per team with subscribers, each listening on the
@@ -116,7 +118,7 @@ final class TeamEventHub: Sendable {
     }
 
     var statistics: TeamEventHubStatistics {
-        state.withLock { TeamEventHubStatistics(reads: $0.reads, texts: $0.texts, subscribers: $0.subscribers.count) }
+        state.withLock { TeamEventHubStatistics(reads: $0.reads, texts: $0.texts, subscribers: $0.subscribers.count, started: $0.position != nil) }
     }
 
     /// Registers a subscriber; once the hub has started it is told at once where it joined.
