@@ -33,7 +33,7 @@ public final class APIServer: Sendable {
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(
-            host: host, port: port, limits: limits, bodyLimit: { router.maxBodyBytes(method: $0, path: $1) }
+            host: host, port: port, limits: limits, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
         ) { request in
             let started = ContinuousClock.now
             let (response, route, prefix) = await router.respond(to: request)

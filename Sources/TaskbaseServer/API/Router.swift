@@ -13,6 +13,8 @@ public struct Route: Sendable {
     public let authenticated: Bool
     /// The largest body this route reads, when it is not the server's default.
     public let maxBodyBytes: Int?
+    /// Whether its body goes to a temporary file as it arrives (`HTTPRequest.spooledBody`).
+    public let spoolsBody: Bool
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
     /// The pattern's fixed segments by position, and its parameters' positions and names.
@@ -21,9 +23,10 @@ public struct Route: Sendable {
 
     /// A route answering `method pattern` with `handler`.
     init(
-        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil,
+        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil, spoolsBody: Bool = false,
         _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse
     ) {
+        self.spoolsBody = spoolsBody
         self.method = method
         self.pattern = pattern
         self.authenticated = authenticated
@@ -83,15 +86,15 @@ public struct Router: Sendable {
     /// Every route, in the order they are tried.
     public let routes: [Route]
     let authenticator: any RequestAuthenticator
-    /// The methods of the routes with a body cap of their own: a request of any other method
-    /// needs no route lookup for its cap before the one that answers it.
+    /// The methods of the routes with a body policy of their own: a request of any other method
+    /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
 
     /// A router over `routes`, authenticating with `authenticator`.
     init(routes: [Route], authenticator: any RequestAuthenticator) {
         self.routes = routes
         self.authenticator = authenticator
-        cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil }.map(\.method))
+        cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
     }
 
     /// The route and parameters for `method path`, or the response saying why there is none.
@@ -106,11 +109,10 @@ public struct Router: Sendable {
         return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
     }
 
-    /// The body cap of the route `method path` answers, when it has one of its own.
-    func maxBodyBytes(method: String, path: String) -> Int? {
-        guard cappedMethods.contains(method) else { return nil }
-        if case .success(let (route, _)) = resolve(method, path) { return route.maxBodyBytes }
-        return nil
+    /// The body policy of the route `method path` answers: its cap, and whether it spools.
+    func bodyPolicy(method: String, path: String) -> HTTPBodyPolicy {
+        guard cappedMethods.contains(method), case .success(let (route, _)) = resolve(method, path) else { return HTTPBodyPolicy() }
+        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody)
     }
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every

@@ -104,7 +104,7 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
-            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes) { context in
+            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
                 try await idempotent(context) { try await importTasks(context) }
             },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
