@@ -12,11 +12,14 @@ public final class APIServer: Sendable {
     /// The router, for tests that hold its route table to the OpenAPI document.
     public let router: Router
     let verifier: TokenVerifier
+    /// The event streams' fan-out, one hub per team: what tests read its statistics from.
+    public let eventHubs: TeamEventHubs
 
-    private init(http: HTTPServer, router: Router, verifier: TokenVerifier) {
+    private init(http: HTTPServer, router: Router, verifier: TokenVerifier, eventHubs: TeamEventHubs) {
         self.http = http
         self.router = router
         self.verifier = verifier
+        self.eventHubs = eventHubs
     }
 
     /// Starts serving `service` on `host:port` (0: any free port); `log` receives one JSON line
@@ -27,7 +30,8 @@ public final class APIServer: Sendable {
     ) throws -> APIServer {
         let verifier = TokenVerifier(service: service, secrets: options.secrets)
         verifier.start()
-        let router = buildRouter(service: service, verifier: verifier, options: options)
+        let eventHubs = TeamEventHubs(service: service)
+        let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(
             host: host, port: port, limits: limits, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
         ) { request in
@@ -38,7 +42,7 @@ public final class APIServer: Sendable {
             }
             return response
         }
-        return APIServer(http: http, router: router, verifier: verifier)
+        return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs)
     }
 
     /// The base URL, `http://127.0.0.1:PORT`.
