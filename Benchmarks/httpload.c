@@ -203,7 +203,9 @@ int main(int argc, char **argv) {
                 build(c, warm_next++, 1, 0);
                 c->due = now;
             } else if (mode == FIXED) {
-                if (issued >= total || now >= stop_at) continue;
+                /* Every planned request is sent, however late the loop woke for it (epoll's
+                 * timeout is in milliseconds): its latency still runs from when it was due. */
+                if (issued >= total) continue;
                 int64_t due = start + (int64_t)(issued * interval);
                 if (due > now) continue;
                 build(c, issued % keys + 1, 1, 0);
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
         }
         int outstanding = 0;
         for (int i = 0; i < connections; i++) outstanding += conns[i].busy && !conns[i].dead;
-        int finished = measuring && outstanding == 0 && (issued >= total || now >= stop_at);
+        int finished = measuring && outstanding == 0 && (issued >= total || (mode != FIXED && now >= stop_at));
         if (finished || alive == 0) break;
         if (measuring && now >= give_up) {
             timed_out = outstanding;
