@@ -79,7 +79,7 @@ public struct TaskQuery: Hashable, Sendable {
         if let dueBefore, !(task.dueDate.map { $0 < dueBefore } ?? false) { return false }
         if let dueAfter, !(task.dueDate.map { $0 > dueAfter } ?? false) { return false }
         if overdueOnly, !task.isOverdue(today: today) { return false }
-        if let text = text?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty,
+        if let text = text?.trimmingSpaces().lowercased(), !text.isEmpty,
             !task.title.lowercased().contains(text), !task.notes.lowercased().contains(text)
         {
             return false

@@ -11,7 +11,7 @@ extension NamedValue {
     /// Parses a case name ignoring case, spaces and hyphens (`In progress` → `in_progress`);
     /// anything else is a validation error naming the field and the allowed values.
     public init(parsing text: String, field: String = Self.fieldName) throws {
-        let normalized = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let normalized = text.trimmingSpaces().lowercased()
             .replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "-", with: "_")
         guard let value = Self(rawValue: normalized) else {
             let allowed = Self.allCases.map(\.rawValue).joined(separator: ", ")

@@ -10,7 +10,7 @@ public enum TokenFields {
     /// A lifetime written `90d`, `12h`, `30m` or `3600s`, between one minute and two years.
     public static func lifetime(_ text: String, field: String = "expires_in") throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard let unit = trimmed.last.flatMap({ units[$0] }), let count = Int(trimmed.dropLast()), count > 0,
             Double(count) * unit >= 60, Double(count) * unit <= maxLifetime
         else {

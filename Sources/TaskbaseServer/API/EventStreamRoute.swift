@@ -99,7 +99,7 @@ extension APIHandlers {
         let header = request.header("last-event-id")
         let text: String? = header ?? request.queryValue("after")
         let field = header != nil ? "Last-Event-ID" : "after"
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let text = text?.trimmingSpaces(), !text.isEmpty else { return nil }
         guard let sequence = Int64(text), sequence >= 0 else {
             throw TaskError.validation(field: field, reason: "\(text) is not an event id this stream sent (a sequence number)")
         }

@@ -52,7 +52,7 @@ public enum ETag {
     /// The version an `If-Match` or `If-None-Match` value names: nil for `*` (any), otherwise a
     /// quoted (or weak, `W/"3"`) number; anything else is a validation error on the header.
     public static func version(in header: String, field: String) throws -> Int64? {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingSpaces()
         if text == "*" { return nil }
         var tag = Substring(text)
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
