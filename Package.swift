@@ -26,10 +26,10 @@ let package = Package(
         .testTarget(name: "PGStoreTests", dependencies: ["PGStore", "TaskbaseTestSupport"]),
 
         // Migrations.
-        .target(name: "Migrations", dependencies: ["PGStore", "CLibCrypto"]),
+        .target(name: "Migrations", dependencies: ["PGStore", "Hashing"]),
         .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
         .testTarget(
-            name: "MigrationsTests", dependencies: ["Migrations", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
+            name: "MigrationsTests", dependencies: ["Migrations", "Hashing", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
             exclude: ["LintCorpus"]),
 
         // Domain, service layer and its two stores.
@@ -54,11 +54,13 @@ let package = Package(
         // API tokens: random secrets and their keyed hash, with libcrypto.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "APITokens", dependencies: ["TaskCore", "CLibCrypto"]),
+        // SHA-256 over libcrypto: migration checksums, request fingerprints.
+        .target(name: "Hashing", dependencies: ["CLibCrypto"]),
 
         // The HTTP API: libmicrohttpd, the router and handlers, and the program.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
-            name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "CLibCrypto"]),
+            name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
         .executableTarget(
             name: "taskserve",
             dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),
@@ -66,6 +68,7 @@ let package = Package(
             name: "TaskbaseServerTests",
             dependencies: [
                 "TaskbaseServer", "TaskbaseWire", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport", "PGStore",
+                "Hashing",
                 "CSVImport", "taskserve",
                 "taskctl",
             ]),

@@ -48,7 +48,14 @@ public struct TokenSecrets: Sendable {
 
     /// The first characters of `text`, safe to log whatever it is.
     public static func prefix(of text: String) -> String {
-        String(text.prefix(prefixLength).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        var kept = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(prefixLength) {
+            switch scalar {
+            case "A"..."Z", "a"..."z", "0"..."9", "_", "-": kept.append(scalar)
+            default: continue
+            }
+        }
+        return String(kept)
     }
 
     /// Whether `text` has a token's shape (marker and 43 base64url characters).

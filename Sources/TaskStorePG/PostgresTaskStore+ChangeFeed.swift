@@ -25,16 +25,25 @@ extension PostgresTaskStore {
 
     /// Reads the team's log after `position`, at most `limit` entries, with the access facts
     /// in the same statement: nothing of the log is read unless the actor may read the team.
-    func changeLog(_ team: TeamKey, after position: Int64, limit: Int, access: AccessRequirement) async throws -> ChangeLogRead {
+    /// With `readers`, the same statement also lists the enabled members of `access`'s role or
+    /// above (row-level security shows a member every membership of their team).
+    func changeLog(_ team: TeamKey, after position: Int64, limit: Int, access: AccessRequirement, readers: Bool = false) async throws -> ChangeLogRead
+    {
         let rows = try await statement(
             as: access.actor,
             """
-            SELECT \(unsafeSQL: Self.userColumns), m.role, c.last_change,
+            SELECT \(unsafeSQL: Self.userColumns), m.role, c.last_change, r.readers,
                    e.sequence, e.kind, e.task_id, e.number, e.version, e.actor_id, e.changed_at
               FROM \(Self.accessFactsFrom(access.actor, team: team))
               LEFT JOIN task_counters c
                 ON c.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled
                AND array_position(\(unsafeSQL: Self.roleRanks), m.role) >= \(Self.rank(access.minimumRole))
+              LEFT JOIN LATERAL (
+                  SELECT array_agg(r0.user_id) AS readers
+                    FROM memberships r0 JOIN users u0 ON u0.id = r0.user_id
+                   WHERE \(readers) AND r0.team_id = c.team_id AND NOT u0.disabled
+                     AND array_position(\(unsafeSQL: Self.roleRanks), r0.role) >= \(Self.rank(access.minimumRole))
+              ) r ON true
               LEFT JOIN LATERAL (
                   SELECT * FROM task_changes e0 WHERE e0.team_id = c.team_id AND e0.sequence > \(position)
                    ORDER BY e0.sequence LIMIT \(Int64(limit))
@@ -54,7 +63,8 @@ extension PostgresTaskStore {
                     actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
                     sequence: sequence))
         }
-        return ChangeLogRead(events: events, lastSequence: try rows[0].decode(Int64?.self, "last_change") ?? 0)
+        let readerIDs = readers ? Set((try rows[0].decode([Int64]?.self, "readers") ?? []).map { UserID($0) }) : nil
+        return ChangeLogRead(events: events, lastSequence: try rows[0].decode(Int64?.self, "last_change") ?? 0, readers: readerIDs)
     }
 }
 
@@ -64,11 +74,23 @@ extension PostgresTaskStore: TaskChangeFeed {
     /// the log (`ChangeLogFollower`), each notification ringing for one more read.
     public func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream {
         _ = try await teamAccess(team, access: access)
-        let (doorbell, stop) = try await doorbell(on: Self.channel(for: team))
+        let doorbell = try await doorbell(of: team)
         return try await ChangeLogFollower.follow(
-            team, after: after, doorbell: doorbell,
+            team, after: after, doorbell: doorbell.rings,
             read: { [self] position, limit in try await changeLog(team, after: position, limit: limit, access: access) },
-            finish: stop)
+            finish: doorbell.stop)
+    }
+
+    /// One read of the log with the team's readers in the same statement (`changeLog(_:after:limit:access:readers:)`).
+    public func changeLog(in team: TeamKey, after position: Int64, limit: Int, access: AccessRequirement) async throws -> ChangeLogRead {
+        try await changeLog(team, after: position, limit: limit, access: access, readers: true)
+    }
+
+    /// The team's doorbell from the store's one listening session: once this returns, the
+    /// team's channel is listened to.
+    public func doorbell(of team: TeamKey) async throws -> TeamDoorbell {
+        let (rings, stop) = try await doorbell(on: Self.channel(for: team))
+        return TeamDoorbell(rings: rings, stop: stop)
     }
 
     /// A doorbell on `channel` from the store's one listening session (`DoorbellHub`): each

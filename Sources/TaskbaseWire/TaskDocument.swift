@@ -127,3 +127,49 @@ public struct TaskPageDocument: Codable, Hashable, Sendable {
         self.nextCursor = nextCursor
     }
 }
+
+extension TaskDocument: JSONWritable {
+    /// The fields in sorted order, as the encoder's `.sortedKeys` puts them; the optional ids
+    /// only when the document states them.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("assignee", assignee.value)
+        if let assigneeID { writer.field("assignee_id", assigneeID.value) }
+        writer.field("category", category.value)
+        writer.field("created_at", createdAt)
+        writer.field("created_by", createdBy)
+        if let createdByID { writer.field("created_by_id", createdByID) }
+        writer.field("due_date", dueDate.value)
+        writer.field("external_id", externalID.value)
+        writer.field("id", id)
+        writer.field("key", key)
+        writer.field("notes", notes)
+        writer.field("number", number)
+        writer.field("overdue", overdue)
+        writer.field("priority", priority)
+        writer.field("status", status)
+        writer.field("team", team)
+        writer.field("title", title)
+        writer.field("updated_at", updatedAt)
+        writer.field("updated_by", updatedBy)
+        if let updatedByID { writer.field("updated_by_id", updatedByID) }
+        writer.field("version", version)
+        writer.endObject()
+    }
+}
+
+extension TaskPageDocument: JSONWritable {
+    /// `next_cursor`, then `tasks`, each written by `TaskDocument`'s writer.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("next_cursor", nextCursor.value)
+        writer.key("tasks")
+        writer.beginArray()
+        for task in tasks {
+            writer.element()
+            task.write(to: &writer)
+        }
+        writer.endArray()
+        writer.endObject()
+    }
+}

@@ -28,4 +28,18 @@ struct FuzzFindingsTests {
         #expect(try await owner.get("/v1/teams/XTRA").status == 404)
         await f.stop()
     }
+
+    @Test("a list flag with an empty value (?desc=) is a 422 naming it, as the document's boolean says; true and false work")
+    func emptyFlag() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let member = f.client("member")
+        for flag in ["desc", "overdue", "unassigned", "uncategorized"] {
+            let reply = try await member.get("/v1/teams/\(f.team)/tasks?\(flag)=")
+            #expect(reply.status == 422, "\(flag): \(reply.text)")
+            #expect(reply.problem?.field == flag)
+            #expect(try await member.get("/v1/teams/\(f.team)/tasks?\(flag)=true").status == 200)
+            #expect(try await member.get("/v1/teams/\(f.team)/tasks?\(flag)=false").status == 200)
+        }
+        await f.stop()
+    }
 }

@@ -29,6 +29,11 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// Hangs up: the server sees the connection end the next time it writes to it.
+    func hangUp() {
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
     /// Sends `text` as it is.
     func send(_ text: String) {
         let bytes = Array(text.utf8)

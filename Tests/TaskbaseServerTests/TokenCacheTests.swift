@@ -71,3 +71,16 @@ struct TokenCacheTests {
         #expect(try await verifier.verify(secret) == nil)
     }
 }
+
+@Suite("A token's loggable prefix")
+struct TokenPrefixTests {
+    @Test("the prefix is the token's first ten characters; from any other text only its first ten letters, digits, _ and - survive")
+    func prefix() throws {
+        let (secret, digest) = try TokenSecrets(key: "test key").generate()
+        #expect(TokenSecrets.prefix(of: secret) == String(secret.prefix(TokenSecrets.prefixLength)))
+        #expect(digest.prefix == TokenSecrets.prefix(of: secret))
+        #expect(TokenSecrets.prefix(of: "tb_\u{1B}[31m\"é/ab") == "tb_31m")
+        #expect(TokenSecrets.prefix(of: "") == "")
+        #expect(TokenSecrets.prefix(of: String(repeating: "x", count: 100)).count == TokenSecrets.prefixLength)
+    }
+}

@@ -22,7 +22,7 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Parses ISO `YYYY-MM-DD`; anything else is a validation error naming `field`.
     public init(iso text: String, field: String = "dueDate") throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let parts = trimmed.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),

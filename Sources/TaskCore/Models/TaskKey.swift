@@ -15,7 +15,7 @@ public struct TaskKey: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses `CORE-42` (case-insensitive); anything else is a validation error on `field`.
     public init(parsing text: String, field: String = "task") throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard let dash = trimmed.lastIndex(of: "-"),
             let number = Int64(trimmed[trimmed.index(after: dash)...]), number > 0,
             let team = try? TeamKey(String(trimmed[..<dash]))

@@ -10,7 +10,7 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Validates and uppercases `text`; a bad key is a validation error on `field`.
     public init(_ text: String, field: String = "team") throws {
-        let key = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let key = text.trimmingSpaces().uppercased()
         guard Self.lengthRange.contains(key.count) else {
             throw TaskError.validation(
                 field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(key.count)")

@@ -9,7 +9,7 @@ public enum UserRef: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads `#42` or `42` as an id and anything else as an email.
     public init(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let digits = trimmed.hasPrefix("#") ? String(trimmed.dropFirst()) : trimmed
         if let number = Int64(digits), number > 0 {
             self = .id(UserID(number))

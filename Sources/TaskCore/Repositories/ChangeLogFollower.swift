@@ -4,11 +4,15 @@ public struct ChangeLogRead: Sendable {
     public var events: [TaskFeedEvent]
     /// The team's last logged sequence when it was read.
     public var lastSequence: Int64
+    /// Who may read the team's tasks as of the same read (enabled members of the role asked
+    /// for), when the read was asked for them: what a shared fan-out decides its subscribers by.
+    public var readers: Set<UserID>?
 
     /// Records one read.
-    public init(events: [TaskFeedEvent], lastSequence: Int64) {
+    public init(events: [TaskFeedEvent], lastSequence: Int64, readers: Set<UserID>? = nil) {
         self.events = events
         self.lastSequence = lastSequence
+        self.readers = readers
     }
 }
 
@@ -70,7 +74,7 @@ public enum ChangeLogFollower {
 
     /// The events of `page` as seen from `position`: when the log no longer holds the next
     /// sequence (pruned, or a resume point from elsewhere), a `resync` through the gap comes first.
-    static func resumed(from position: Int64, _ page: ChangeLogRead) -> [TaskFeedEvent] {
+    public static func resumed(from position: Int64, _ page: ChangeLogRead) -> [TaskFeedEvent] {
         let next = page.events.first?.sequence ?? (page.lastSequence + 1)
         guard next > position + 1 else { return page.events }
         return [.resync(through: next - 1)] + page.events

@@ -28,4 +28,29 @@ public protocol TaskChangeFeed: Sendable {
     /// above `n`. No gaps, no duplicates, in sequence order. The subscription ends when the
     /// consumer stops iterating or its task is cancelled, leaving no listener behind.
     func changes(in team: TeamKey, after: Int64?, access: AccessRequirement) async throws -> TaskChangeStream
+
+    /// One read of the team's log after `position` (at most `limit` events) once `access`
+    /// passes, with the team's `readers` for `access`'s role as of the same read: a fan-out
+    /// reads once for all its subscribers and decides each of them by that set.
+    func changeLog(in team: TeamKey, after position: Int64, limit: Int, access: AccessRequirement) async throws -> ChangeLogRead
+
+    /// The team's doorbell: it rings (carrying nothing) after every change to the team's log or
+    /// to who may read the team; rings coalesce while nobody reads. Ask for it before the read it
+    /// should follow, so nothing committed in between is missed.
+    func doorbell(of team: TeamKey) async throws -> TeamDoorbell
+}
+
+/// A team's doorbell (`TaskChangeFeed.doorbell(of:)`): `rings` ends with the error that broke
+/// it (a lost listening session); `stop` ends it and leaves nothing listening behind.
+public struct TeamDoorbell: Sendable {
+    /// One element per ring (coalesced).
+    public var rings: AsyncThrowingStream<Void, any Error>
+    /// Ends the doorbell.
+    public var stop: @Sendable () async -> Void
+
+    /// A doorbell of `rings`, ended by `stop`.
+    public init(rings: AsyncThrowingStream<Void, any Error>, stop: @escaping @Sendable () async -> Void) {
+        self.rings = rings
+        self.stop = stop
+    }
 }

@@ -74,6 +74,19 @@ extension TaskService {
         try await store.changes(in: team, after: after, access: AccessRequirement(actor: actor, action: .readTasks))
     }
 
+    /// One read of the team's change log after `position` (anyone in the team), with who may
+    /// read the team as of the same read. See `TaskChangeFeed.changeLog(in:after:limit:access:)`.
+    public func changeLog(in team: TeamKey, after position: Int64, limit: Int, as actor: UserRef) async throws -> ChangeLogRead {
+        try await store.changeLog(in: team, after: position, limit: limit, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// The team's doorbell (anyone in the team), for a fan-out that reads the log once per ring
+    /// for many watchers. See `TaskChangeFeed.doorbell(of:)`.
+    public func doorbell(of team: TeamKey, as actor: UserRef) async throws -> TeamDoorbell {
+        _ = try await access(team, .readTasks, as: actor)
+        return try await store.doorbell(of: team)
+    }
+
     /// The team's live changes from now on (anyone in the team).
     public func changes(in team: TeamKey, as actor: UserRef) async throws -> TaskChangeStream {
         try await changes(in: team, after: nil, as: actor)

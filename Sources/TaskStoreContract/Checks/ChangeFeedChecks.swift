@@ -110,6 +110,29 @@ extension TaskStoreContract {
             #expect(await Outcome.of { _ = try await f.service.changes(in: f.team, after: 0, as: f.outsider) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.changes(in: f.team, after: 0, as: f.disabled) } == .denied)
         },
+        ContractCheck("one read of the log names the team's readers as of that read: enabled members, not the removed") { f in
+            var ids: [UserID] = []
+            for user in [f.owner, f.admin, f.member, f.viewer] { ids.append(try await f.service.user(user).id) }
+            let task = try await f.makeTask("Read once")
+            let read = try await f.service.changeLog(in: f.team, after: 0, limit: 10, as: f.viewer)
+            #expect(read.events.changes.last?.key == task.key)
+            #expect(read.readers == Set(ids))
+            try await f.service.removeMember(f.viewer, from: f.team, as: f.admin)
+            #expect(try await f.service.changeLog(in: f.team, after: 0, limit: 0, as: f.member).readers == Set(ids.dropLast()))
+            #expect(await Outcome.of { _ = try await f.service.changeLog(in: f.team, after: 0, limit: 10, as: f.viewer) } == .notFound)
+            #expect(await Outcome.of { _ = try await f.service.changeLog(in: f.team, after: 0, limit: 10, as: f.outsider) } == .notFound)
+        },
+        ContractCheck("the team's doorbell rings after a change and after a membership change, and stops when told") { f in
+            let doorbell = try await f.service.doorbell(of: f.team, as: f.viewer)
+            var rings = doorbell.rings.makeAsyncIterator()
+            try await f.makeTask("Ring")
+            #expect(try await rings.next() != nil)
+            try await f.service.removeMember(f.member, from: f.team, as: f.admin)
+            #expect(try await rings.next() != nil)
+            await doorbell.stop()
+            #expect(try await rings.next() == nil)
+            #expect(await Outcome.of { _ = try await f.service.doorbell(of: f.team, as: f.outsider) } == .notFound)
+        },
     ]
 
     /// The first `count` events of `stream`, or fewer when `seconds` pass first.

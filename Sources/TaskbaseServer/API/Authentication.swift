@@ -174,7 +174,7 @@ extension TokenVerifier: RequestAuthenticator {
             return .failure(
                 AuthenticationRefusal(response: ServerProblems.unauthorized("the Authorization header must be Bearer <token>"), tokenPrefix: nil))
         }
-        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        let secret = parts[1].trimmingSpaces()
         let prefix = TokenSecrets.prefix(of: secret)
         do {
             guard let caller = try await verify(secret) else {

@@ -6,17 +6,24 @@ import TaskbaseWire
 /// `id: <sequence>`, `event: change`, `data: <ChangeDocument on one line>`; a bulk change or a
 /// resume point the log no longer holds comes as `event: resync` with `data: {"through": N}`;
 /// `: keep-alive` comments keep idle streams alive and let dead clients be noticed.
-/// `Last-Event-ID` (or `?after=N`) resumes after that sequence. The stream ends when the reader
-/// may no longer read the team (a membership change rings the team's doorbell, so the next read
-/// is refused; the token and its user are checked again at every heartbeat, from the verifier's
-/// cache), when it falls more than `streamBufferBytes` behind, or when the server stops.
-/// Every stream's doorbell comes from the store's one listening session.
+/// Every stream of a team joins the process's one hub for that team (`TeamEventHub`): on each
+/// ring of the team's doorbell the hub reads the log once, with the team's readers from the same
+/// statement, describes and encodes each change once, and queues the same text for every
+/// subscriber still among the readers. `Last-Event-ID` (or `?after=N`) resumes after that
+/// sequence: the stream reads the log by itself up to where it joined the hub, then takes the
+/// hub's events after that. The stream ends when the reader may no longer read the team (a
+/// membership change rings the doorbell, and the hub's next read leaves them out; the token and
+/// its user are checked again at every heartbeat, from the verifier's cache), when it falls more
+/// than `streamBufferBytes` (or the hub's queue) behind, or when the server stops.
 extension APIHandlers {
     func events(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
+        let userID = context.caller!.user.id
         let after = try resumePoint(context.request)
-        let members = try await UserDirectory.of(team, service: service, as: actor)
-        let stream = try await service.changes(in: team, after: after, as: actor)
+        // The reader's own check, before it joins the hub (which then vouches for it at each
+        // read), and the log's end: "from now on" means after what is committed before the response.
+        let now = try await service.changeLog(in: team, after: Int64.max, limit: 0, as: actor).lastSequence
+        let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         buffer.write(": connected\n\n")
         let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
@@ -35,27 +42,27 @@ extension APIHandlers {
             }
         }
         let producer = Task {
-            var directory = members
             defer {
+                leave()
                 beats.cancel()
                 buffer.close()
             }
+            var queue = deliveries.makeAsyncIterator()
+            guard case .joined(let joined)? = await queue.next() else { return }
+            var position = after ?? now
             do {
-                for try await event in stream {
-                    let text: String
-                    switch event {
-                    case .change(let change):
-                        let document = try await ChangeDocument.describing(change, users: &directory, service: service, as: actor)
-                        let json = String(decoding: try ServerJSON.encoder.encode(document), as: UTF8.self)
-                        text = "id: \(change.sequence)\nevent: change\ndata: \(json)\n\n"
-                    case .resync(let through):
-                        text = "id: \(through)\nevent: resync\ndata: {\"through\": \(through)}\n\n"
-                    }
-                    if await !buffer.send(text, patience: patience) { return }
+                if position < joined {
+                    position = try await catchUp(team, from: position, to: joined, buffer: buffer, service: service, as: actor, patience: patience)
                 }
             } catch {
                 // A reader removed from the team, a lost database connection, or cancellation:
                 // the stream ends and the client reconnects with Last-Event-ID.
+                return
+            }
+            while let delivery = await queue.next() {
+                guard case .event(let sequence, let text) = delivery, sequence > position else { continue }
+                if await !buffer.send(text, patience: patience) { return }
+                position = sequence
             }
         }
         buffer.onTerminate {
@@ -66,6 +73,25 @@ extension APIHandlers {
             status: 200,
             headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"), ("Connection", "close")],
             body: .stream(buffer))
+    }
+
+    /// Sends what the log holds after `position` up to (at least) `joined`, read and described
+    /// as this reader alone; returns the last sequence sent. A full page is followed by the next.
+    private func catchUp(
+        _ team: TeamKey, from start: Int64, to joined: Int64, buffer: EventStreamBuffer, service: TaskService, as actor: UserRef, patience: Duration
+    ) async throws -> Int64 {
+        var users = try await UserDirectory.of(team, service: service, as: actor)
+        var position = start
+        while position < joined {
+            let page = try await service.changeLog(in: team, after: position, limit: ChangeLogFollower.pageSize, as: actor)
+            for event in ChangeLogFollower.resumed(from: position, page) {
+                let text = try await EventText.of(event, users: &users, service: service, as: actor)
+                guard await buffer.send(text, patience: patience) else { throw CancellationError() }
+                position = event.sequence
+            }
+            if page.events.count < ChangeLogFollower.pageSize { break }
+        }
+        return position
     }
 
     /// The sequence to resume after: `Last-Event-ID`, else `?after=`; nil for "from now on".

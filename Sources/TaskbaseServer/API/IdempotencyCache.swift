@@ -1,4 +1,4 @@
-import CLibCrypto
+import Hashing
 import Foundation
 import Synchronization
 import TaskCore
@@ -25,19 +25,18 @@ final class IdempotencyCache: Sendable {
     let capacity = 10_000
 
     /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
-    /// import's body may be megabytes; the cache keeps 32 bytes of it).
+    /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
+    /// the digest taken while it arrived.
     static func fingerprint(_ request: HTTPRequest) -> [UInt8] {
-        var bytes = Array("\(request.method) \(request.path)?\(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))\n".utf8)
-        bytes += request.body
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length = 0
-        let made = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBytes { out in
-                EVP_Q_digest(nil, "SHA256", nil, input.baseAddress, input.count, out.baseAddress, &length)
-            }
+        var hasher = SHA256()
+        hasher.update("\(request.method) \(request.path)?\(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))\n".utf8)
+        if let spooled = request.spooledBody {
+            hasher.update("spooled \(spooled.byteCount)\n".utf8)
+            hasher.update(spooled.digest)
+        } else {
+            hasher.update(request.body)
         }
-        // Without a digest the bytes themselves compare just as well.
-        return made == 1 && length == 32 ? digest : bytes
+        return hasher.finalize()
     }
 
     /// Runs `body` unless this key already answered (or is answering) for `user`.

@@ -21,8 +21,13 @@ extension APIHandlers {
         }
         let rejections = Mutex<[RowRejection]>([])
         do {
-            let file = try TaskCSVImport(
-                reader: CSVReader(source: MemoryByteSource(context.request.body), options: options.readerOptions), overrides: options.overrides)
+            let reader =
+                if let spooled = context.request.spooledBody {
+                    CSVReader(source: spooled.source(), options: options.readerOptions)
+                } else {
+                    CSVReader(source: MemoryByteSource(context.request.body), options: options.readerOptions)
+                }
+            let file = try TaskCSVImport(reader: reader, overrides: options.overrides)
             let report = try await file.run(
                 service: service, settings: options.settings(team: team, actor: actor),
                 onRejection: { rejection in rejections.withLock { $0.append(rejection) } })

@@ -13,40 +13,43 @@ public struct Route: Sendable {
     public let authenticated: Bool
     /// The largest body this route reads, when it is not the server's default.
     public let maxBodyBytes: Int?
+    /// Whether its body goes to a temporary file as it arrives (`HTTPRequest.spooledBody`).
+    public let spoolsBody: Bool
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
+    /// The pattern's fixed segments by position, and its parameters' positions and names.
+    private let literals: [(index: Int, text: Substring)]
+    private let slots: [(index: Int, name: String)]
 
     /// A route answering `method pattern` with `handler`.
     init(
-        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil,
+        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil, spoolsBody: Bool = false,
         _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse
     ) {
+        self.spoolsBody = spoolsBody
         self.method = method
         self.pattern = pattern
         self.authenticated = authenticated
         self.maxBodyBytes = maxBodyBytes
         self.handler = handler
         segments = pattern.split(separator: "/")
+        literals = segments.enumerated().filter { !$0.element.hasPrefix("{") }.map { ($0.offset, $0.element) }
+        slots = segments.enumerated().filter { $0.element.hasPrefix("{") }.map { ($0.offset, String($0.element.dropFirst().dropLast())) }
     }
 
     /// The path parameters when `path` matches, nil otherwise.
     func match(_ path: [Substring]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
+        // The literal segments first: most routes are ruled out before anything is allocated.
+        for (index, literal) in literals where path[index] != literal { return nil }
         var parameters: [String: String] = [:]
-        for (segment, part) in zip(segments, path) {
-            if segment.hasPrefix("{") {
-                parameters[String(segment.dropFirst().dropLast())] = String(part)
-            } else if segment != part {
-                return nil
-            }
-        }
+        parameters.reserveCapacity(slots.count)
+        for (index, name) in slots { parameters[name] = String(path[index]) }
         return parameters
     }
 
     /// The names of the path parameters, in order.
-    public var parameterNames: [String] {
-        segments.filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
-    }
+    public var parameterNames: [String] { slots.map(\.name) }
 }
 
 /// What a handler gets: the request, its path parameters, and the authenticated user.
@@ -83,15 +86,15 @@ public struct Router: Sendable {
     /// Every route, in the order they are tried.
     public let routes: [Route]
     let authenticator: any RequestAuthenticator
-    /// The methods of the routes with a body cap of their own: a request of any other method
-    /// needs no route lookup for its cap before the one that answers it.
+    /// The methods of the routes with a body policy of their own: a request of any other method
+    /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
 
     /// A router over `routes`, authenticating with `authenticator`.
     init(routes: [Route], authenticator: any RequestAuthenticator) {
         self.routes = routes
         self.authenticator = authenticator
-        cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil }.map(\.method))
+        cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
     }
 
     /// The route and parameters for `method path`, or the response saying why there is none.
@@ -106,11 +109,10 @@ public struct Router: Sendable {
         return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
     }
 
-    /// The body cap of the route `method path` answers, when it has one of its own.
-    func maxBodyBytes(method: String, path: String) -> Int? {
-        guard cappedMethods.contains(method) else { return nil }
-        if case .success(let (route, _)) = resolve(method, path) { return route.maxBodyBytes }
-        return nil
+    /// The body policy of the route `method path` answers: its cap, and whether it spools.
+    func bodyPolicy(method: String, path: String) -> HTTPBodyPolicy {
+        guard cappedMethods.contains(method), case .success(let (route, _)) = resolve(method, path) else { return HTTPBodyPolicy() }
+        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody)
     }
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every

@@ -38,7 +38,12 @@ public struct APIOptions: Sendable {
 
 /// Builds the API's router over `service`, authenticating with `verifier`.
 public func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions) -> Router {
-    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier)
+    buildRouter(service: service, verifier: verifier, options: options, eventHubs: TeamEventHubs(service: service))
+}
+
+/// The router over `service`, its event streams fanned out by `eventHubs`.
+func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions, eventHubs: TeamEventHubs) -> Router {
+    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs)
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
     return Router(routes: api.routes, authenticator: verifier)
@@ -51,6 +56,8 @@ struct APIHandlers: Sendable {
     let idempotency: IdempotencyCache
     /// Checks tokens again for long-lived responses (event streams).
     let verifier: TokenVerifier
+    /// One fan-out per team for the event streams.
+    let eventHubs: TeamEventHubs
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 
@@ -97,7 +104,7 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
-            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes) { context in
+            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
                 try await idempotent(context) { try await importTasks(context) }
             },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },

@@ -53,7 +53,9 @@ enum TaskListParameters {
     private static func flag(_ name: String, in request: HTTPRequest) throws -> Bool {
         switch request.queryValue(name)?.lowercased() {
         case nil, "false", "0": return false
-        case "", "true", "1": return true
+        case "true", "1": return true
+        // The document says boolean: an empty value (`?desc=`) is neither, not a silent yes.
+        case ""?: throw TaskError.validation(field: name, reason: "\(name) needs a value: true or false")
         case let other?: throw TaskError.validation(field: name, reason: "\(other) is not true or false")
         }
     }

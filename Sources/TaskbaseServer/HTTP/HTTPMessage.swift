@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseWire
 
 /// One request as the router sees it: libmicrohttpd has parsed it; nothing here parses HTTP.
 public struct HTTPRequest: Sendable {
@@ -10,8 +11,10 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// The headers, names lowercased; a repeated header's values joined with `, `.
     public var headers: [String: String]
-    /// The body, at most the configured cap.
+    /// The body, at most the configured cap; empty when it went to `spooledBody`.
     public var body: [UInt8]
+    /// The body of a route that spools (`HTTPBodyPolicy.spoolsToFile`), in a temporary file.
+    public var spooledBody: SpooledBody?
 
     /// A request with these parts.
     public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: [UInt8] = []) {
@@ -35,6 +38,21 @@ public struct HTTPRequest: Sendable {
     /// The last value of query parameter `name`.
     public func queryValue(_ name: String) -> String? {
         queryValues(name).last
+    }
+}
+
+/// How a route takes its body: its own cap (nil: the server's), and whether it goes to a
+/// temporary file as it arrives rather than into memory.
+public struct HTTPBodyPolicy: Sendable {
+    /// The largest body, when not the server's `maxBodyBytes`.
+    public var maxBytes: Int?
+    /// Whether the body is written to a temporary file as it arrives (`HTTPRequest.spooledBody`).
+    public var spoolsToFile: Bool
+
+    /// A policy with these parts; the default is the server's cap, in memory.
+    public init(maxBytes: Int? = nil, spoolsToFile: Bool = false) {
+        self.maxBytes = maxBytes
+        self.spoolsToFile = spoolsToFile
     }
 }
 
@@ -62,11 +80,12 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON document with `status`.
+    /// A JSON document with `status`: written by the document itself when it is `JSONWritable`
+    /// (the same bytes, without Foundation's encoder), encoded otherwise.
     public static func json<Document: Encodable>(
         _ document: Document, status: Int = 200, headers: [(name: String, value: String)] = []
     ) throws -> HTTPResponse {
-        var bytes = Array(try ServerJSON.encoder.encode(document))
+        var bytes = try (document as? any JSONWritable)?.jsonBytes ?? Array(ServerJSON.encoder.encode(document))
         bytes.append(UInt8(ascii: "\n"))
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(bytes))
     }

@@ -52,7 +52,7 @@ public final class HTTPServer: Sendable {
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let limits: HTTPServerLimits
-    let bodyLimit: @Sendable (_ method: String, _ path: String) -> Int?
+    let bodyPolicy: @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
     /// The port it listens on (the one chosen when started with 0).
@@ -61,21 +61,22 @@ public final class HTTPServer: Sendable {
     public let host: String
 
     private init(
-        host: String, port: UInt16, limits: HTTPServerLimits, bodyLimit: @escaping @Sendable (String, String) -> Int?,
+        host: String, port: UInt16, limits: HTTPServerLimits, bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.host = host
         self.port = port
         self.limits = limits
-        self.bodyLimit = bodyLimit
+        self.bodyPolicy = bodyPolicy
         self.handler = handler
     }
 
     /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
-    /// `bodyLimit` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`).
+    /// `bodyPolicy` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`)
+    /// and says whether its body goes to a temporary file.
     public static func start(
         host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(),
-        bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil },
+        bodyPolicy: @escaping @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy = { _, _ in HTTPBodyPolicy() },
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
         // The daemon needs the server as its callbacks' context before it exists; a box lends it.
@@ -100,7 +101,7 @@ public final class HTTPServer: Sendable {
                     "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
-        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, bodyLimit: bodyLimit, handler: handler)
+        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, bodyPolicy: bodyPolicy, handler: handler)
         server.daemon.withLock { $0 = DaemonHandle(pointer: started) }
         box.server = server
         server.box.withLock { $0 = box }
@@ -152,17 +153,25 @@ public final class HTTPServer: Sendable {
                 request: HTTPRequest(
                     method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                     query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
-            exchange.maxBodyBytes = bodyLimit(exchange.request.method, exchange.request.path) ?? limits.maxBodyBytes
+            let policy = bodyPolicy(exchange.request.method, exchange.request.path)
+            exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
+            }
+            if policy.spoolsToFile {
+                guard let spool = BodySpool() else { return queue(ServerProblems.cannotSpool(), on: connection) }
+                exchange.spool = spool
             }
             return taskbase_mhd_yes
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
         if size.pointee > 0 {
-            if exchange.request.body.count + size.pointee > exchange.maxBodyBytes {
+            let received = exchange.spool?.byteCount ?? exchange.request.body.count
+            if received + size.pointee > exchange.maxBodyBytes {
                 exchange.tooLarge = true
+            } else if let data, let spool = exchange.spool {
+                if !spool.append(data, count: size.pointee) { exchange.spoolFailed = true }
             } else if let data {
                 data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
                     exchange.request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size.pointee))
@@ -176,8 +185,13 @@ public final class HTTPServer: Sendable {
             return queue(response, on: connection)
         }
         if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection) }
+        if exchange.spoolFailed { return queue(ServerProblems.cannotSpool(), on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
+        if let spool = exchange.spool {
+            exchange.request.spooledBody = spool.finish()
+            exchange.spool = nil
+        }
         tracker.withLock { $0.inFlight += 1 }
         MHD_suspend_connection(connection)
         let handle = ConnectionHandle(pointer: connection)
@@ -277,6 +291,9 @@ private final class Exchange: @unchecked Sendable {
     var tooLarge = false
     var maxBodyBytes = 0
     var dispatched = false
+    /// The file the body goes to, for a route that spools; whether writing to it failed.
+    var spool: BodySpool?
+    var spoolFailed = false
     /// The event stream answering it, told when the connection closes.
     var stream: EventStreamBuffer?
     private let response = Mutex<HTTPResponse?>(nil)

@@ -28,6 +28,16 @@ public enum ServerProblems {
             ))
     }
 
+    /// 503: a body that goes to a temporary file found no room there.
+    public static func cannotSpool() -> HTTPResponse {
+        response(
+            ProblemDocument(
+                .unavailable,
+                detail:
+                    "the server could not store the request body: its temporary directory (TMPDIR) is missing, full or not writable; try again later, or tell the operator"
+            ), headers: [("Retry-After", "5")])
+    }
+
     /// 401 with the `WWW-Authenticate` challenge.
     public static func unauthorized(_ detail: String) -> HTTPResponse {
         response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])

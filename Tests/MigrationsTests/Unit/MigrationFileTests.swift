@@ -1,3 +1,4 @@
+import Hashing
 import Migrations
 import Testing
 

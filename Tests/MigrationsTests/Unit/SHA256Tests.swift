@@ -1,5 +1,5 @@
 import Foundation
-import Migrations
+import Hashing
 import Testing
 
 @Suite("SHA-256 (libcrypto)")

@@ -1,10 +1,9 @@
 import CLibCrypto
 
-/// SHA-256 of a migration file's bytes, computed by libcrypto (OpenSSL's EVP digest interface).
-///
-/// The migration history stores this digest of each file's bytes; the algorithm is frozen, so a
-/// checksum written by one version of the tool verifies with every later one. The type only
-/// adapts libcrypto to Swift: the hashing itself is OpenSSL's.
+/// SHA-256, computed by libcrypto (OpenSSL's EVP digest interface), fed in pieces or at once:
+/// migration checksums (the history stores each file's digest; the algorithm is frozen, so a
+/// checksum written by one version of the tool verifies with every later one) and the HTTP
+/// API's request fingerprints. The type only adapts libcrypto to Swift: the hashing is OpenSSL's.
 public struct SHA256: ~Copyable {
     private let context: OpaquePointer
 

@@ -1,0 +1,19 @@
+extension Unicode.Scalar {
+    /// A space or tab as Foundation's `CharacterSet.whitespaces` has them: Unicode's space
+    /// separators, the tab, and the zero width space (an older Unicode's space separator).
+    public var isTrimmedSpace: Bool {
+        self == "\t" || self == "\u{200B}" || properties.generalCategory == .spaceSeparator
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs (`Unicode.Scalar.isTrimmedSpace`),
+    /// as Foundation's `trimmingCharacters(in: .whitespaces)` trims, without its detour through
+    /// NSString, which keys, emails and tokens paid on every request.
+    public func trimmingSpaces() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.isTrimmedSpace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.isTrimmedSpace })!
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import PGStore
+import TaskCore
+import TaskbaseServer
+import TaskbaseTestSupport
+import TaskbaseWire
+import Testing
+
+@Suite("The event streams' fan-out: one hub per team, one log read per change")
+struct EventFanOutTests {
+    func subscribe(_ f: ServerFixture, as role: String, headers: [String: String] = [:]) async throws -> RawConnection {
+        let connection = try RawConnection(port: f.server.http.port)
+        connection.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens[role]!)"].merging(headers) { $1 })
+        #expect(await connection.read(until: { $0.contains(": connected") }))
+        return connection
+    }
+
+    /// Waits until the team's hub has started with `count` subscribers.
+    func waitForSubscribers(_ f: ServerFixture, _ count: Int) async throws {
+        try await waitUntil("\(count) subscribers in the hub") {
+            let statistics = f.server.eventHubs.statistics(of: f.team)
+            return statistics?.subscribers == count && statistics?.started == true
+        }
+    }
+
+    @Test(
+        "with many subscribers to one team, one change costs one log read and one description, and all get the same event",
+        arguments: StoreKind.allCases)
+    func oneReadPerChange(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let roles = ["owner", "member", "viewer", "owner", "member", "viewer", "owner", "member", "viewer", "owner"]
+        var streams: [RawConnection] = []
+        for role in roles { streams.append(try await subscribe(f, as: role)) }
+        try await waitForSubscribers(f, roles.count)
+        #expect(f.server.eventHubs.count == 1)
+        let before = try #require(f.server.eventHubs.statistics(of: f.team))
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Fanned out once"}"#)
+        for stream in streams {
+            #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 }))
+        }
+        let after = try #require(f.server.eventHubs.statistics(of: f.team))
+        #expect(after.reads - before.reads == 1)
+        #expect(after.texts - before.texts == 1)
+        let events = streams.map { $0.changeEvents() }
+        #expect(Set(events.map { $0.map(\.data) }).count == 1)
+        #expect(events[0].first?.data.contains("Fanned out once") == true)
+        await f.stop()
+    }
+
+    @Test(
+        "a member removed while others watch is cut off at once, whether or not the hub read as them, and the others keep receiving",
+        arguments: StoreKind.allCases)
+    func removedAmongOthers(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, heartbeat: .milliseconds(100))
+        let owner = f.client("owner")
+        // First the viewer subscribes first (the one the hub reads as), then last.
+        for round in 1...2 {
+            var viewer: RawConnection?
+            if round == 1 { viewer = try await subscribe(f, as: "viewer") }
+            let others = [try await subscribe(f, as: "member"), try await subscribe(f, as: "owner")]
+            if round == 2 { viewer = try await subscribe(f, as: "viewer") }
+            let removed = try #require(viewer)
+            try await waitForSubscribers(f, 3)
+            #expect(try await owner.send("DELETE", "/v1/teams/\(f.team)/members/\(f.viewer.email)").status == 204)
+            #expect(await removed.readUntilClosed())
+            _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "After removal \#(round)"}"#)
+            for stream in others {
+                #expect(await stream.read(until: { $0.contains("After removal \(round)") }))
+            }
+            #expect(!removed.text.contains("After removal"))
+            for stream in others { stream.hangUp() }
+            try await waitUntil("the hub to stop") { f.server.eventHubs.statistics(of: f.team) == nil }
+            #expect(try await owner.send("PUT", "/v1/teams/\(f.team)/members/\(f.viewer.email)", json: #"{"role": "viewer"}"#).status < 300)
+        }
+        await f.stop()
+    }
+
+    @Test("a resumed stream catches up from the log by itself, then takes the live feed: nothing lost, nothing twice", arguments: StoreKind.allCases)
+    func resumeHandsOver(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let live = try await subscribe(f, as: "owner")
+        let count = 40
+        let writer = Task {
+            for number in 1...count {
+                _ = try await f.service.createTask(in: f.team, TaskDraft(title: "Handover \(number)"), as: .id(f.member.id))
+            }
+        }
+        #expect(await live.read(until: { _ in live.changeEvents().count >= 5 }))
+        let first = try #require(live.changeEvents().first)
+        // Joins while the writer keeps writing: the catch-up and the hub's events meet somewhere.
+        let resumed = try await subscribe(f, as: "viewer", headers: ["Last-Event-ID": String(first.id)])
+        try await writer.value
+        #expect(await live.read(until: { _ in live.changeEvents().count >= count }, limit: .seconds(30)))
+        #expect(await resumed.read(until: { _ in resumed.changeEvents().count >= count - 1 }, limit: .seconds(30)))
+        let ids = live.changeEvents().map(\.id)
+        #expect(ids == Array(ids[0]...(ids[0] + Int64(count) - 1)))
+        #expect(resumed.changeEvents().map(\.id) == Array(ids.dropFirst()))
+        await f.stop()
+    }
+
+    @Test("forged notifications on a team's channel cost the hub a read at most and reach no subscriber as events")
+    func forgedNotifications() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let streams = [try await subscribe(f, as: "viewer"), try await subscribe(f, as: "member")]
+        try await waitForSubscribers(f, 2)
+        let before = try #require(f.server.eventHubs.statistics(of: f.team))
+        let database = try await TestDatabases.shared.value
+        try await TestLogin.with { nobody in
+            try await PGConnection.with(nobody.config(for: database)) { connection in
+                let forged = #"id: 999\nevent: change\ndata: {"kind":"deleted","key":"\#(f.team)-1","sequence":999}"#
+                _ = try await connection.query("SELECT pg_notify(\("taskbase.team.\(f.team)"), \(forged))")
+            }
+        }
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Real"}"#)
+        for stream in streams {
+            #expect(await stream.read(until: { $0.contains("Real") }))
+            #expect(stream.changeEvents().count == 1)
+            #expect(!stream.text.contains("id: 999") && !stream.text.contains("\"sequence\":999"))
+        }
+        let after = try #require(f.server.eventHubs.statistics(of: f.team))
+        #expect(after.texts - before.texts == 1)
+        #expect(after.reads - before.reads <= 2)
+        await f.stop()
+    }
+
+    @Test("the hub for a team stops when its last subscriber leaves, and a later subscriber starts a new one", arguments: StoreKind.allCases)
+    func hubStopsWithLastSubscriber(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, heartbeat: .milliseconds(100))
+        let streams = [try await subscribe(f, as: "owner"), try await subscribe(f, as: "viewer")]
+        try await waitForSubscribers(f, 2)
+        for stream in streams { stream.hangUp() }
+        try await waitUntil("the hub to stop") { f.server.eventHubs.count == 0 }
+        let again = try await subscribe(f, as: "member")
+        try await waitForSubscribers(f, 1)
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "New hub"}"#)
+        #expect(await again.read(until: { $0.contains("New hub") }))
+        await f.stop()
+        try await waitUntil("the hub to stop at shutdown") { f.server.eventHubs.count == 0 }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Hashing
+import Synchronization
+@testable import TaskbaseServer
+import Testing
+
+@Suite("Bodies that go to a temporary file")
+struct SpooledBodyTests {
+    /// What the handler saw of each request.
+    struct Seen: Sendable {
+        var inMemory: Int
+        var spooled: Int?
+        var matches: Bool
+        var digest: [UInt8]?
+    }
+
+    /// The requests the handler saw.
+    final class Log: Sendable {
+        let seen = Mutex<[Seen]>([])
+        var first: Seen? { seen.withLock { $0.first } }
+    }
+
+    /// A server whose `/spool` route spools (cap 8 MiB) and whose other routes do not; the
+    /// handler notes what it got.
+    static func server(log: Log, expected: [UInt8]) throws -> HTTPServer {
+        try HTTPServer.start(
+            port: 0, limits: HTTPServerLimits(maxBodyBytes: 1 << 16),
+            bodyPolicy: { _, path in path == "/spool" ? HTTPBodyPolicy(maxBytes: 8 << 20, spoolsToFile: true) : HTTPBodyPolicy() }
+        ) { request in
+            let spooledBytes = try? request.spooledBody?.bytes()
+            log.seen.withLock {
+                $0.append(
+                    Seen(
+                        inMemory: request.body.count, spooled: request.spooledBody?.byteCount,
+                        matches: (spooledBytes ?? request.body) == expected, digest: request.spooledBody?.digest))
+            }
+            return .empty(204)
+        }
+    }
+
+    @Test("a spooling route's body is in the file, none of it in memory, with its SHA-256; other routes keep theirs in memory")
+    func spools() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let body = (0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let log = Log()
+        let server = try Self.server(log: log, expected: body)
+        let client = HTTPClient(baseURL: "http://127.0.0.1:\(server.port)")
+        #expect(try await client.send("POST", "/spool", body: Data(body)).status == 204)
+        let small = Array(body.prefix(1_000))
+        let smallLog = Log()
+        let other = try Self.server(log: smallLog, expected: small)
+        #expect(try await HTTPClient(baseURL: "http://127.0.0.1:\(other.port)").send("POST", "/other", body: Data(small)).status == 204)
+        await server.shutdown()
+        await other.shutdown()
+        let spooled = try #require(log.first)
+        #expect(spooled.inMemory == 0)
+        #expect(spooled.spooled == body.count)
+        #expect(spooled.matches)
+        var hasher = SHA256()
+        hasher.update(body)
+        let digest = hasher.finalize()
+        #expect(spooled.digest == digest)
+        let inMemory = try #require(smallLog.first)
+        #expect(inMemory.inMemory == small.count && inMemory.spooled == nil && inMemory.matches)
+    }
+
+    @Test("a spooled body over the route's cap is 413 and never reaches the handler")
+    func capped() async throws {
+        let log = Log()
+        let server = try Self.server(log: log, expected: [])
+        let reply = try await HTTPClient(baseURL: "http://127.0.0.1:\(server.port)").send("POST", "/spool", body: Data(count: (8 << 20) + 1))
+        await server.shutdown()
+        #expect(reply.status == 413)
+        #expect(log.first == nil)
+    }
+
+    @Test("the spool file is unlinked at once: nothing of a body is left in the temporary directory")
+    func unlinked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let spool = try #require(BodySpool(directory: directory))
+        let text = Array("title\nWrite the report\n".utf8)
+        #expect(text.withUnsafeBytes { spool.append($0.baseAddress!, count: $0.count) })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        let body = spool.finish()
+        #expect(try body.bytes() == text)
+        #expect(try body.bytes() == text)  // read again from the start
+        #expect(BodySpool(directory: directory + "/missing") == nil)
+    }
+}
