@@ -26,6 +26,13 @@ extension PostgresTaskStore: TaskImportPort {
         ("category", "text"),
     ]
 
+    /// A changed task's history `changes`, in the merge's UPDATE ... RETURNING: from the values
+    /// the staged row carries (`s.old_*`; the external id is the join key, the same before and
+    /// after) to the row as updated (`t`). Built there, the UPDATE hands on one JSON value per
+    /// task rather than fifteen columns for a later step to compare.
+    static let importedChange = historyChangesSQL(
+        old: { $0 == "external_id" ? "s.external_id" : "s.old_\($0)" }, new: { "t.\($0)" })
+
     /// Carries a dry run's summary out of the transaction it rolls back.
     private struct DryRunFinished: Error { var summary: ImportSummary }
 
@@ -250,15 +257,10 @@ extension PostgresTaskStore: TaskImportPort {
                    AND t.team_id = \(teamID.rawValue) AND t.number = s.old_number
                    AND (\(unsafeSQL: oldColumns.map { "t.\($0)" }.joined(separator: ", ")))
                        IS DISTINCT FROM (\(unsafeSQL: oldColumns.map { "s.\($0)" }.joined(separator: ", ")))
-                RETURNING t.id, t.number, t.version, s.title, s.notes, s.status, s.priority, s.due_date, s.assignee_id, s.category,
-                          s.external_id, \(unsafeSQL: oldColumns.map { "s.old_\($0)" }.joined(separator: ", "))
+                RETURNING t.id, t.number, t.version, \(unsafeSQL: importedChange) AS changes
             ), changed AS (
                 INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
-                SELECT \(teamID.rawValue), new.id, new.number, new.version, \(actor.rawValue), \(time), 'reimported',
-                       \(unsafeSQL: historyOfChange)
-                  FROM updated new,
-                       LATERAL (SELECT \(unsafeSQL: oldColumns.map { "new.old_\($0) AS \($0)" }.joined(separator: ", ")),
-                                       new.external_id) old
+                SELECT \(teamID.rawValue), id, number, version, \(actor.rawValue), \(time), 'reimported', changes FROM updated
             ), counts AS (
                 SELECT (SELECT count(*) FROM fresh) AS inserted, (SELECT count(*) FROM updated) AS updated
             ), changes AS (
