@@ -88,10 +88,6 @@ struct ImportFailureDocument: Encodable {
     }
 
     var response: HTTPResponse {
-        get throws {
-            var bytes = Array(try ServerJSON.encoder.encode(self))
-            bytes.append(UInt8(ascii: "\n"))
-            return HTTPResponse(status: problem.status, headers: [("Content-Type", "application/problem+json")], body: .bytes(bytes))
-        }
+        get throws { try .json(self, status: problem.status, contentType: ServerProblems.contentType) }
     }
 }

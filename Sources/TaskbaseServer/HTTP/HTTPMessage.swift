@@ -80,14 +80,15 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON document with `status`: written by the document itself when it is `JSONWritable`
-    /// (the same bytes, without Foundation's encoder), encoded otherwise.
+    /// A JSON document with `status` (as `contentType`, `application/problem+json` for a
+    /// problem): written by the document itself when it is `JSONWritable` (the same bytes,
+    /// without Foundation's encoder), encoded otherwise.
     public static func json<Document: Encodable>(
-        _ document: Document, status: Int = 200, headers: [(name: String, value: String)] = []
+        _ document: Document, status: Int = 200, contentType: String = "application/json", headers: [(name: String, value: String)] = []
     ) throws -> HTTPResponse {
         var bytes = try (document as? any JSONWritable)?.jsonBytes ?? Array(ServerJSON.encoder.encode(document))
         bytes.append(UInt8(ascii: "\n"))
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(bytes))
+        return HTTPResponse(status: status, headers: [("Content-Type", contentType)] + headers, body: .bytes(bytes))
     }
 
     /// A status with no body (204, 304).

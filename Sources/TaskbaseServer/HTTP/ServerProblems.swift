@@ -4,11 +4,15 @@ import TaskbaseWire
 
 /// Problems as responses: `application/problem+json` with the problem's status.
 public enum ServerProblems {
+    /// The media type of every problem (RFC 9457).
+    public static let contentType = "application/problem+json"
+
     /// `problem` as a response, with extra `headers`.
     public static func response(_ problem: ProblemDocument, headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        var bytes = (try? Array(ServerJSON.encoder.encode(problem))) ?? Array(#"{"status":500}"#.utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        return HTTPResponse(status: problem.status, headers: [("Content-Type", "application/problem+json")] + headers, body: .bytes(bytes))
+        (try? .json(problem, status: problem.status, contentType: contentType, headers: headers))
+            ?? HTTPResponse(
+                status: problem.status, headers: [("Content-Type", contentType)] + headers,
+                body: .bytes(Array(#"{"status":500}"#.utf8) + [UInt8(ascii: "\n")]))
     }
 
     /// A service refusal as a response; a conflict carries the current version as the ETag.
