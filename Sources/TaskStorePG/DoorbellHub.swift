@@ -63,11 +63,17 @@ final class DoorbellHub: Sendable {
     ) {
         let (session, listener) = try await openSession()
         let (rings, ringer) = AsyncThrowingStream<Void, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
+        // Registered only on the session that is still the current one: the last doorbell of
+        // another channel may have retired it (and begun closing it) since `openSession`, and a
+        // ringer left on a retired session would never ring nor end. The session is retired only
+        // with no ringers left, so once this one is registered it stays until `stop`.
+        let registered = state.withLock { state -> Int? in
+            guard state.session?.id == session else { return nil }
             state.lastID += 1
             state.ringers[channel, default: [:]][state.lastID] = ringer
             return state.lastID
         }
+        guard let id = registered else { return try await doorbell(on: channel, retrying: retrying) }
         let stop: @Sendable () async -> Void = { [self] in
             let idle = state.withLock { state -> Bool in
                 guard state.ringers[channel]?.removeValue(forKey: id) != nil else { return false }
