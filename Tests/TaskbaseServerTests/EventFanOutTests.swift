@@ -85,7 +85,7 @@ struct EventFanOutTests {
                 _ = try await f.service.createTask(in: f.team, TaskDraft(title: "Handover \(number)"), as: .id(f.member.id))
             }
         }
-        #expect(await live.read(until: { _ in live.changeEvents().count >= 5 }))
+        #expect(await live.read(until: { _ in live.changeEvents().count >= 5 }, limit: .seconds(30)))
         let first = try #require(live.changeEvents().first)
         // Joins while the writer keeps writing: the catch-up and the hub's events meet somewhere.
         let resumed = try await subscribe(f, as: "viewer", headers: ["Last-Event-ID": String(first.id)])
