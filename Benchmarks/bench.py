@@ -416,9 +416,10 @@ class Bench:
                                         f"change log {ours['change log'][1] or 'empty'})")
 
     def w4_indexed_copy(self, team, csv_path, rows):
-        """psql \\copy of the same file into a copy of `tasks` (its indexes, CHECKs, identity and both
-        foreign keys; no row-level security, no history): what loading into the indexed table
-        costs any client, the physical floor under taskimport's merge."""
+        """psql \\copy of the same file into a copy of `tasks` (its indexes, CHECKs, identity, both
+        foreign keys and its storage parameters, such as the fillfactor; no row-level security, no
+        history): what loading into the indexed table costs any client, the physical floor under
+        taskimport's merge."""
         table = "bench_indexed_" + team.lower()
         self.psql(f"""
             CREATE TABLE {table} (LIKE tasks INCLUDING ALL);
@@ -428,6 +429,9 @@ class Bench:
             SELECT t.id AS team_id, t.created_by AS owner_id FROM teams t WHERE t.key = '{team}' \\gset
             ALTER TABLE {table} ALTER team_id SET DEFAULT :team_id, ALTER created_by SET DEFAULT :owner_id,
                 ALTER updated_by SET DEFAULT :owner_id;
+            SELECT coalesce(array_to_string(reloptions, ', '), 'fillfactor=100') AS storage
+              FROM pg_class WHERE oid = 'tasks'::regclass \\gset
+            ALTER TABLE {table} SET (:storage);
             """)
         self.checkpoint()
         self.measure("w4", "psql-copy-indexed", rows, [

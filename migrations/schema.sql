@@ -309,7 +309,8 @@ CREATE TABLE public.tasks (
     CONSTRAINT tasks_status_known CHECK ((status = ANY (ARRAY['open'::text, 'in_progress'::text, 'done'::text]))),
     CONSTRAINT tasks_title_length CHECK (((char_length(btrim(title)) >= 1) AND (char_length(btrim(title)) <= 500))),
     CONSTRAINT tasks_version_check CHECK ((version > 0))
-);
+)
+WITH (fillfactor='50');
 
 ALTER TABLE public.tasks OWNER TO taskbase_owner;
 
