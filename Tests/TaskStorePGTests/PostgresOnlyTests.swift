@@ -36,6 +36,33 @@ struct PostgresOnlyTests {
         #expect(numbers.sorted() == Array(1...20))
     }
 
+    @Test("a re-import that changes every title leaves each task's new version on its page (a HOT update)")
+    func reimportUpdatesInPlace() async throws {
+        let config = try await TestDatabases.shared.value
+        let service = TaskService(store: try await SharedStore.store())
+        let (team, owner, _) = try await makeTeam(service)
+        // Same-length titles: the new versions need what the old ones took, which fillfactor
+        // 50 leaves free on every page written by the first import.
+        func drafts(_ word: String) throws -> [TaskImportDraft] {
+            try (1...600).map { try TaskImportDraft(try TaskDraft(title: "\(word) \($0)", notes: "Notes for task \($0)", externalID: "x-\($0)")) }
+        }
+        #expect(try await service.importTasks(into: team, policy: .update, drafts: try drafts("Alpha"), as: owner).inserted == 600)
+        let connection = try await PGConnection.connect(config)
+        defer { Task { await connection.close() } }
+        let pages: PGQuery = """
+            SELECT number, (ctid::text::point)[0]::bigint AS page FROM tasks
+             WHERE team_id = (SELECT id FROM teams WHERE key = \(team.rawValue)) ORDER BY number
+            """
+        let before = try await connection.query(pages).map { try $0.decode(Int64.self, "page") }
+        #expect(try await service.importTasks(into: team, policy: .update, drafts: try drafts("Omega"), as: owner).updated == 600)
+        let after = try await connection.query(pages).map { try $0.decode(Int64.self, "page") }
+        #expect(before.count == 600 && after.count == 600)
+        // At fillfactor 100 the bulk-loaded pages are full and every new version moves to
+        // another page; other tests' writes to shared pages may take a little of the room.
+        let stayed = zip(before, after).filter { $0 == $1 }.count
+        #expect(stayed >= 570, "only \(stayed) of 600 updated tasks stayed on their page")
+    }
+
     @Test("as the runtime role with another user's id set, every tenant table reads empty for a foreign team, and writes into it are refused")
     func rowLevelSecurity() async throws {
         let config = try await TestDatabases.shared.value
