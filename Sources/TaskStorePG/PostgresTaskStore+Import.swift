@@ -61,7 +61,7 @@ extension PostgresTaskStore: TaskImportPort {
                 // of 200,000 rows (auto_explain's JIT timing) — for a plan that runs once.
                 try await tx.execute("SET LOCAL work_mem = '64MB'")
                 try await tx.execute("SET LOCAL jit = off")
-                let staged = try await Self.stage(batches, on: tx)
+                let (staged, assigned) = try await Self.stage(batches, on: tx)
                 let merge = { (tx: PGConnection) in
                     try await Self.merge(
                         team: team, teamID: teamID, staged: staged, lastNumber: lastNumber, lastChange: lastChange,
@@ -72,7 +72,8 @@ extension PostgresTaskStore: TaskImportPort {
                     // Nothing to clash with; and every row is inserted, so an external id twice
                     // in the input is the unique violation of the insert: the check that names
                     // both rows runs only then (its GROUP BY was 5% of such an import).
-                    try await Self.checkStaged(team: team, teamID: teamID, policy: .update, duplicates: false, on: tx)
+                    try await Self.checkStaged(
+                        team: team, teamID: teamID, policy: .update, duplicates: false, assignees: assigned, on: tx)
                     do {
                         summary = try await tx.withSavepoint(merge)
                     } catch let error as PGError where error.code == .uniqueViolation && error.constraint == "tasks_external_id_key" {
@@ -80,7 +81,7 @@ extension PostgresTaskStore: TaskImportPort {
                         throw error
                     }
                 } else {
-                    try await Self.checkStaged(team: team, teamID: teamID, policy: policy, duplicates: true, on: tx)
+                    try await Self.checkStaged(team: team, teamID: teamID, policy: policy, duplicates: true, assignees: assigned, on: tx)
                     summary = try await merge(tx)
                 }
                 if dryRun { throw DryRunFinished(summary: summary) }
@@ -92,8 +93,8 @@ extension PostgresTaskStore: TaskImportPort {
     }
 
     /// Creates the staging table and COPYs every batch into it; returns how many rows it staged
-    /// (their lines are 1, 2, 3, ...).
-    static func stage<Batches: AsyncSequence>(_ batches: Batches, on tx: PGConnection) async throws -> Int
+    /// (their lines are 1, 2, 3, ...) and whether any of them names an assignee.
+    static func stage<Batches: AsyncSequence>(_ batches: Batches, on tx: PGConnection) async throws -> (rows: Int, assigned: Bool)
     where Batches.Element == [TaskImportDraft] {
         try await tx.execute(
             """
@@ -104,12 +105,14 @@ extension PostgresTaskStore: TaskImportPort {
             ) ON COMMIT DROP
             """)
         var line: Int64 = 0
+        var assigned = false
         for try await batch in batches where !batch.isEmpty {
             try await tx.copyIn(table: "taskbase_import", columns: stagingColumns, format: .text) { writer in
                 for item in batch {
                     line += 1
                     let draft = item.draft
                     let (assigneeID, assigneeEmail) = Self.assigneeColumns(draft.assignee)
+                    if draft.assignee != nil { assigned = true }
                     try await writer.writeRow([
                         String(line), item.externalID, draft.title, draft.notes, draft.status.rawValue, draft.priority.rawValue,
                         draft.dueDate?.description, assigneeID.map(String.init), assigneeEmail, draft.category,
@@ -121,17 +124,18 @@ extension PostgresTaskStore: TaskImportPort {
         // them); the others' (notes, titles) cost two thirds of a whole-table ANALYZE and guide
         // no plan.
         try await tx.execute("ANALYZE taskbase_import (line, external_id)")
-        return Int(line)
+        return (Int(line), assigned)
     }
 
     /// Refuses, before anything is merged: an external id twice in the input (with
-    /// `duplicates`), an assignee who is not an enabled member, and (policy `fail`) an external
-    /// id the team already has.
+    /// `duplicates`), an assignee who is not an enabled member (when any row names one:
+    /// `assignees`; otherwise its two scans of the staging table are skipped), and (policy
+    /// `fail`) an external id the team already has.
     static func checkStaged(
-        team: TeamKey, teamID: TeamID, policy: ImportConflictPolicy, duplicates: Bool, on tx: PGConnection
+        team: TeamKey, teamID: TeamID, policy: ImportConflictPolicy, duplicates: Bool, assignees: Bool, on tx: PGConnection
     ) async throws {
         if duplicates { try await refuseDuplicates(on: tx) }
-        try await checkAssignees(team: team, teamID: teamID, on: tx)
+        if assignees { try await checkAssignees(team: team, teamID: teamID, on: tx) }
         if policy == .fail {
             let clash = try await tx.query(
                 """

@@ -45,6 +45,24 @@ struct ValidationTests {
         #expect(TextRules.length("e\u{301}") == 2)
     }
 
+    @Test("a text's length counted on its bytes is its number of Unicode scalars, for every kind of scalar")
+    func lengthOnBytesIsScalarCount() {
+        let samples = [
+            "", "a", "plain ASCII title", "e\u{301}", "कि", "🇩🇪", "日本語のタイトル", "\u{10FFFF}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<500).map { _ in
+            String(
+                String.UnicodeScalarView(
+                    (0..<Int.random(in: 0...40, using: &generator)).compactMap { _ in
+                        Unicode.Scalar(UInt32.random(in: 1...0x10FFFF, using: &generator))
+                    }))
+        }
+        for text in samples + random {
+            #expect(TextRules.length(text) == text.unicodeScalars.count, "\(text.debugDescription)")
+        }
+    }
+
     @Test("notes lose trailing white space scalar by scalar, keeping a combining mark after a space")
     func notesTrailingWhitespace() throws {
         #expect(try TaskFields.notes("line one\nline two \t\n\u{3000}") == "line one\nline two")

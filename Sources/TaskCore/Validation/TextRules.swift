@@ -6,8 +6,16 @@ public enum TextRules {
     /// PostgreSQL's `char_length` counts, so a CHECK such as `tasks_title_length` agrees with
     /// TaskCore on every text. Not `Character`s: "नमस्ते" is 3 characters but 6 code points, a
     /// flag 1 character but 2 code points.
+    ///
+    /// Counted on the string's UTF-8 bytes in place: every scalar has exactly one byte that is
+    /// not a continuation byte (`10xxxxxx`), and a Swift string's UTF-8 is always valid.
+    /// (`unicodeScalars.count` walks scalar by scalar: 8% of taskimport's CPU on titles and notes.)
     public static func length(_ text: String) -> Int {
-        text.unicodeScalars.count
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            var leading = 0
+            for byte in bytes where byte & 0xC0 != 0x80 { leading += 1 }
+            return leading
+        } ?? text.unicodeScalars.count
     }
 
     /// `text` without trailing white space (the same White_Space set as `trimmed`).
