@@ -363,9 +363,12 @@ class Bench:
         return tuple(completed.stdout.strip().split("\t"))
 
     def checkpoint(self):
-        """Writes out the dirty pages the previous load left, so its checkpoint does not fall
-        on the next tool's clock."""
-        self.psql("CHECKPOINT")
+        """Settles what the previous load left, so it does not fall on the next tool's clock:
+        its dead row versions vacuumed and the tables analyzed (what autovacuum would otherwise
+        start within a minute, in the middle of whichever tool runs next), then its dirty pages
+        written out. Every W4 tool starts from the same maintained state, with statistics as
+        autovacuum keeps them in use."""
+        self.psql("VACUUM (ANALYZE) tasks, task_history, task_changes;\nCHECKPOINT;")
 
     def w4_taskimport(self, workload, team, csv_path):
         """One taskimport run of `csv_path` into `team` (rows/s under `workload`), keeping its
