@@ -61,7 +61,7 @@ extension PostgresTaskStore: TaskImportPort {
                 // of 200,000 rows (auto_explain's JIT timing) — for a plan that runs once.
                 try await tx.execute("SET LOCAL work_mem = '64MB'")
                 try await tx.execute("SET LOCAL jit = off")
-                let (staged, assigned) = try await Self.stage(batches, on: tx)
+                let (staged, assigned) = try await Self.stage(batches, drawingIDs: teamIsEmpty, on: tx)
                 let merge = { (tx: PGConnection) in
                     try await Self.merge(
                         team: team, teamID: teamID, staged: staged, lastNumber: lastNumber, lastChange: lastChange,
@@ -93,15 +93,22 @@ extension PostgresTaskStore: TaskImportPort {
     }
 
     /// Creates the staging table and COPYs every batch into it; returns how many rows it staged
-    /// (their lines are 1, 2, 3, ...) and whether any of them names an assignee.
-    static func stage<Batches: AsyncSequence>(_ batches: Batches, on tx: PGConnection) async throws -> (rows: Int, assigned: Bool)
+    /// (their lines are 1, 2, 3, ...) and whether any of them names an assignee. With
+    /// `drawingIDs` (a first import: every row becomes a task) each row draws its task's id from
+    /// the identity sequence as it is copied (`id`), so the merge reads the staging table
+    /// directly instead of materializing the rows with their ids first.
+    static func stage<Batches: AsyncSequence>(
+        _ batches: Batches, drawingIDs: Bool, on tx: PGConnection
+    ) async throws -> (
+        rows: Int, assigned: Bool
+    )
     where Batches.Element == [TaskImportDraft] {
         try await tx.execute(
             """
             CREATE TEMP TABLE taskbase_import (
                 line bigint NOT NULL, external_id text NOT NULL, title text NOT NULL, notes text NOT NULL,
                 status text NOT NULL, priority text NOT NULL, due_date date, assignee_id bigint, assignee_email text,
-                category text
+                category text\(unsafeSQL: drawingIDs ? ", id bigint NOT NULL DEFAULT nextval('tasks_id_seq')" : "")
             ) ON COMMIT DROP
             """)
         var line: Int64 = 0
@@ -202,7 +209,10 @@ extension PostgresTaskStore: TaskImportPort {
     ///
     /// Into a team without tasks (`teamIsEmpty`, the first import) every row is new: the rows
     /// are numbered by their line (staged lines are 1, 2, 3, ...), with no join to the team's
-    /// tasks and no sort for `row_number()`, which were 10% of such an import's server CPU.
+    /// tasks and no sort for `row_number()`, which were 10% of such an import's server CPU; and
+    /// their ids were drawn as they were staged, so `fresh` is the staging table read in place
+    /// by each insert, not a million rows with ids written to a tuplestore (and spilled to disk)
+    /// first: 3–4 s of a 1,000,000-row first import.
     /// Otherwise only the new rows' lines are sorted to number them (`numbered`), not whole
     /// rows (a re-import with nothing new sorts nothing). A known row carries the values it had
     /// (`old_*`, read with its number), so an unchanged row is told apart before the UPDATE's
@@ -220,8 +230,8 @@ extension PostgresTaskStore: TaskImportPort {
                 SELECT s.*, NULL::bigint AS old_number,
                        \(unsafeSQL: mergedColumns.map { "NULL::\($0.type) AS old_\($0.name)" }.joined(separator: ", "))
                   FROM taskbase_import s
-            ), fresh AS (
-                SELECT s.*, nextval('tasks_id_seq') AS new_id, \(lastNumber) + s.line AS new_number FROM taskbase_import s
+            ), fresh AS NOT MATERIALIZED (
+                SELECT s.*, s.id AS new_id, \(lastNumber) + s.line AS new_number FROM taskbase_import s
             )
             """
             : """
