@@ -45,10 +45,16 @@ public final class ServeProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Sends `signal` and waits for the exit status. The wait allows the shutdown grace (10 s)
+    /// twice over and more, for a machine loaded by the whole suite; when it runs out, the error
+    /// carries the server's log, which says how far its shutdown got ("stopping", "stopped").
     public func stop(signal: Int32 = SIGTERM) async throws -> Int32 {
         kill(process.processIdentifier, signal)
-        try await waitUntil("taskserve to exit", limit: .seconds(20)) { !self.process.isRunning }
+        do {
+            try await waitUntil("taskserve to exit", limit: .seconds(45)) { !self.process.isRunning }
+        } catch let gaveUp as GaveUpWaiting {
+            throw GaveUpWaiting(what: "\(gaveUp.what) (its log: \(String(log.suffix(2_000))))")
+        }
         return process.terminationStatus
     }
 
