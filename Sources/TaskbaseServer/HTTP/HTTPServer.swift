@@ -45,9 +45,12 @@ public struct HTTPServerStartFailure: Error, CustomStringConvertible {
 /// and the daemon then sends it. Stopping resumes every suspended connection first.
 public final class HTTPServer: Sendable {
     private struct Tracker {
-        var inFlight = 0
+        /// Requests whose handler is running, with their suspended connections.
+        var running: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
         var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
         var stopped = false
+        /// Answers shutdown gave that the daemon has not finished sending.
+        var unsent = 0
     }
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
@@ -89,12 +92,16 @@ public final class HTTPServer: Sendable {
                     Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server!.access(
                         connection!, url: url, method: method, data: data, size: size!, slot: slot!)
                 }, context,
-                { _, _, slot, _ in
-                    guard let slot, let exchange = slot.pointee else { return }
+                { cls, _, slot, _ in
+                    guard let slot, let pointer = slot.pointee else { return }
                     // Called before the daemon closes the socket: a stream stops using it now.
-                    Unmanaged<Exchange>.fromOpaque(exchange).takeRetainedValue().stream?.terminated()
+                    let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
+                    exchange.stream?.terminated()
+                    if exchange.answeredLate, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
+                        server.tracker.withLock { $0.unsent -= 1 }
+                    }
                     slot.pointee = nil
-                }, nil, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
+                }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
         else {
             throw HTTPServerStartFailure(
                 description:
@@ -111,13 +118,15 @@ public final class HTTPServer: Sendable {
     private let box = Mutex<ServerBox?>(nil)
 
     /// Requests being answered now.
-    public var inFlight: Int { tracker.withLock { $0.inFlight } }
+    public var inFlight: Int { tracker.withLock { $0.running.count } }
 
     /// Event streams open now.
     public var openStreams: Int { tracker.withLock { $0.streams.count } }
 
     /// Stops gracefully: no new connections, every event stream ended, in-flight requests
-    /// answered (waiting up to `grace`), then the daemon stops.
+    /// answered (waiting up to `grace`), then the daemon stops. A request whose handler is still
+    /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
+    /// comes, goes nowhere): stopping the daemon with a connection suspended is undefined.
     public func shutdown(grace: Duration = .seconds(10)) async {
         guard let handle = daemon.withLock({ $0 }) else { return }
         let listener = MHD_quiesce_daemon(handle.pointer)
@@ -126,16 +135,33 @@ public final class HTTPServer: Sendable {
             return Array(tracker.streams.values)
         }
         for stream in streams { stream.close() }
-        let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline, tracker.withLock({ $0.inFlight > 0 || !$0.streams.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitUntilIdle(for: grace)
         // Anything still suspended now must be resumed before the daemon stops.
+        // A handler that answered first is resuming its own and leaves `running` after it has.
+        let late = tracker.withLock { Array($0.running) }
+        for (key, (exchange, connection)) in late where exchange.answer(ServerProblems.stopping(), late: true) {
+            tracker.withLock { tracker in
+                tracker.unsent += 1
+                tracker.running[key] = nil
+            }
+            MHD_resume_connection(connection.pointer)
+        }
         for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
+        // The daemon sends those answers on its next turns; a client that does not read them
+        // does not hold the stop for long.
+        if !late.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         daemon.withLock { $0 = nil }
         MHD_stop_daemon(handle.pointer)
         if listener >= 0 { close(listener) }
         box.withLock { $0?.server = nil }
+    }
+
+    /// Waits up to `limit` for every handler to answer and every stream and late answer to end.
+    private func waitUntilIdle(for limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline, tracker.withLock({ !$0.running.isEmpty || !$0.streams.isEmpty || $0.unsent > 0 }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Whether `shutdown` has begun.
@@ -192,15 +218,17 @@ public final class HTTPServer: Sendable {
             exchange.request.spooledBody = spool.finish()
             exchange.spool = nil
         }
-        tracker.withLock { $0.inFlight += 1 }
-        MHD_suspend_connection(connection)
         let handle = ConnectionHandle(pointer: connection)
+        let key = ObjectIdentifier(exchange)
+        tracker.withLock { $0.running[key] = (exchange, handle) }
+        MHD_suspend_connection(connection)
         let request = exchange.request
         Task {
             let response = await handler(request)
-            exchange.store(response)
+            // Shutdown may have answered it already, and the daemon closed the connection since.
+            guard exchange.answer(response) else { return }
             MHD_resume_connection(handle.pointer)
-            self.tracker.withLock { $0.inFlight -= 1 }
+            self.tracker.withLock { _ = $0.running.removeValue(forKey: key) }
         }
         return taskbase_mhd_yes
     }
@@ -296,14 +324,28 @@ private final class Exchange: @unchecked Sendable {
     var spoolFailed = false
     /// The event stream answering it, told when the connection closes.
     var stream: EventStreamBuffer?
-    private let response = Mutex<HTTPResponse?>(nil)
+    /// The answer, and whether one was given: the handler's task and shutdown race to answer a
+    /// suspended request, and only the first may resume its connection.
+    private let response = Mutex<(reply: HTTPResponse?, answered: Bool, late: Bool)>((nil, false, false))
 
     init(request: HTTPRequest) {
         self.request = request
     }
 
-    func store(_ reply: HTTPResponse) { response.withLock { $0 = reply } }
-    func takeResponse() -> HTTPResponse? { response.withLock { $0.take() } }
+    /// Stores `reply` when nothing answered before (`late`: shutdown answers in the handler's
+    /// place); true when it did, and the caller resumes the connection.
+    func answer(_ reply: HTTPResponse, late: Bool = false) -> Bool {
+        response.withLock { state in
+            guard !state.answered else { return false }
+            state = (reply, true, late)
+            return true
+        }
+    }
+
+    /// Whether shutdown answered it.
+    var answeredLate: Bool { response.withLock { $0.late } }
+
+    func takeResponse() -> HTTPResponse? { response.withLock { $0.reply.take() } }
 }
 
 /// What a streamed response's callbacks need.

@@ -42,6 +42,16 @@ public enum ServerProblems {
             ), headers: [("Retry-After", "5")])
     }
 
+    /// 503: the server stopped before the request's answer was ready.
+    public static func stopping() -> HTTPResponse {
+        response(
+            ProblemDocument(
+                .unavailable,
+                detail:
+                    "the server is stopping and this request did not finish within its shutdown grace; it may or may not have taken effect: read the resource again before retrying"
+            ), headers: [("Retry-After", "1"), ("Connection", "close")])
+    }
+
     /// 401 with the `WWW-Authenticate` challenge.
     public static func unauthorized(_ detail: String) -> HTTPResponse {
         response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+@testable import TaskbaseServer
+import Testing
+
+@Suite("Stopping with a request still being answered")
+struct ServerShutdownTests {
+    /// A handler that holds `/slow` until the test lets it go, and notes when it answered.
+    final class Gate: Sendable {
+        let open = Mutex(false)
+        let answered = Mutex(0)
+
+        func handle(_ request: HTTPRequest) async -> HTTPResponse {
+            guard request.path == "/slow" else { return .empty(204) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !open.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            answered.withLock { $0 += 1 }
+            return .empty(200)
+        }
+    }
+
+    /// A server with one `/slow` request held in its handler.
+    static func serverHoldingARequest() async throws -> (HTTPServer, Gate, RawConnection) {
+        let gate = Gate()
+        let server = try HTTPServer.start(port: 0) { await gate.handle($0) }
+        let connection = try RawConnection(port: server.port)
+        connection.get("/slow")
+        let waitUntil = ContinuousClock.now + .seconds(10)
+        while server.inFlight == 0, ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(server.inFlight == 1)
+        return (server, gate, connection)
+    }
+
+    @Test("a handler slower than the grace gets its request answered 503, and its late answer touches nothing")
+    func lateHandler() async throws {
+        let (server, gate, connection) = try await Self.serverHoldingARequest()
+
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .milliseconds(300))
+        let took = ContinuousClock.now - started
+        // The grace, then the daemon's turn to send the answer; never the handler's 20 s.
+        #expect(took >= .milliseconds(300) && took < .seconds(5), "shutdown took \(took)")
+        #expect(await connection.read(until: { $0.contains("\r\n\r\n") && $0.contains("}") }, limit: .seconds(5)))
+        #expect(connection.text.hasPrefix("HTTP/1.1 503"), "got: \(connection.text.prefix(200))")
+        #expect(connection.text.lowercased().contains("retry-after: 1"))
+        #expect(connection.text.contains("application/problem+json"))
+        #expect(server.inFlight == 0)
+        #expect(gate.answered.withLock { $0 } == 0)
+
+        // The handler finishes after the daemon is gone: its answer must not resume a freed
+        // connection (the test process would crash or hang here).
+        gate.open.withLock { $0 = true }
+        let answeredBy = ContinuousClock.now + .seconds(10)
+        while gate.answered.withLock({ $0 }) == 0, ContinuousClock.now < answeredBy { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(gate.answered.withLock { $0 } == 1)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.inFlight == 0)
+        #expect(throws: (any Error).self) { try RawConnection(port: server.port) }
+    }
+
+    @Test("a handler that answers within the grace is sent its own answer, and shutdown does not wait longer")
+    func handlerWithinGrace() async throws {
+        let (server, gate, connection) = try await Self.serverHoldingARequest()
+        let opener = Task {
+            try await Task.sleep(for: .milliseconds(200))
+            gate.open.withLock { $0 = true }
+        }
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .seconds(10))
+        let took = ContinuousClock.now - started
+        try await opener.value
+        #expect(took < .seconds(5), "shutdown took \(took)")
+        #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)))
+        #expect(connection.text.hasPrefix("HTTP/1.1 200"), "got: \(connection.text.prefix(200))")
+    }
+}
