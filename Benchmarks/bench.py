@@ -218,11 +218,13 @@ class Bench:
                 "--loop", "uvloop", "--http", "httptools"], lambda: self.answers(port), cwd=os.path.join(HERE, "reference"), env=env)
         return port
 
-    def wrk_rate(self, port, seconds):
-        """wrk's rate over `seconds` at 64 connections, GETs over the read team's 1,000 tasks;
-        any answer but 200, or a socket error, fails the run."""
+    def wrk_rate(self, port, seconds, path=None):
+        """wrk's rate over `seconds` at 64 connections, GETs over the read team's 1,000 tasks
+        (or of `path` alone, without the script); any answer but 200, or a socket error, fails
+        the run."""
+        target = ["-s", self.wrk_script, f"http://127.0.0.1:{port}"] if path is None else [f"http://127.0.0.1:{port}{path}"]
         completed = subprocess.run(
-            ["wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", "-s", self.wrk_script, f"http://127.0.0.1:{port}"],
+            ["wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", *target],
             capture_output=True, text=True, timeout=seconds + 60)
         rate = re.search(r"Requests/sec:\s+([0-9.]+)", completed.stdout)
         if completed.returncode != 0 or not rate:
@@ -244,7 +246,10 @@ class Bench:
     def w7(self):
         ours, seconds = self.taskserve("taskserve", self.http_port), self.args.seconds
         if self.wrk_script:
-            tools = [("taskserve", lambda _: self.wrk_rate(ours, seconds))]
+            # Diagnostic: /healthz (no token, no database) through the same daemon, task hand-off
+            # and access log: what the HTTP layer and wrk cost per request on these cores.
+            tools = [("taskserve", lambda _: self.wrk_rate(ours, seconds)),
+                     ("taskserve-healthz", lambda _: self.wrk_rate(ours, seconds, "/healthz"))]
             if self.has_fastapi:
                 theirs = self.fastapi()
                 tools.append(("fastapi", lambda _: self.wrk_rate(theirs, seconds)))
@@ -584,6 +589,14 @@ end
         ratio("W7 taskserve GET / FastAPI reference", "w7", "taskserve", "fastapi", 3.0)
         ratio("W7 router in-process / in-process W6 (diagnostic: the route)", "w7", "router-in-process", "in-process-w6", None)
         ratio("W7 taskserve / router in-process (diagnostic: HTTP)", "w7", "taskserve", "router-in-process", None)
+        if all(tool in medians.get("w7", {}) for tool in ("in-process-w6", "router-in-process", "taskserve-healthz")):
+            # On saturated cores the CPU a request costs adds up: the in-process work plus what
+            # /healthz costs (HTTP, sockets, wrk). These are the rates that sum predicts, over W6.
+            w7 = medians["w7"]
+            for name, base in (("W7 ceiling: W6 + /healthz's cost, over W6 (diagnostic)", "in-process-w6"),
+                               ("W7 model: route in process + /healthz, over W6 (diagnostic)", "router-in-process")):
+                predicted = 1 / (1 / w7[base] + 1 / w7["taskserve-healthz"])
+                ratios[name] = {"value": round(predicted / w7["in-process-w6"], 3), "target": None, "met": None}
         measured = {name: statistics.median(values) for name, values in self.measures.items()}
         if "w7_p99_ms" in measured:
             # Met only if every planned request was sent and answered 200 and the median p99 is in bounds.
