@@ -45,12 +45,11 @@ public struct HTTPServerStartFailure: Error, CustomStringConvertible {
 /// and the daemon then sends it. Stopping resumes every suspended connection first.
 public final class HTTPServer: Sendable {
     private struct Tracker {
-        /// Requests whose handler is running, with their suspended connections.
+        /// Requests handed to the handler and not yet sent (the daemon's completion ends them),
+        /// with their connections.
         var running: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
         var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
         var stopped = false
-        /// Answers shutdown gave that the daemon has not finished sending.
-        var unsent = 0
     }
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
@@ -97,8 +96,9 @@ public final class HTTPServer: Sendable {
                     // Called before the daemon closes the socket: a stream stops using it now.
                     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
                     exchange.stream?.terminated()
-                    if exchange.answeredLate, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
-                        server.tracker.withLock { $0.unsent -= 1 }
+                    // Sent (or the client left): shutdown need not wait for it any longer.
+                    if exchange.dispatched, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
+                        server.tracker.withLock { _ = $0.running.removeValue(forKey: ObjectIdentifier(exchange)) }
                     }
                     slot.pointee = nil
                 }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
@@ -137,13 +137,9 @@ public final class HTTPServer: Sendable {
         for stream in streams { stream.close() }
         await waitUntilIdle(for: grace)
         // Anything still suspended now must be resumed before the daemon stops.
-        // A handler that answered first is resuming its own and leaves `running` after it has.
-        let late = tracker.withLock { Array($0.running) }
-        for (key, (exchange, connection)) in late where exchange.answer(ServerProblems.stopping(), late: true) {
-            tracker.withLock { tracker in
-                tracker.unsent += 1
-                tracker.running[key] = nil
-            }
+        // A handler that answered first resumes its own connection; the rest are answered here.
+        let late = tracker.withLock { Array($0.running.values) }
+        for (exchange, connection) in late where exchange.answer(ServerProblems.stopping()) {
             MHD_resume_connection(connection.pointer)
         }
         for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
@@ -156,10 +152,10 @@ public final class HTTPServer: Sendable {
         box.withLock { $0?.server = nil }
     }
 
-    /// Waits up to `limit` for every handler to answer and every stream and late answer to end.
+    /// Waits up to `limit` for every answer to be sent and every stream to end.
     private func waitUntilIdle(for limit: Duration) async {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline, tracker.withLock({ !$0.running.isEmpty || !$0.streams.isEmpty || $0.unsent > 0 }) {
+        while ContinuousClock.now < deadline, tracker.withLock({ !$0.running.isEmpty || !$0.streams.isEmpty }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -228,7 +224,6 @@ public final class HTTPServer: Sendable {
             // Shutdown may have answered it already, and the daemon closed the connection since.
             guard exchange.answer(response) else { return }
             MHD_resume_connection(handle.pointer)
-            self.tracker.withLock { _ = $0.running.removeValue(forKey: key) }
         }
         return taskbase_mhd_yes
     }
@@ -326,24 +321,21 @@ private final class Exchange: @unchecked Sendable {
     var stream: EventStreamBuffer?
     /// The answer, and whether one was given: the handler's task and shutdown race to answer a
     /// suspended request, and only the first may resume its connection.
-    private let response = Mutex<(reply: HTTPResponse?, answered: Bool, late: Bool)>((nil, false, false))
+    private let response = Mutex<(reply: HTTPResponse?, answered: Bool)>((nil, false))
 
     init(request: HTTPRequest) {
         self.request = request
     }
 
-    /// Stores `reply` when nothing answered before (`late`: shutdown answers in the handler's
-    /// place); true when it did, and the caller resumes the connection.
-    func answer(_ reply: HTTPResponse, late: Bool = false) -> Bool {
+    /// Stores `reply` when nothing answered before; true when it did, and the caller resumes
+    /// the connection.
+    func answer(_ reply: HTTPResponse) -> Bool {
         response.withLock { state in
             guard !state.answered else { return false }
-            state = (reply, true, late)
+            state = (reply, true)
             return true
         }
     }
-
-    /// Whether shutdown answered it.
-    var answeredLate: Bool { response.withLock { $0.late } }
 
     func takeResponse() -> HTTPResponse? { response.withLock { $0.reply.take() } }
 }
