@@ -36,7 +36,10 @@ struct ServerShutdownTests {
         let (server, gate, connection) = try await Self.serverHoldingARequest()
 
         let started = ContinuousClock.now
-        await server.shutdown(grace: .milliseconds(300))
+        let cutOff = Mutex<[(path: String, status: Int, ran: Duration)]>([])
+        await server.shutdown(grace: .milliseconds(300)) { request, response, ran in
+            cutOff.withLock { $0.append((request.path, response.status, ran)) }
+        }
         let took = ContinuousClock.now - started
         // The grace, then the daemon's turn to send the answer; never the handler's 20 s.
         #expect(took >= .milliseconds(300) && took < .seconds(5), "shutdown took \(took)")
@@ -46,6 +49,10 @@ struct ServerShutdownTests {
         #expect(connection.text.contains("application/problem+json"))
         #expect(server.inFlight == 0)
         #expect(gate.answered.withLock { $0 } == 0)
+        // What the access log is told of it: the request, the 503, at least the grace's run.
+        let heard = cutOff.withLock { $0 }
+        #expect(heard.count == 1 && heard.first?.path == "/slow" && heard.first?.status == 503)
+        #expect((heard.first?.ran ?? .zero) >= .milliseconds(300))
 
         // The handler finishes after the daemon is gone: its answer must not resume a freed
         // connection (the test process would crash or hang here).
@@ -66,9 +73,11 @@ struct ServerShutdownTests {
             gate.open.withLock { $0 = true }
         }
         let started = ContinuousClock.now
-        await server.shutdown(grace: .seconds(10))
+        let cutOff = Mutex(0)
+        await server.shutdown(grace: .seconds(10)) { _, _, _ in cutOff.withLock { $0 += 1 } }
         let took = ContinuousClock.now - started
         try await opener.value
+        #expect(cutOff.withLock { $0 } == 0)
         #expect(took < .seconds(5), "shutdown took \(took)")
         #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)))
         #expect(connection.text.hasPrefix("HTTP/1.1 200"), "got: \(connection.text.prefix(200))")

@@ -14,12 +14,14 @@ public final class APIServer: Sendable {
     let verifier: TokenVerifier
     /// The event streams' fan-out, one hub per team: what tests read its statistics from.
     public let eventHubs: TeamEventHubs
+    let log: (@Sendable (String) -> Void)?
 
-    private init(http: HTTPServer, router: Router, verifier: TokenVerifier, eventHubs: TeamEventHubs) {
+    private init(http: HTTPServer, router: Router, verifier: TokenVerifier, eventHubs: TeamEventHubs, log: (@Sendable (String) -> Void)?) {
         self.http = http
         self.router = router
         self.verifier = verifier
         self.eventHubs = eventHubs
+        self.log = log
     }
 
     /// Starts serving `service` on `host:port` (0: any free port); `log` receives one JSON line
@@ -42,15 +44,22 @@ public final class APIServer: Sendable {
             }
             return response
         }
-        return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs)
+        return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log)
     }
 
     /// The base URL, `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://\(http.host):\(http.port)" }
 
-    /// Stops gracefully: no new connections, event streams ended, in-flight requests answered.
+    /// Stops gracefully: no new connections, event streams ended, in-flight requests answered;
+    /// those the grace cut off (503) are logged as every other request is.
     public func shutdown(grace: Duration = .seconds(10)) async {
-        await http.shutdown(grace: grace)
+        let (log, router) = (log, router)
+        await http.shutdown(grace: grace) { request, response, duration in
+            guard let log else { return }
+            var route = "-"
+            if case .success(let (found, _)) = router.resolve(request.method, request.path) { route = "\(found.method) \(found.pattern)" }
+            log(AccessLog.line(request: request, response: response, route: route, tokenPrefix: nil, duration: duration))
+        }
         verifier.stop()
     }
 }

@@ -127,7 +127,10 @@ public final class HTTPServer: Sendable {
     /// answered (waiting up to `grace`), then the daemon stops. A request whose handler is still
     /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
     /// comes, goes nowhere): stopping the daemon with a connection suspended is undefined.
-    public func shutdown(grace: Duration = .seconds(10)) async {
+    /// `answeredHere` hears of each such request, its 503 and how long it had run (for the log).
+    public func shutdown(
+        grace: Duration = .seconds(10), answeredHere: @Sendable (HTTPRequest, HTTPResponse, Duration) -> Void = { _, _, _ in }
+    ) async {
         guard let handle = daemon.withLock({ $0 }) else { return }
         let listener = MHD_quiesce_daemon(handle.pointer)
         let streams = tracker.withLock { tracker in
@@ -139,8 +142,10 @@ public final class HTTPServer: Sendable {
         // Anything still suspended now must be resumed before the daemon stops.
         // A handler that answered first resumes its own connection; the rest are answered here.
         let late = tracker.withLock { Array($0.running.values) }
-        for (exchange, connection) in late where exchange.answer(ServerProblems.stopping()) {
+        let stopping = ServerProblems.stopping()
+        for (exchange, connection) in late where exchange.answer(stopping) {
             MHD_resume_connection(connection.pointer)
+            answeredHere(exchange.request, stopping, ContinuousClock.now - exchange.dispatchedAt)
         }
         for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
         // The daemon sends those answers on its next turns; a client that does not read them
@@ -210,6 +215,7 @@ public final class HTTPServer: Sendable {
         if exchange.spoolFailed { return queue(ServerProblems.cannotSpool(), on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
+        exchange.dispatchedAt = .now
         if let spool = exchange.spool {
             exchange.request.spooledBody = spool.finish()
             exchange.spool = nil
@@ -314,6 +320,7 @@ private final class Exchange: @unchecked Sendable {
     var tooLarge = false
     var maxBodyBytes = 0
     var dispatched = false
+    var dispatchedAt = ContinuousClock.now
     /// The file the body goes to, for a route that spools; whether writing to it failed.
     var spool: BodySpool?
     var spoolFailed = false
