@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import TaskbaseServer
+import TaskbaseTestSupport
 import Testing
 
 @Suite("Stopping with a request still being answered")
@@ -12,8 +13,7 @@ struct ServerShutdownTests {
 
         func handle(_ request: HTTPRequest) async -> HTTPResponse {
             guard request.path == "/slow" else { return .empty(204) }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !open.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            try? await waitUntil("the test to open the gate", limit: .seconds(20), every: .milliseconds(10)) { open.withLock { $0 } }
             answered.withLock { $0 += 1 }
             return .empty(200)
         }
@@ -25,8 +25,7 @@ struct ServerShutdownTests {
         let server = try HTTPServer.start(port: 0) { await gate.handle($0) }
         let connection = try RawConnection(port: server.port)
         connection.get("/slow")
-        let waitUntil = ContinuousClock.now + .seconds(10)
-        while server.inFlight == 0, ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the request to reach the handler", limit: .seconds(10), every: .milliseconds(10)) { server.inFlight > 0 }
         #expect(server.inFlight == 1)
         return (server, gate, connection)
     }
@@ -57,8 +56,7 @@ struct ServerShutdownTests {
         // The handler finishes after the daemon is gone: its answer must not resume a freed
         // connection (the test process would crash or hang here).
         gate.open.withLock { $0 = true }
-        let answeredBy = ContinuousClock.now + .seconds(10)
-        while gate.answered.withLock({ $0 }) == 0, ContinuousClock.now < answeredBy { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the late handler to answer", limit: .seconds(10), every: .milliseconds(10)) { gate.answered.withLock { $0 } > 0 }
         #expect(gate.answered.withLock { $0 } == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.inFlight == 0)

@@ -56,9 +56,10 @@ public final class APIServer: Sendable {
         let (log, router) = (log, router)
         await http.shutdown(grace: grace) { request, response, duration in
             guard let log else { return }
-            var route = "-"
-            if case .success(let (found, _)) = router.resolve(request.method, request.path) { route = "\(found.method) \(found.pattern)" }
-            log(AccessLog.line(request: request, response: response, route: route, tokenPrefix: nil, duration: duration))
+            log(
+                AccessLog.line(
+                    request: request, response: response, route: router.label(request.method, request.path), tokenPrefix: nil, duration: duration
+                ))
         }
         verifier.stop()
     }

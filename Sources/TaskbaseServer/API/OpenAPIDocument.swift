@@ -120,7 +120,7 @@ enum OpenAPIDocument {
     static func document(version: String, routes: [Route]) -> [String: Any] {
         var paths: [String: [String: Any]] = [:]
         for route in routes {
-            guard let operation = operations["\(route.method) \(route.pattern)"] else { continue }
+            guard let operation = operations[route.label] else { continue }
             paths[route.pattern, default: [:]][route.method.lowercased()] = describe(operation, route: route)
         }
         return [

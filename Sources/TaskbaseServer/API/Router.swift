@@ -17,6 +17,8 @@ public struct Route: Sendable {
     public let spoolsBody: Bool
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
+    /// `GET /v1/tasks/{key}`: the route as the access log and the OpenAPI operations name it.
+    public var label: String { "\(method) \(pattern)" }
     /// The pattern's fixed segments by position, and its parameters' positions and names.
     private let literals: [(index: Int, text: Substring)]
     private let slots: [(index: Int, name: String)]
@@ -109,6 +111,12 @@ public struct Router: Sendable {
         return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
     }
 
+    /// The label of the route `method path` answers (`Route.label`), `-` when none does.
+    func label(_ method: String, _ path: String) -> String {
+        guard case .success(let (route, _)) = resolve(method, path) else { return "-" }
+        return route.label
+    }
+
     /// The body policy of the route `method path` answers: its cap, and whether it spools.
     func bodyPolicy(method: String, path: String) -> HTTPBodyPolicy {
         guard cappedMethods.contains(method), case .success(let (route, _)) = resolve(method, path) else { return HTTPBodyPolicy() }
@@ -126,7 +134,7 @@ public struct Router: Sendable {
                 .methodNotAllowed, detail: "\(request.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
             return (ServerProblems.response(problem, headers: [("Allow", allowed.joined(separator: ", "))]), "-", nil)
         case .success(let (route, parameters)):
-            let label = "\(route.method) \(route.pattern)"
+            let label = route.label
             var caller: Caller?
             if route.authenticated {
                 switch await authenticator.authenticate(request) {
