@@ -34,8 +34,16 @@ enum SocketInterest: Sendable {
 /// deadline) resumes exactly one continuation. Every path that resumes one first removes its
 /// waiter under the lock, which is what makes unchecked continuations safe here (a checked one
 /// costs an allocation per wait, on every reply that does not arrive within the fast poll).
-final class IOReactor: Sendable {
-    static let shared = IOReactor()
+///
+/// The thread is also an event loop for others: a program can attach a source of its own (an
+/// HTTP daemon's epoll descriptor, served on this thread when ready or due), and the thread is
+/// a `TaskExecutor`. A task that prefers it runs here, between the waits, so that its reply
+/// from PostgreSQL, its request and its answer never change threads: a reply read on this
+/// thread resumes the task in the same turn, with no wake-up of another thread. Such work must
+/// not block; a task that does heavy work prefers the global executor.
+public final class IOReactor: TaskExecutor, Sendable {
+    /// The process's I/O thread.
+    public static let shared = IOReactor()
 
     private struct Waiter {
         var continuation: UnsafeContinuation<SocketReadiness, Never>
@@ -45,6 +53,30 @@ final class IOReactor: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let waiters = Mutex<[Int32: Waiter]>([:])
+
+    /// Jobs of the tasks that prefer this thread, and whether the thread is (about to be)
+    /// asleep in `epoll_wait`, so that an enqueue from another thread must wake it.
+    private struct RunQueue {
+        var jobs: [UnownedJob] = []
+        var sleeping = false
+        var wakePending = false
+    }
+
+    private let runQueue = Mutex(RunQueue())
+    /// Attached sources, by the descriptor they watch.
+    private let sources = Mutex<[Int32: Source]>([:])
+    /// The thread's id (`pthread_self`), once it runs.
+    private let threadID = Atomic<UInt>(0)
+
+    /// A source attached to the loop: a descriptor to watch for reading, what to do when it is
+    /// readable or due, and when it is next due regardless (milliseconds; nil: only when ready).
+    private struct Source {
+        let ready: @Sendable () -> Void
+        let nextDue: @Sendable () -> Int32?
+        var dueAt: ContinuousClock.Instant?
+        /// `poke` asked for a turn.
+        var poked = false
+    }
 
     private init() {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -102,7 +134,7 @@ final class IOReactor: Sendable {
                     }
                 }
             }
-            if deadline != nil { wake() }
+            if deadline != nil && !isCurrentThread { wake() }
         }
     }
 
@@ -121,23 +153,144 @@ final class IOReactor: Sendable {
         _ = Glibc.write(wakeFD, &one, 8)
     }
 
+    // MARK: The event loop for others
+
+    /// Whether the caller runs on this thread (where a wait must never block).
+    public var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
+    }
+
+    /// Runs `job` on this thread, after what is queued already.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        wakeIfAsleep { $0.jobs.append(job) }
+    }
+
+    /// Changes the run queue, and wakes the thread if it sleeps (once: a wake-up not yet read
+    /// serves every later change).
+    private func wakeIfAsleep(after change: (inout RunQueue) -> Void) {
+        let mustWake = runQueue.withLock { queue in
+            change(&queue)
+            guard queue.sleeping, !queue.wakePending else { return false }
+            queue.wakePending = true
+            return true
+        }
+        if mustWake { wake() }
+    }
+
+    /// Runs the source attached on `fd` on the thread's next turn, whatever its descriptor
+    /// says: for a source whose state changed outside its descriptor (libmicrohttpd's resumed
+    /// connections, which it does not see in external mode until it is run).
+    public func poke(fd: Int32) {
+        sources.withLock { $0[fd]?.poked = true }
+        wakeIfAsleep { _ in }
+    }
+
+    /// Serves `fd` on this thread: `ready` runs whenever it is readable, and also once
+    /// `nextDue` milliseconds have passed since it was last asked (nil: no deadline; asked on
+    /// every turn, before the thread waits). False when the descriptor cannot be watched.
+    /// Detach it before closing the descriptor.
+    public func attach(fd: Int32, ready: @escaping @Sendable () -> Void, nextDue: @escaping @Sendable () -> Int32?) -> Bool {
+        let added = sources.withLock { sources -> Bool in
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = fd
+            guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { return false }
+            sources[fd] = Source(ready: ready, nextDue: nextDue, dueAt: nil)
+            return true
+        }
+        if added && !isCurrentThread { wake() }
+        return added
+    }
+
+    /// Stops serving `fd`; once it returns, the thread calls its source no more.
+    public func detach(fd: Int32) async {
+        await perform { [self] in
+            sources.withLock { sources in
+                epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+                _ = sources.removeValue(forKey: fd)
+            }
+        }
+    }
+
+    /// Runs `body` on this thread and returns its result: for calls that must not run beside
+    /// an attached source's own (a daemon's stop).
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        if isCurrentThread { return body() }
+        return await Task(executorPreference: self) { body() }.value
+    }
+
+    /// Runs the jobs queued when it starts (those they queue wait for the next turn, after
+    /// the sockets are read).
+    private func runQueuedJobs() {
+        let jobs = runQueue.withLock { queue -> [UnownedJob] in
+            defer { queue.jobs.removeAll(keepingCapacity: true) }
+            return queue.jobs
+        }
+        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// The attached sources readable (`readyFDs`) or due by `now`.
+    private func dueSources(readyFDs: Set<Int32>, now: ContinuousClock.Instant) -> [@Sendable () -> Void] {
+        sources.withLock { sources in
+            var due: [@Sendable () -> Void] = []
+            for (fd, source) in sources where source.poked || readyFDs.contains(fd) || (source.dueAt.map { $0 <= now } ?? false) {
+                due.append(source.ready)
+                sources[fd]?.dueAt = nil
+                sources[fd]?.poked = false
+            }
+            return due
+        }
+    }
+
+    /// Asks every source when it is next due; the milliseconds until the earliest (-1: none).
+    private func millisecondsToNextSource(now: ContinuousClock.Instant) -> Int32 {
+        let (asked, poked) = sources.withLock { sources in (sources.map { ($0.key, $0.value.nextDue) }, sources.values.contains { $0.poked }) }
+        var earliest: Int32 = poked ? 0 : -1
+        for (fd, nextDue) in asked {
+            guard let milliseconds = nextDue() else { continue }
+            let wait = max(0, milliseconds)
+            sources.withLock { $0[fd]?.dueAt = now + .milliseconds(wait) }
+            earliest = earliest < 0 ? wait : min(earliest, wait)
+        }
+        return earliest
+    }
+
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while true {
-            let timeout = millisecondsToNextDeadline()
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 64, timeout) }
+            runQueuedJobs()
+            var timeout = millisecondsToNextDeadline()
+            let sourceTimeout = millisecondsToNextSource(now: .now)
+            if sourceTimeout >= 0 { timeout = timeout < 0 ? sourceTimeout : min(timeout, sourceTimeout) }
+            // Asleep only with nothing queued; an enqueue from then on writes the wake-up.
+            let mayBlock = runQueue.withLock { queue -> Bool in
+                guard queue.jobs.isEmpty else { return false }
+                queue.sleeping = true
+                return true
+            }
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 64, mayBlock ? timeout : 0) }
+            if mayBlock { runQueue.withLock { $0.sleeping = false } }
             if count < 0 && errno != EINTR { continue }
             var ready: [UnsafeContinuation<SocketReadiness, Never>] = []
             var expired: [UnsafeContinuation<SocketReadiness, Never>] = []
+            var readySources: Set<Int32> = []
             waiters.withLock { waiters in
                 for index in 0..<max(0, Int(count)) {
                     let fd = events[index].data.fd
                     if fd == wakeFD {
                         var value: UInt64 = 0
                         _ = Glibc.read(wakeFD, &value, 8)
+                        runQueue.withLock { $0.wakePending = false }
                         continue
                     }
-                    if let waiter = waiters.removeValue(forKey: fd) { ready.append(waiter.continuation) }
+                    if let waiter = waiters.removeValue(forKey: fd) {
+                        ready.append(waiter.continuation)
+                    } else {
+                        readySources.insert(fd)
+                    }
                 }
                 let now = ContinuousClock.now
                 for (fd, waiter) in waiters where waiter.deadline.map({ $0 <= now }) ?? false {
@@ -150,6 +303,7 @@ final class IOReactor: Sendable {
             }
             for continuation in ready { continuation.resume(returning: .ready) }
             for continuation in expired { continuation.resume(returning: .timedOut) }
+            for source in dueSources(readyFDs: readySources, now: .now) { source() }
         }
     }
 

@@ -29,7 +29,8 @@ public final class PGConnection: @unchecked Sendable {
 
     /// How long a reply is awaited on the calling thread before the task suspends: a point
     /// query or a single-row write answers within it, so it costs no thread hand-off; anything
-    /// slower suspends and frees the thread.
+    /// slower suspends and frees the thread. Never on the reactor's own thread, which serves
+    /// the reply without a hand-off anyway and must not block.
     static let fastPollBudget: Duration = .milliseconds(3)
     /// Tasks of this process waiting for a reply right now. Only a lone waiter polls on its
     /// thread: with several statements in flight (a pool under load) the cooperative threads
@@ -306,7 +307,7 @@ public final class PGConnection: @unchecked Sendable {
             let now = ContinuousClock.now
             let end = fastPollEnd ?? now + Self.fastPollBudget
             fastPollEnd = end
-            if now < end, Self.replyWaiters.load(ordering: .relaxed) == 1 {
+            if now < end, Self.replyWaiters.load(ordering: .relaxed) == 1, !IOReactor.shared.isCurrentThread {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let (seconds, attoseconds) = (end - now).components
                 let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
