@@ -20,8 +20,10 @@ static const enum MHD_ValueKind taskbase_mhd_header_kind = MHD_HEADER_KIND;
 static const enum MHD_ValueKind taskbase_mhd_argument_kind = MHD_GET_ARGUMENT_KIND;
 static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MUST_COPY;
 
-/* Starts a daemon on the IPv4 address `host` (dotted quad) and `port` (0: any free one) with an
- * internal epoll thread and suspend/resume; NULL when it cannot (address taken, bad host). */
+/* Starts a daemon on the IPv4 address `host` (dotted quad) and `port` (0: any free one) with
+ * epoll and suspend/resume, run by the caller's event loop (no thread of its own: its epoll
+ * descriptor, taskbase_mhd_epoll_fd, is watched and MHD_run called when it is readable or
+ * taskbase_mhd_timeout_ms is due); NULL when it cannot (address taken, bad host). */
 static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
@@ -32,7 +34,7 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
     address.sin_port = htons(port);
     if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
     return MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, port, NULL, NULL, handler, handler_cls,
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, port, NULL, NULL, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -46,6 +48,20 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
 static inline uint16_t taskbase_mhd_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+/* The epoll descriptor of a daemon started by taskbase_mhd_start; -1 when unknown. */
+static inline int taskbase_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
+}
+
+/* The milliseconds until MHD_run must be called even without activity (a connection's
+ * timeout, work pending: 0); -1 when only activity needs it. */
+static inline int32_t taskbase_mhd_timeout_ms(struct MHD_Daemon *daemon) {
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    return timeout > INT32_MAX ? INT32_MAX : (int32_t)timeout;
 }
 
 /* The socket of a connection (MHD_get_connection_info is variadic too); -1 when unknown. */

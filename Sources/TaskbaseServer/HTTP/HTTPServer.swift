@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Glibc
+import PGStore
 import Synchronization
 
 /// What one server accepts: connections, body and header sizes, idle time.
@@ -39,10 +40,15 @@ public struct HTTPServerStartFailure: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// A libmicrohttpd daemon with an internal epoll thread, answering every request through an
-/// async handler. The daemon's thread never waits: on a request's last call the connection is
-/// suspended and a Swift task runs the handler; its reply is stored and the connection resumed,
-/// and the daemon then sends it. Stopping resumes every suspended connection first.
+/// A libmicrohttpd daemon answering every request through an async handler, run on PGStore's
+/// I/O thread (`IOReactor.shared`): the daemon's epoll descriptor is one more source of that
+/// thread's event loop. On a request's last call the connection is suspended and a Swift task
+/// runs the handler, preferring the same thread as its executor, so that the request, its
+/// statements' replies and its answer are served in that one loop without waking another thread
+/// (a route whose body is spooled to a file, an import, runs on the global executor instead:
+/// its work would hold up every other request). The reply is stored and the connection
+/// resumed, and the daemon then sends it. The thread never waits on anything else. Stopping
+/// resumes every suspended connection first.
 public final class HTTPServer: Sendable {
     private struct Tracker {
         /// Requests handed to the handler and not yet sent (the daemon's completion ends them),
@@ -63,10 +69,11 @@ public final class HTTPServer: Sendable {
     public let host: String
 
     private init(
-        host: String, port: UInt16, limits: HTTPServerLimits, bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
+        host: String, port: UInt16, epollFD: Int32, limits: HTTPServerLimits, bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.host = host
+        self.epollFD = epollFD
         self.port = port
         self.limits = limits
         self.bodyPolicy = bodyPolicy
@@ -108,12 +115,29 @@ public final class HTTPServer: Sendable {
                     "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
-        let server = HTTPServer(host: host, port: taskbase_mhd_port(started), limits: limits, bodyPolicy: bodyPolicy, handler: handler)
-        server.daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        let handle = DaemonHandle(pointer: started, epollFD: taskbase_mhd_epoll_fd(started))
+        let server = HTTPServer(
+            host: host, port: taskbase_mhd_port(started), epollFD: handle.epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
+        server.daemon.withLock { $0 = handle }
         box.server = server
         server.box.withLock { $0 = box }
+        guard
+            handle.epollFD >= 0,
+            IOReactor.shared.attach(
+                fd: handle.epollFD, ready: { _ = MHD_run(handle.pointer) },
+                nextDue: {
+                    let milliseconds = taskbase_mhd_timeout_ms(handle.pointer)
+                    return milliseconds < 0 ? nil : milliseconds
+                })
+        else {
+            MHD_stop_daemon(started)
+            throw HTTPServerStartFailure(description: "cannot watch the HTTP daemon's sockets (epoll descriptor \(handle.epollFD))")
+        }
         return server
     }
+
+    /// The daemon's epoll descriptor, attached to the I/O thread until the daemon stops.
+    private let epollFD: Int32
 
     private let box = Mutex<ServerBox?>(nil)
 
@@ -132,7 +156,8 @@ public final class HTTPServer: Sendable {
         grace: Duration = .seconds(10), answeredHere: @Sendable (HTTPRequest, HTTPResponse, Duration) -> Void = { _, _, _ in }
     ) async {
         guard let handle = daemon.withLock({ $0 }) else { return }
-        let listener = MHD_quiesce_daemon(handle.pointer)
+        // The daemon is the I/O thread's to run: calls that change it go there.
+        let listener = await IOReactor.shared.perform { MHD_quiesce_daemon(handle.pointer) }
         let streams = tracker.withLock { tracker in
             tracker.stopped = true
             return Array(tracker.streams.values)
@@ -144,7 +169,7 @@ public final class HTTPServer: Sendable {
         let late = tracker.withLock { Array($0.running.values) }
         let stopping = ServerProblems.stopping()
         for (exchange, connection) in late where exchange.answer(stopping) {
-            MHD_resume_connection(connection.pointer)
+            resume(connection)
             answeredHere(exchange.request, stopping, ContinuousClock.now - exchange.dispatchedAt)
         }
         for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
@@ -152,6 +177,8 @@ public final class HTTPServer: Sendable {
         // does not hold the stop for long.
         if !late.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         daemon.withLock { $0 = nil }
+        // Detached, the loop runs the daemon no more, and this thread may stop it.
+        await IOReactor.shared.detach(fd: handle.epollFD)
         MHD_stop_daemon(handle.pointer)
         if listener >= 0 { close(listener) }
         box.withLock { $0?.server = nil }
@@ -224,14 +251,26 @@ public final class HTTPServer: Sendable {
         let key = ObjectIdentifier(exchange)
         tracker.withLock { $0.running[key] = (exchange, handle) }
         MHD_suspend_connection(connection)
-        let request = exchange.request
-        Task {
+        let (request, handler) = (exchange.request, handler)
+        let answer: @Sendable () async -> Void = {
             let response = await handler(request)
             // Shutdown may have answered it already, and the daemon closed the connection since.
             guard exchange.answer(response) else { return }
-            MHD_resume_connection(handle.pointer)
+            self.resume(handle)
+        }
+        if request.spooledBody == nil {
+            Task(executorPreference: IOReactor.shared, operation: answer)
+        } else {
+            Task(operation: answer)
         }
         return taskbase_mhd_yes
+    }
+
+    /// Resumes a suspended connection, and has the I/O thread run the daemon on its next turn:
+    /// run by the caller's loop, the daemon does not notice a resumption by itself.
+    func resume(_ connection: ConnectionHandle) {
+        MHD_resume_connection(connection.pointer)
+        IOReactor.shared.poke(fd: epollFD)
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -259,7 +298,7 @@ public final class HTTPServer: Sendable {
                     let connection = context.connection
                     let count = context.stream.read(
                         into: UnsafeMutableRawPointer(buffer!), max: max, suspend: { MHD_suspend_connection(connection.pointer) },
-                        resume: { MHD_resume_connection(connection.pointer) })
+                        resume: { context.server.resume(connection) })
                     return count < 0 ? taskbase_mhd_end_of_stream : count
                 }, Unmanaged.passRetained(context).toOpaque(),
                 { cls in
@@ -302,6 +341,8 @@ public final class HTTPServer: Sendable {
 /// daemon allows resuming a suspended connection from any thread.
 struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Its epoll descriptor, which the I/O thread watches.
+    let epollFD: Int32
 }
 
 /// See `DaemonHandle`.
