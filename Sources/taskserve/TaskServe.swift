@@ -84,27 +84,33 @@ enum TaskServe {
         let options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
-        let log = StandardStream.standardError
+        // Access lines are written in batches (one system call per 50 ms, not per request); the
+        // program's own lines are written at once, after what waits.
+        let log = LogWriter(stream: .standardError)
+        let say: @Sendable (String) -> Void = { line in
+            log.write(line)
+            log.flush()
+        }
         let server: APIServer
         do {
             server = try APIServer.start(service: service, options: options, host: host, port: port, limits: limits) { line in
-                try? log.write(line)
+                log.write(line)
             }
         } catch {
             throw CommandFailure(String(describing: error), exitCode: .cannotConnect)
         }
         if !secrets.hasConfiguredKey {
-            try? log.write(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
+            say(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
         }
-        if let schemaWarning { try? log.write(schemaWarning) }
-        try? log.write(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
+        if let schemaWarning { say(schemaWarning) }
+        say(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
-        try? log.write(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
+        say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
         let grace = Duration.seconds(try positive(values, "shutdown-grace"))
         // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
         await Task { await server.shutdown(grace: grace) }.value
-        try? log.write(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
+        say(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
     }
 
     /// Refuses to serve a database never migrated (exit 3, as a database out of reach); for a
