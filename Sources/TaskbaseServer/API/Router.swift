@@ -3,8 +3,8 @@ import TaskCore
 import TaskbaseWire
 
 /// One route: a method and a path pattern like `/v1/tasks/{key}`, whether it needs a token,
-/// and the handler.
-public struct Route: Sendable {
+/// and the handler. A class: every request looks through the table, which then copies no fields.
+public final class Route: Sendable {
     /// `GET`, `POST`, ...
     public let method: String
     /// The pattern, with `{name}` for a path parameter.
@@ -91,19 +91,23 @@ public struct Router: Sendable {
     /// The methods of the routes with a body policy of their own: a request of any other method
     /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
+    /// The routes by their number of segments, in table order: a path is matched against
+    /// those of its own length only.
+    private let routesByLength: [Int: [Route]]
 
     /// A router over `routes`, authenticating with `authenticator`.
     init(routes: [Route], authenticator: any RequestAuthenticator) {
         self.routes = routes
         self.authenticator = authenticator
         cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
+        routesByLength = Dictionary(grouping: routes, by: \.segments.count)
     }
 
     /// The route and parameters for `method path`, or the response saying why there is none.
     func resolve(_ method: String, _ path: String) -> Result<(Route, [String: String]), RoutingMiss> {
         let parts = path.split(separator: "/")
         var methods: [String] = []
-        for route in routes {
+        for route in routesByLength[parts.count] ?? [] {
             guard let parameters = route.match(parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") { return .success((route, parameters)) }
             methods.append(route.method)
