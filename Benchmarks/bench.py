@@ -248,21 +248,25 @@ class Bench:
         if self.wrk_script:
             # Diagnostic: /healthz (no token, no database) through the same daemon, task hand-off
             # and access log: what the HTTP layer and wrk cost per request on these cores.
-            tools = [("taskserve", lambda _: self.wrk_rate(ours, seconds)),
-                     ("taskserve-healthz", lambda _: self.wrk_rate(ours, seconds, "/healthz"))]
+            tools = [("taskserve", lambda slice_seconds: self.wrk_rate(ours, slice_seconds)),
+                     ("taskserve-healthz", lambda slice_seconds: self.wrk_rate(ours, slice_seconds, "/healthz"))]
             if self.has_fastapi:
                 theirs = self.fastapi()
-                tools.append(("fastapi", lambda _: self.wrk_rate(theirs, seconds)))
+                tools.append(("fastapi", lambda slice_seconds: self.wrk_rate(theirs, slice_seconds)))
             else:
                 self.notes["w7_fastapi"] = "skipped: FastAPI/uvicorn are not installed in the bench venv"
             if self.first_round:
                 for port in (ours, theirs) if self.has_fastapi else (ours,):
                     self.wrk_rate(port, 1)  # warm-up: connections, statement caches, the token cache
-            self.in_turn("w7", 1, tools + [
-                ("in-process-w6", lambda _: self.run_json([self.bin + "/taskbase-bench", "w6", "64", "8", str(seconds)])),
-                ("router-in-process", lambda _: self.run_json([self.bin + "/taskbase-bench", "w7-router", "64", "8", str(seconds)],
-                                                              env=self.token_env()))],
-                slices=1)
+            # Each tool's seconds are cut into slices of about 2 s, the tools taking turns: this
+            # VM's speed drifts by a third within a minute (W6 alone gave 6,623 to 9,640 across
+            # one run's rounds), and a drift then falls on every tool alike, as in W1 and W2.
+            self.in_turn("w7", seconds, tools + [
+                ("in-process-w6", lambda slice_seconds: self.run_json(
+                    [self.bin + "/taskbase-bench", "w6", "64", "8", str(slice_seconds)])),
+                ("router-in-process", lambda slice_seconds: self.run_json(
+                    [self.bin + "/taskbase-bench", "w7-router", "64", "8", str(slice_seconds)], env=self.token_env()))],
+                slices=max(1, min(5, seconds // 2)))
         else:
             self.notes["w7_wrk"] = "skipped: wrk is not installed (apt-get install wrk); only the fixed-rate latency ran"
         rate, duration = self.args.rate, self.args.latency_seconds
