@@ -63,8 +63,10 @@ struct APIHandlers: Sendable {
 
     /// The route table, which the OpenAPI document mirrors.
     var routes: [Route] {
-        [
-            Route("GET", "/healthz", authenticated: false) { _ in try .json(["status": "ok", "version": options.version]) },
+        // The same bytes for every probe: encoded once, not per request.
+        let health = Result { try HTTPResponse.json(["status": "ok", "version": options.version]) }
+        return [
+            Route("GET", "/healthz", authenticated: false) { _ in try health.get() },
             Route("GET", "/readyz", authenticated: false) { _ in try await readiness() },
             Route("GET", "/openapi.json", authenticated: false) { _ in OpenAPIDocument.response(version: options.version, routes: self.routes) },
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
