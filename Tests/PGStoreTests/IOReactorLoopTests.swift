@@ -86,6 +86,31 @@ struct IOReactorLoopTests {
         #expect(calls.withLock { $0 }.allSatisfy { $0 }, "sources run on the reactor's thread")
     }
 
+    @Test("a poke from another thread is never lost, however it falls against the thread's turn")
+    func pokesFromAnotherThread() async throws {
+        let pipe = TestPipe()
+        let calls = Atomic<Int>(0)
+        let attached = IOReactor.shared.attach(fd: pipe.read, ready: { calls.add(1, ordering: .sequentiallyConsistent) }, nextDue: { nil })
+        #expect(attached)
+        // Each poke follows the previous call at once, so that many land while the thread
+        // finishes its turn and decides how long to sleep; a lost one sleeps until the limit.
+        let started = ContinuousClock.now
+        var slowest = Duration.zero
+        for poke in 1...20_000 {
+            let sent = ContinuousClock.now
+            IOReactor.shared.poke(fd: pipe.read)
+            while calls.load(ordering: .sequentiallyConsistent) < poke {
+                guard ContinuousClock.now - sent < .seconds(2) else { break }
+                await Task.yield()
+            }
+            slowest = max(slowest, ContinuousClock.now - sent)
+            #expect(calls.load(ordering: .sequentiallyConsistent) >= poke, "poke \(poke) was not served within 2 s")
+            if calls.load(ordering: .sequentiallyConsistent) < poke { break }
+        }
+        await IOReactor.shared.detach(fd: pipe.read)
+        #expect(slowest < .seconds(1), "the slowest poke took \(slowest) (all took \(ContinuousClock.now - started))")
+    }
+
     @Test("perform runs on the thread and returns its value")
     func perform() async {
         let (onThread, value) = await IOReactor.shared.perform { (IOReactor.shared.isCurrentThread, 42) }

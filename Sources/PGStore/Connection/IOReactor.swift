@@ -60,6 +60,9 @@ public final class IOReactor: TaskExecutor, Sendable {
         var jobs: [UnownedJob] = []
         var sleeping = false
         var wakePending = false
+        /// Something changed while the thread was awake (a poke, a source, a deadline) after
+        /// it may have computed how long to sleep: its next wait must not block.
+        var stirred = false
     }
 
     private let runQueue = Mutex(RunQueue())
@@ -134,7 +137,7 @@ public final class IOReactor: TaskExecutor, Sendable {
                     }
                 }
             }
-            if deadline != nil && !isCurrentThread { wake() }
+            if deadline != nil && !isCurrentThread { wakeIfAsleep { _ in } }
         }
     }
 
@@ -168,11 +171,16 @@ public final class IOReactor: TaskExecutor, Sendable {
     }
 
     /// Changes the run queue, and wakes the thread if it sleeps (once: a wake-up not yet read
-    /// serves every later change).
+    /// serves every later change); if it is awake, its next wait does not block, since it may
+    /// have decided how long to sleep before the change.
     private func wakeIfAsleep(after change: (inout RunQueue) -> Void) {
         let mustWake = runQueue.withLock { queue in
             change(&queue)
-            guard queue.sleeping, !queue.wakePending else { return false }
+            guard queue.sleeping else {
+                queue.stirred = true
+                return false
+            }
+            guard !queue.wakePending else { return false }
             queue.wakePending = true
             return true
         }
@@ -200,7 +208,7 @@ public final class IOReactor: TaskExecutor, Sendable {
             sources[fd] = Source(ready: ready, nextDue: nextDue, dueAt: nil)
             return true
         }
-        if added && !isCurrentThread { wake() }
+        if added { wakeIfAsleep { _ in } }
         return added
     }
 
@@ -222,9 +230,11 @@ public final class IOReactor: TaskExecutor, Sendable {
     }
 
     /// Runs the jobs queued when it starts (those they queue wait for the next turn, after
-    /// the sockets are read).
+    /// the sockets are read). Changes from then on reach the turn's wait: as a wake-up, or as
+    /// `stirred`, which it clears here, before the turn reads what it must wait for.
     private func runQueuedJobs() {
         let jobs = runQueue.withLock { queue -> [UnownedJob] in
+            queue.stirred = false
             defer { queue.jobs.removeAll(keepingCapacity: true) }
             return queue.jobs
         }
@@ -265,9 +275,9 @@ public final class IOReactor: TaskExecutor, Sendable {
             var timeout = millisecondsToNextDeadline()
             let sourceTimeout = millisecondsToNextSource(now: .now)
             if sourceTimeout >= 0 { timeout = timeout < 0 ? sourceTimeout : min(timeout, sourceTimeout) }
-            // Asleep only with nothing queued; an enqueue from then on writes the wake-up.
+            // Asleep only with nothing queued or changed; an enqueue from then on writes the wake-up.
             let mayBlock = runQueue.withLock { queue -> Bool in
-                guard queue.jobs.isEmpty else { return false }
+                guard queue.jobs.isEmpty, !queue.stirred else { return false }
                 queue.sleeping = true
                 return true
             }
