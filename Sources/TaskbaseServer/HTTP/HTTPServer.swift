@@ -115,23 +115,24 @@ public final class HTTPServer: Sendable {
                     "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
-        let handle = DaemonHandle(pointer: started, epollFD: taskbase_mhd_epoll_fd(started))
+        let handle = DaemonHandle(pointer: started)
+        let epollFD = taskbase_mhd_epoll_fd(started)
         let server = HTTPServer(
-            host: host, port: taskbase_mhd_port(started), epollFD: handle.epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
+            host: host, port: taskbase_mhd_port(started), epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
         server.daemon.withLock { $0 = handle }
         box.server = server
         server.box.withLock { $0 = box }
         guard
-            handle.epollFD >= 0,
+            epollFD >= 0,
             IOReactor.shared.attach(
-                fd: handle.epollFD, ready: { _ = MHD_run(handle.pointer) },
+                fd: epollFD, ready: { _ = MHD_run(handle.pointer) },
                 nextDue: {
                     let milliseconds = taskbase_mhd_timeout_ms(handle.pointer)
                     return milliseconds < 0 ? nil : milliseconds
                 })
         else {
             MHD_stop_daemon(started)
-            throw HTTPServerStartFailure(description: "cannot watch the HTTP daemon's sockets (epoll descriptor \(handle.epollFD))")
+            throw HTTPServerStartFailure(description: "cannot watch the HTTP daemon's sockets (epoll descriptor \(epollFD))")
         }
         return server
     }
@@ -178,7 +179,7 @@ public final class HTTPServer: Sendable {
         if !late.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         daemon.withLock { $0 = nil }
         // Detached, the loop runs the daemon no more, and this thread may stop it.
-        await IOReactor.shared.detach(fd: handle.epollFD)
+        await IOReactor.shared.detach(fd: epollFD)
         MHD_stop_daemon(handle.pointer)
         if listener >= 0 { close(listener) }
         box.withLock { $0?.server = nil }
@@ -341,8 +342,6 @@ public final class HTTPServer: Sendable {
 /// daemon allows resuming a suspended connection from any thread.
 struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// Its epoll descriptor, which the I/O thread watches.
-    let epollFD: Int32
 }
 
 /// See `DaemonHandle`.
