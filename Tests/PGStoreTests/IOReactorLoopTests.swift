@@ -93,22 +93,21 @@ struct IOReactorLoopTests {
         let attached = IOReactor.shared.attach(fd: pipe.read, ready: { calls.add(1, ordering: .sequentiallyConsistent) }, nextDue: { nil })
         #expect(attached)
         // Each poke follows the previous call at once, so that many land while the thread
-        // finishes its turn and decides how long to sleep; a lost one sleeps until the limit.
-        let started = ContinuousClock.now
-        var slowest = Duration.zero
-        for poke in 1...20_000 {
+        // finishes its turn and decides how long to sleep. A lost one is never served (the
+        // source has no deadline, and run alone nothing else stirs the thread): the limit only bounds the
+        // wait on a loaded machine. Before the fix, runs lost poke 34, 104 and 775.
+        for poke in 1...5_000 {
             let sent = ContinuousClock.now
             IOReactor.shared.poke(fd: pipe.read)
-            while calls.load(ordering: .sequentiallyConsistent) < poke {
-                guard ContinuousClock.now - sent < .seconds(2) else { break }
+            while calls.load(ordering: .sequentiallyConsistent) < poke, ContinuousClock.now - sent < .seconds(10) {
                 await Task.yield()
             }
-            slowest = max(slowest, ContinuousClock.now - sent)
-            #expect(calls.load(ordering: .sequentiallyConsistent) >= poke, "poke \(poke) was not served within 2 s")
-            if calls.load(ordering: .sequentiallyConsistent) < poke { break }
+            guard calls.load(ordering: .sequentiallyConsistent) >= poke else {
+                Issue.record("poke \(poke) was not served within 10 s")
+                break
+            }
         }
         await IOReactor.shared.detach(fd: pipe.read)
-        #expect(slowest < .seconds(1), "the slowest poke took \(slowest) (all took \(ContinuousClock.now - started))")
     }
 
     @Test("perform runs on the thread and returns its value")
