@@ -65,10 +65,13 @@ struct APIHandlers: Sendable {
     var routes: [Route] {
         // The same bytes for every probe: encoded once, not per request.
         let health = Result { try HTTPResponse.json(["status": "ok", "version": options.version]) }
+        // Built on the first request and kept: building it takes tens of milliseconds on the
+        // I/O thread, which anyone could ask for again and again without a token.
+        let document = MadeOnce { OpenAPIDocument.response(version: options.version, routes: self.routes) }
         return [
             Route("GET", "/healthz", authenticated: false) { _ in try health.get() },
             Route("GET", "/readyz", authenticated: false) { _ in try await readiness() },
-            Route("GET", "/openapi.json", authenticated: false) { _ in OpenAPIDocument.response(version: options.version, routes: self.routes) },
+            Route("GET", "/openapi.json", authenticated: false) { _ in document.value },
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
             Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
             Route("POST", "/v1/me/tokens") { context in try await idempotent(context) { try await createToken(context) } },
