@@ -28,6 +28,22 @@ struct ServerLoopTests {
         await server.shutdown(grace: .seconds(1))
     }
 
+    @Test("a handler of a body over loopBodyBytes runs on the global executor, one of a smaller body on the I/O thread")
+    func largeBodiesLeaveTheLoop() async throws {
+        let onThread = Mutex<[String: Bool]>([:])
+        let server = try HTTPServer.start(port: 0, limits: HTTPServerLimits(loopBodyBytes: 1_000)) { request in
+            onThread.withLock { $0[request.path] = IOReactor.shared.isCurrentThread && request.body.count > 0 }
+            return .empty(204)
+        }
+        for (path, size) in [("/small", 1_000), ("/large", 1_001)] {
+            let connection = try RawConnection(port: server.port)
+            connection.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(size)\r\n\r\n" + String(repeating: "x", count: size))
+            #expect(await connection.read(until: { $0.hasPrefix("HTTP/1.1 204") }), "\(path): \(connection.text.prefix(200))")
+        }
+        #expect(onThread.withLock { $0 } == ["/small": true, "/large": false])
+        await server.shutdown(grace: .seconds(1))
+    }
+
     @Test("64 connections with requests in flight at once are all answered, on keep-alive, round after round")
     func manyConnections() async throws {
         let server = try HTTPServer.start(port: 0) { request in

@@ -19,12 +19,18 @@ public struct HTTPServerLimits: Sendable {
     /// The kernel's send buffer for an event stream's socket (`SO_SNDBUF`): what a client that
     /// stops reading can hold up in the kernel, before the stream's own bounded queue.
     public var streamSocketBufferBytes: Int
+    /// The largest body whose handler runs on the I/O thread. Decoding a larger one (a JSON
+    /// body near `maxBodyBytes` takes tens of milliseconds) would hold up every other
+    /// request, so its handler runs on the global executor, as a spooled body's does.
+    public var loopBodyBytes: Int
 
-    /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers.
+    /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers, handlers
+    /// of bodies over 16 KiB off the I/O thread.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10
+        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10
     ) {
+        self.loopBodyBytes = loopBodyBytes
         self.streamSocketBufferBytes = streamSocketBufferBytes
         self.maxBodyBytes = maxBodyBytes
         self.maxConnections = maxConnections
@@ -45,8 +51,9 @@ public struct HTTPServerStartFailure: Error, CustomStringConvertible {
 /// thread's event loop. On a request's last call the connection is suspended and a Swift task
 /// runs the handler, preferring the same thread as its executor, so that the request, its
 /// statements' replies and its answer are served in that one loop without waking another thread
-/// (a route whose body is spooled to a file, an import, runs on the global executor instead:
-/// its work would hold up every other request). The reply is stored and the connection
+/// (a route whose body is spooled to a file, an import, or whose body is over
+/// `HTTPServerLimits.loopBodyBytes`, runs on the global executor instead: its work would hold
+/// up every other request). The reply is stored and the connection
 /// resumed, and the daemon then sends it. The thread never waits on anything else. Stopping
 /// resumes every suspended connection first.
 public final class HTTPServer: Sendable {
@@ -259,7 +266,7 @@ public final class HTTPServer: Sendable {
             guard exchange.answer(response) else { return }
             self.resume(handle)
         }
-        if request.spooledBody == nil {
+        if request.spooledBody == nil && request.body.count <= limits.loopBodyBytes {
             Task(executorPreference: IOReactor.shared, operation: answer)
         } else {
             Task(operation: answer)
