@@ -51,7 +51,8 @@ struct ServerFixture: Sendable {
 
     static func start(
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
-        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2)
+        maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
+        log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -72,7 +73,7 @@ struct ServerFixture: Sendable {
             options: APIOptions(
                 secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
                 streamPatience: streamPatience),
-            limits: limits)
+            limits: limits, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

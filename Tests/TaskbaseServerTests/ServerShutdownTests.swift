@@ -1,5 +1,8 @@
+import APITokens
 import Foundation
+import PGStore
 import Synchronization
+import TaskStorePG
 @testable import TaskbaseServer
 import TaskbaseTestSupport
 import Testing
@@ -12,19 +15,23 @@ struct ServerShutdownTests {
         let answered = Mutex(0)
 
         func handle(_ request: HTTPRequest) async -> HTTPResponse {
-            guard request.path == "/slow" else { return .empty(204) }
+            guard request.path == "/slow" || request.path == "/stream" else { return .empty(204) }
             try? await waitUntil("the test to open the gate", limit: .seconds(20), every: .milliseconds(10)) { open.withLock { $0 } }
             answered.withLock { $0 += 1 }
+            if request.path == "/stream" {
+                return HTTPResponse(
+                    status: 200, headers: [("Content-Type", "text/event-stream")], body: .stream(EventStreamBuffer(capacity: 1_024)))
+            }
             return .empty(200)
         }
     }
 
-    /// A server with one `/slow` request held in its handler.
-    static func serverHoldingARequest() async throws -> (HTTPServer, Gate, RawConnection) {
+    /// A server with one request for `path` (`/slow`, or `/stream` for an event stream) held in its handler.
+    static func serverHoldingARequest(_ path: String = "/slow") async throws -> (HTTPServer, Gate, RawConnection) {
         let gate = Gate()
         let server = try HTTPServer.start(port: 0) { await gate.handle($0) }
         let connection = try RawConnection(port: server.port)
-        connection.get("/slow")
+        connection.get(path)
         try await waitUntil("the request to reach the handler", limit: .seconds(10), every: .milliseconds(10)) { server.inFlight > 0 }
         #expect(server.inFlight == 1)
         return (server, gate, connection)
@@ -79,5 +86,51 @@ struct ServerShutdownTests {
         #expect(took < .seconds(5), "shutdown took \(took)")
         #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)))
         #expect(connection.text.hasPrefix("HTTP/1.1 200"), "got: \(connection.text.prefix(200))")
+    }
+
+    @Test("an event stream whose handler answers once shutdown has begun is ended at once, not held to the grace's end")
+    func streamStartedWhileStopping() async throws {
+        let (server, gate, connection) = try await Self.serverHoldingARequest("/stream")
+        let opener = Task {
+            try await Task.sleep(for: .milliseconds(200))
+            gate.open.withLock { $0 = true }
+        }
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .seconds(10))
+        let took = ContinuousClock.now - started
+        try await opener.value
+        // Before, such a stream was closed only after the whole grace had run out.
+        #expect(took < .seconds(5), "shutdown took \(took)")
+        #expect(await connection.readUntilClosed(limit: .seconds(5)))
+        #expect(connection.text.hasPrefix("HTTP/1.1 200"), "got: \(connection.text.prefix(200))")
+        #expect(connection.text.lowercased().contains("text/event-stream"))
+    }
+
+    @Test("a request the grace cuts off is logged with its 503, its route and its token's prefix")
+    func cutOffRequestIsLogged() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "server shutdown") { database in
+            let lines = Mutex<[String]>([])
+            let fixture = try await ServerFixture.start(
+                store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2),
+                log: { line in lines.withLock { $0.append(line) } })
+            // A task cannot be numbered while another session holds the counters.
+            let blocker = try await PGConnection.connect(database.config)
+            try await blocker.execute("BEGIN")
+            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let create = Task {
+                try await fixture.client("owner").send("POST", "/v1/teams/\(fixture.team.rawValue)/tasks", json: #"{"title":"held"}"#)
+            }
+            try await waitUntil("the request to wait on the lock", limit: .seconds(10), every: .milliseconds(10)) { fixture.server.http.inFlight > 0 }
+            await fixture.server.shutdown(grace: .milliseconds(300))
+            #expect(try await create.value.status == 503)
+            try await blocker.execute("ROLLBACK")
+            await blocker.close()
+
+            let cutOff = lines.withLock { $0 }.filter { $0.contains(#""status":503"#) }
+            let prefix = TokenSecrets.prefix(of: fixture.tokens["owner"]!)
+            #expect(cutOff.count == 1, "\(lines.withLock { $0 })")
+            #expect(cutOff.first?.contains(#""route":"POST /v1/teams/{team}/tasks""#) == true, "\(cutOff)")
+            #expect(cutOff.first?.contains(#""token":"\#(prefix)""#) == true, "\(cutOff)")
+        }
     }
 }

@@ -51,15 +51,16 @@ public final class APIServer: Sendable {
     public var baseURL: String { "http://\(http.host):\(http.port)" }
 
     /// Stops gracefully: no new connections, event streams ended, in-flight requests answered;
-    /// those the grace cut off (503) are logged as every other request is.
+    /// those the grace cut off (503) are logged as every other request is, with the prefix of
+    /// the token they carried.
     public func shutdown(grace: Duration = .seconds(10)) async {
         let (log, router) = (log, router)
         await http.shutdown(grace: grace) { request, response, duration in
             guard let log else { return }
             log(
                 AccessLog.line(
-                    request: request, response: response, route: router.label(request.method, request.path), tokenPrefix: nil, duration: duration
-                ))
+                    request: request, response: response, route: router.label(request.method, request.path),
+                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, duration: duration))
         }
         verifier.stop()
     }

@@ -164,17 +164,42 @@ public final class TokenVerifier: Sendable {
 }
 
 extension TokenVerifier: RequestAuthenticator {
+    /// What a request's `Authorization` header holds.
+    enum Bearer {
+        case missing, notBearer
+        case secret(String)
+
+        init(of request: HTTPRequest) {
+            guard let header = request.header("authorization") else {
+                self = .missing
+                return
+            }
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                self = .notBearer
+                return
+            }
+            self = .secret(parts[1].trimmingSpaces())
+        }
+
+        /// The prefix of the token it carries, checked or not: what the access log shows.
+        var prefix: String? {
+            if case .secret(let secret) = self { TokenSecrets.prefix(of: secret) } else { nil }
+        }
+    }
+
     func authenticate(_ request: HTTPRequest) async -> Result<Caller, AuthenticationRefusal> {
-        guard let header = request.header("authorization") else {
+        let secret: String
+        switch Bearer(of: request) {
+        case .missing:
             return .failure(
                 AuthenticationRefusal(response: ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), tokenPrefix: nil))
-        }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        case .notBearer:
             return .failure(
                 AuthenticationRefusal(response: ServerProblems.unauthorized("the Authorization header must be Bearer <token>"), tokenPrefix: nil))
+        case .secret(let text):
+            secret = text
         }
-        let secret = parts[1].trimmingSpaces()
         let prefix = TokenSecrets.prefix(of: secret)
         do {
             guard let caller = try await verify(secret) else {

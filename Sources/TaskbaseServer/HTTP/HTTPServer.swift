@@ -180,7 +180,6 @@ public final class HTTPServer: Sendable {
             resume(connection)
             answeredHere(exchange.request, stopping, ContinuousClock.now - exchange.dispatchedAt)
         }
-        for stream in tracker.withLock({ Array($0.streams.values) }) { stream.close() }
         // The daemon sends those answers on its next turns; a client that does not read them
         // does not hold the stop for long.
         if !late.isEmpty { await waitUntilIdle(for: .seconds(1)) }
@@ -298,7 +297,12 @@ public final class HTTPServer: Sendable {
                 _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             }
             stream.onOverflow { if socket >= 0 { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) } }
-            tracker.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
+            let stopping = tracker.withLock { tracker in
+                tracker.streams[ObjectIdentifier(stream)] = stream
+                return tracker.stopped
+            }
+            // A stream that starts once shutdown has begun ends at once, as those open then did.
+            if stopping { stream.close() }
             made = MHD_create_response_from_callback(
                 taskbase_mhd_size_unknown, 4_096,
                 { cls, _, buffer, max in
