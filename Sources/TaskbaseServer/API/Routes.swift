@@ -21,6 +21,9 @@ public struct APIOptions: Sendable {
     /// How long the emails a task response names are remembered per team (`DirectoryCache`):
     /// the longest a changed email can show its old value; zero reads them on every response.
     public var directoryTTL: Duration = .seconds(5)
+    /// How long a `/readyz` answer is reused (`ReadinessCheck`): the most database checks a
+    /// flood of probes, which need no token, can cause is one per this long.
+    public var readinessTTL: Duration = .seconds(1)
 
     /// Options with these values.
     public init(
@@ -68,9 +71,10 @@ struct APIHandlers: Sendable {
         // Built on the first request and kept: building it takes tens of milliseconds on the
         // I/O thread, which anyone could ask for again and again without a token.
         let document = MadeOnce { OpenAPIDocument.response(version: options.version, routes: self.routes) }
+        let readiness = ReadinessCheck(freshFor: options.readinessTTL) { await self.readiness() }
         return [
             Route("GET", "/healthz", authenticated: false) { _ in try health.get() },
-            Route("GET", "/readyz", authenticated: false) { _ in try await readiness() },
+            Route("GET", "/readyz", authenticated: false) { _ in await readiness.answer() },
             Route("GET", "/openapi.json", authenticated: false) { _ in document.value },
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
             Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
@@ -125,7 +129,7 @@ struct APIHandlers: Sendable {
 
     // MARK: - Health
 
-    func readiness() async throws -> HTTPResponse {
+    func readiness() async -> HTTPResponse {
         let schema: SchemaStatus
         do {
             schema = try await service.schemaStatus()
@@ -137,8 +141,12 @@ struct APIHandlers: Sendable {
             let problem = ProblemDocument(.unavailable, detail: "\(schema): \(SchemaStatus.migrationAdvice)")
             return ServerProblems.response(problem, headers: [("Retry-After", "5")])
         }
-        return try .json(["status": "ready"])
+        return Self.ready
     }
+
+    /// `/readyz`'s body when ready, encoded once.
+    static let ready = HTTPResponse(
+        status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(#"{"status":"ready"}"#.utf8) + [UInt8(ascii: "\n")]))
 
     // MARK: - Tokens
 
