@@ -68,9 +68,13 @@ struct SpooledBodyTests {
     func capped() async throws {
         let log = Log()
         let server = try Self.server(log: log, expected: [])
-        let reply = try await HTTPClient(baseURL: "http://127.0.0.1:\(server.port)").send("POST", "/spool", body: Data(count: (8 << 20) + 1))
+        // The headers alone are refused. (Sending the 8 MiB as well raced the server's close:
+        // a client still writing could get a broken pipe instead of reading the 413.)
+        let connection = try RawConnection(port: server.port)
+        connection.send("POST /spool HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \((8 << 20) + 1)\r\n\r\n")
+        #expect(await connection.read(until: { $0.contains("\r\n\r\n") }), "\(connection.text)")
         await server.shutdown()
-        #expect(reply.status == 413)
+        #expect(connection.text.hasPrefix("HTTP/1.1 413"), "\(connection.text.prefix(200))")
         #expect(log.first == nil)
     }
 
