@@ -61,6 +61,11 @@ enum TaskServe {
                 help: "The bytes an event stream may fall behind before the slow client is disconnected.", type: .integer,
                 default: "262144", environment: "TASKBASE_SSE_BUFFER"),
             Option(
+                "rate-limit", valueName: "N",
+                help:
+                    "Requests per minute one user may make, all of them at once if they like; past it 429 with Retry-After. Per process; 0 for no limit.",
+                type: .integer, default: "0", environment: "TASKBASE_RATE_LIMIT"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -81,9 +86,13 @@ enum TaskServe {
             throw ServiceExitCodes.failure(for: error)
         }
         let schemaWarning = try await schemaWarning(service)
-        let options = APIOptions(
+        var options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
+        guard let perMinute = values.int("rate-limit"), perMinute >= 0 else {
+            throw UsageError("--rate-limit wants a number of requests per minute, 0 for none")
+        }
+        options.rateLimit = perMinute > 0 ? RateLimit(requests: perMinute, per: .seconds(60)) : nil
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)

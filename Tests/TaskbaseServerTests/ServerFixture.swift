@@ -52,7 +52,7 @@ struct ServerFixture: Sendable {
     static func start(
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
-        log: (@Sendable (String) -> Void)? = nil
+        rateLimit: RateLimit? = nil, log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -68,12 +68,11 @@ struct ServerFixture: Sendable {
         let team = try await service.createTeam(key: "S" + String(suffix.prefix(8)), name: "Server tests", as: .id(users[0].id))
         try await service.setRole(.member, for: .id(users[1].id), in: team.key, as: .id(users[0].id))
         try await service.setRole(.viewer, for: .id(users[2].id), in: team.key, as: .id(users[0].id))
-        let server = try APIServer.start(
-            service: service,
-            options: APIOptions(
-                secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
-                streamPatience: streamPatience),
-            limits: limits, log: log)
+        var options = APIOptions(
+            secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
+            streamPatience: streamPatience)
+        options.rateLimit = rateLimit
+        let server = try APIServer.start(service: service, options: options, limits: limits, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

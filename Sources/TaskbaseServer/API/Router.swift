@@ -1,4 +1,5 @@
 import Foundation
+import PGStore
 import TaskCore
 import TaskbaseWire
 
@@ -88,6 +89,8 @@ public struct Router: Sendable {
     /// Every route, in the order they are tried.
     public let routes: [Route]
     let authenticator: any RequestAuthenticator
+    /// Each user's allowance, when there is one (`APIOptions.rateLimit`).
+    let limiter: RateLimiter?
     /// The methods of the routes with a body policy of their own: a request of any other method
     /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
@@ -95,10 +98,11 @@ public struct Router: Sendable {
     /// those of its own length only.
     private let routesByLength: [Int: [Route]]
 
-    /// A router over `routes`, authenticating with `authenticator`.
-    init(routes: [Route], authenticator: any RequestAuthenticator) {
+    /// A router over `routes`, authenticating with `authenticator`, allowing each user `rateLimit`.
+    init(routes: [Route], authenticator: any RequestAuthenticator, rateLimit: RateLimit? = nil) {
         self.routes = routes
         self.authenticator = authenticator
+        limiter = rateLimit.map { RateLimiter($0) }
         cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
         routesByLength = Dictionary(grouping: routes, by: \.segments.count)
     }
@@ -146,18 +150,44 @@ public struct Router: Sendable {
                 case .failure(let refusal): return (refusal.response, label, refusal.tokenPrefix)
                 }
             }
+            var allowance: [(name: String, value: String)] = []
+            if let limiter, let caller {
+                switch limiter.admit(caller.user.id) {
+                case .refused(let retryAfter):
+                    let problem = ProblemDocument(
+                        .tooManyRequests,
+                        detail:
+                            "more than \(limiter.limit.requests) requests per \(limiter.limit.interval.displayText) from this user; retry after \(retryAfter) s"
+                    )
+                    let headers = [("Retry-After", String(retryAfter))] + Self.allowanceHeaders(limiter.limit, remaining: 0)
+                    return (ServerProblems.response(problem, headers: headers), label, caller.token.prefix)
+                case .admitted(let remaining):
+                    allowance = Self.allowanceHeaders(limiter.limit, remaining: remaining)
+                }
+            }
             let context = RouteContext(request: request, parameters: parameters, caller: caller)
+            var response: HTTPResponse
             do {
-                return (try await route.handler(context), label, caller?.token.prefix)
+                response = try await route.handler(context)
             } catch let error as TaskError {
                 let status = if case .validation(field: "body", _) = error { 400 } else { error.defaultStatus }
-                return (ServerProblems.response(error, status: status), label, caller?.token.prefix)
+                response = ServerProblems.response(error, status: status)
             } catch let problem as ProblemDocument {
-                return (ServerProblems.response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : []), label, caller?.token.prefix)
+                response = ServerProblems.response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : [])
             } catch {
-                return (ServerFailures.response(for: error), label, caller?.token.prefix)
+                response = ServerFailures.response(for: error)
             }
+            response.headers += allowance
+            return (response, label, caller?.token.prefix)
         }
+    }
+}
+
+extension Router {
+    /// What a rate-limited user is told on every answer: the allowance and what is left of it
+    /// (as GitHub's API names them).
+    static func allowanceHeaders(_ limit: RateLimit, remaining: Int) -> [(name: String, value: String)] {
+        [("X-RateLimit-Limit", String(limit.requests)), ("X-RateLimit-Remaining", String(remaining))]
     }
 }
 

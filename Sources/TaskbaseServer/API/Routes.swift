@@ -24,6 +24,8 @@ public struct APIOptions: Sendable {
     /// How long a `/readyz` answer is reused (`ReadinessCheck`): the most database checks a
     /// flood of probes, which need no token, can cause is one per this long.
     public var readinessTTL: Duration = .seconds(1)
+    /// The requests each user may make (`RateLimiter`); nil: no limit.
+    public var rateLimit: RateLimit?
 
     /// Options with these values.
     public init(
@@ -49,7 +51,7 @@ func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOpti
     let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs)
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
-    return Router(routes: api.routes, authenticator: verifier)
+    return Router(routes: api.routes, authenticator: verifier, rateLimit: options.rateLimit)
 }
 
 /// The handlers, one per route, each a thin translation between HTTP and `TaskService`.

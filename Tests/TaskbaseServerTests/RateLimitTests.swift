@@ -1,0 +1,70 @@
+import Foundation
+import TaskCore
+@testable import TaskbaseServer
+import TaskbaseWire
+import Testing
+
+@Suite("Rate limits per user")
+struct RateLimitTests {
+    static let alice = UserID(1), bob = UserID(2)
+
+    @Test("a bucket allows its whole allowance at once, then refuses with the seconds until the next request")
+    func burstThenRefusal() {
+        let limiter = RateLimiter(RateLimit(requests: 3, per: .seconds(60)))
+        let now = ContinuousClock.now
+        #expect(limiter.admit(Self.alice, now: now) == .admitted(remaining: 2))
+        #expect(limiter.admit(Self.alice, now: now) == .admitted(remaining: 1))
+        #expect(limiter.admit(Self.alice, now: now) == .admitted(remaining: 0))
+        // One request comes back every 20 s.
+        #expect(limiter.admit(Self.alice, now: now) == .refused(retryAfter: 20))
+        #expect(limiter.admit(Self.alice, now: now + .seconds(15)) == .refused(retryAfter: 5))
+        #expect(limiter.admit(Self.bob, now: now) == .admitted(remaining: 2), "another user has an allowance of their own")
+    }
+
+    @Test("the bucket refills at the limit's rate, never past the allowance")
+    func refill() {
+        let limiter = RateLimiter(RateLimit(requests: 10, per: .seconds(1)))
+        let now = ContinuousClock.now
+        for _ in 0..<10 { _ = limiter.admit(Self.alice, now: now) }
+        #expect(limiter.admit(Self.alice, now: now) == .refused(retryAfter: 1))
+        #expect(limiter.admit(Self.alice, now: now + .milliseconds(350)) == .admitted(remaining: 2))
+        #expect(limiter.admit(Self.alice, now: now + .seconds(3_600)) == .admitted(remaining: 9))
+    }
+
+    @Test("users whose buckets have refilled are forgotten once many users have come")
+    func memoryStaysBounded() {
+        let limiter = RateLimiter(RateLimit(requests: 2, per: .seconds(1)), pruneAbove: 100)
+        let now = ContinuousClock.now
+        for user in 0..<100 { _ = limiter.admit(UserID(Int64(user)), now: now) }
+        #expect(limiter.trackedUsers == 100)
+        // A second later every one of them is full again; the next newcomer clears them out.
+        #expect(limiter.admit(UserID(1_000), now: now + .seconds(1)) == .admitted(remaining: 1))
+        #expect(limiter.trackedUsers == 1)
+    }
+
+    @Test("over HTTP: the allowance in headers, 429 with Retry-After past it, other users and token refusals untouched")
+    func overHTTP() async throws {
+        let f = try await ServerFixture.start(rateLimit: RateLimit(requests: 3, per: .seconds(60)))
+        let owner = f.client("owner")
+        for remaining in [2, 1, 0] {
+            let reply = try await owner.get("/v1/teams/\(f.team.rawValue)")
+            #expect(reply.status == 200)
+            #expect(reply.header("X-RateLimit-Limit") == "3")
+            #expect(reply.header("X-RateLimit-Remaining") == String(remaining))
+        }
+        let refused = try await owner.get("/v1/teams/\(f.team.rawValue)")
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "20")
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        #expect(refused.problem?.code == ProblemCode.tooManyRequests.rawValue)
+        #expect(refused.problem?.detail == "more than 3 requests per 1min from this user; retry after 20 s")
+        // A refusal of the service still counts and still carries the allowance.
+        let member = f.client("member")
+        #expect(try await member.get("/v1/teams/NOSUCH").status == 404)
+        #expect(try await member.get("/v1/teams/\(f.team.rawValue)").header("X-RateLimit-Remaining") == "1")
+        // What needs no token, and a token that is refused, are not the limit's business.
+        #expect(try await f.client().get("/healthz").status == 200)
+        #expect(try await f.client().with(token: "tb_not-a-token").get("/v1/me").status == 401)
+        await f.stop()
+    }
+}
