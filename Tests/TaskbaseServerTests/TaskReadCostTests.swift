@@ -9,13 +9,46 @@ import Testing
 
 /// Counts the statements the server sends PostgreSQL: a scratch database of its own with
 /// `log_statement = all`, its lines read back from the cluster's log (`server.log` in the data
-/// directory, which only this database writes statements to).
+/// directory). Every such database writes to that one log, so one test at a time counts
+/// (`with`); suites run in parallel, and two counting at once counted each other's statements.
 struct StatementLog {
     let database: TestDatabase
     let admin: PGConfig
 
+    /// Runs `body` with statement logging on for `database`, once no other test is counting.
+    static func with<T>(_ database: TestDatabase, _ body: (StatementLog) async throws -> T) async throws -> T {
+        await Turn.shared.take()
+        do {
+            let value = try await body(try await on(database))
+            await Turn.shared.pass()
+            return value
+        } catch {
+            await Turn.shared.pass()
+            throw error
+        }
+    }
+
+    /// Whose turn it is to count: one test at a time, the others waiting in line.
+    private actor Turn {
+        static let shared = Turn()
+        private var taken = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func take() async {
+            guard taken else {
+                taken = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func pass() {
+            if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
+        }
+    }
+
     /// Turns statement logging on for `database` (connections opened afterwards log).
-    static func on(_ database: TestDatabase) async throws -> StatementLog {
+    private static func on(_ database: TestDatabase) async throws -> StatementLog {
         let admin = try TestDatabases.admin()
         try await TestDatabases.execute(
             PGQuery(unsafeSQL: "ALTER DATABASE \(PGQuery.quoteIdentifier(database.name)) SET log_statement = 'all'"), on: admin)
@@ -65,38 +98,39 @@ struct TaskReadCostTests {
     @Test("GET /v1/tasks/{key} sends PostgreSQL as many statements as the in-process point read, once warm")
     func getCostsWhatThePointReadCosts() async throws {
         try await TestDatabase.with(migrated: true, purpose: "read cost") { database in
-            let log = try await StatementLog.on(database)
-            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 4)
-            let f = try await ServerFixture.start(store: store)
-            let task = try await f.service.createTask(
-                in: f.team, try TaskDraft(title: "Counted", assignee: .id(f.viewer.id)), as: .id(f.member.id))
-            let viewer = f.client("viewer")
-            // Warm: the token verified and cached, the team's people known.
-            for _ in 0..<3 { #expect(try await viewer.get("/v1/tasks/\(task.key)").status == 200) }
-            try await Task.sleep(for: .milliseconds(200))
+            try await StatementLog.with(database) { log in
+                let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 4)
+                let f = try await ServerFixture.start(store: store)
+                let task = try await f.service.createTask(
+                    in: f.team, try TaskDraft(title: "Counted", assignee: .id(f.viewer.id)), as: .id(f.member.id))
+                let viewer = f.client("viewer")
+                // Warm: the token verified and cached, the team's people known.
+                for _ in 0..<3 { #expect(try await viewer.get("/v1/tasks/\(task.key)").status == 200) }
+                try await Task.sleep(for: .milliseconds(200))
 
-            let inProcess = try await log.fewest { _ = try await f.service.task(task.key, as: .id(f.viewer.id)) }
-            let overHTTP = try await log.fewest {
-                let read = try await viewer.get("/v1/tasks/\(task.key)")
-                #expect(read.status == 200)
-                #expect(try read.decode(TaskDocument.self).assignee.value == f.viewer.email)
+                let inProcess = try await log.fewest { _ = try await f.service.task(task.key, as: .id(f.viewer.id)) }
+                let overHTTP = try await log.fewest {
+                    let read = try await viewer.get("/v1/tasks/\(task.key)")
+                    #expect(read.status == 200)
+                    #expect(try read.decode(TaskDocument.self).assignee.value == f.viewer.email)
+                }
+                // The point read: the actor's settings and the read, pipelined in one round trip.
+                #expect(inProcess.count == 2, "\(inProcess.statements)")
+                #expect(overHTTP.count == inProcess.count, "GET sent \(overHTTP.count) statements: \(overHTTP.statements)")
+
+                // The same server without the directory cache: what every GET cost before it.
+                let uncached = try f.server(directoryTTL: .zero)
+                let uncachedViewer = f.client("viewer", of: uncached)
+                for _ in 0..<3 { #expect(try await uncachedViewer.get("/v1/tasks/\(task.key)").status == 200) }
+                let without = try await log.fewest { _ = try await uncachedViewer.get("/v1/tasks/\(task.key)") }
+                #expect(without.count > overHTTP.count, "without the cache a GET sent \(without.count) statements: \(without.statements)")
+                print(
+                    "GET /v1/tasks/{key}: \(overHTTP.count) statement(s) with the directory cache, \(without.count) without; in-process read \(inProcess.count)"
+                )
+                print(without.statements.joined(separator: "\n"))
+                await uncached.shutdown(grace: .seconds(2))
+                await f.stop()
             }
-            // The point read: the actor's settings and the read, pipelined in one round trip.
-            #expect(inProcess.count == 2, "\(inProcess.statements)")
-            #expect(overHTTP.count == inProcess.count, "GET sent \(overHTTP.count) statements: \(overHTTP.statements)")
-
-            // The same server without the directory cache: what every GET cost before it.
-            let uncached = try f.server(directoryTTL: .zero)
-            let uncachedViewer = f.client("viewer", of: uncached)
-            for _ in 0..<3 { #expect(try await uncachedViewer.get("/v1/tasks/\(task.key)").status == 200) }
-            let without = try await log.fewest { _ = try await uncachedViewer.get("/v1/tasks/\(task.key)") }
-            #expect(without.count > overHTTP.count, "without the cache a GET sent \(without.count) statements: \(without.statements)")
-            print(
-                "GET /v1/tasks/{key}: \(overHTTP.count) statement(s) with the directory cache, \(without.count) without; in-process read \(inProcess.count)"
-            )
-            print(without.statements.joined(separator: "\n"))
-            await uncached.shutdown(grace: .seconds(2))
-            await f.stop()
         }
     }
 }
