@@ -70,4 +70,12 @@ static inline int taskbase_mhd_connection_fd(struct MHD_Connection *connection) 
     return info ? info->connect_fd : -1;
 }
 
+/* The IPv4 address of a connection's client in network byte order (taskserve listens on IPv4
+ * only); 0 when unknown. */
+static inline uint32_t taskbase_mhd_client_ipv4(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr || info->client_addr->sa_family != AF_INET) return 0;
+    return ((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
+}
+
 #endif

@@ -66,6 +66,11 @@ enum TaskServe {
                     "Requests per minute one user may make, all of them at once if they like; past it 429 with Retry-After. Per process; 0 for no limit.",
                 type: .integer, default: "0", environment: "TASKBASE_RATE_LIMIT"),
             Option(
+                "auth-failure-limit", valueName: "N",
+                help:
+                    "Unknown, expired or revoked tokens one client address may present per minute (each costs a database lookup) before 429. Per process; 0 for no limit.",
+                type: .integer, default: "600", environment: "TASKBASE_AUTH_FAILURE_LIMIT"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -89,10 +94,8 @@ enum TaskServe {
         var options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
-        guard let perMinute = values.int("rate-limit"), perMinute >= 0 else {
-            throw UsageError("--rate-limit wants a number of requests per minute, 0 for none")
-        }
-        options.rateLimit = perMinute > 0 ? RateLimit(requests: perMinute, per: .seconds(60)) : nil
+        options.rateLimit = try perMinute(values, "rate-limit")
+        options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)
@@ -152,6 +155,12 @@ enum TaskServe {
         }
         let host = String(text[..<colon])
         return (host == "localhost" || host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    /// A limit of N a minute from option `name`; nil for 0 (none).
+    private static func perMinute(_ values: ParsedValues, _ name: String) throws -> RateLimit? {
+        guard let count = values.int(name), count >= 0 else { throw UsageError("--\(name) wants a number per minute, 0 for no limit") }
+        return count > 0 ? RateLimit(requests: count, per: .seconds(60)) : nil
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

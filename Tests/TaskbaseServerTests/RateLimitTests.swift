@@ -1,6 +1,9 @@
+import APITokens
 import Foundation
 import TaskCore
+import TaskStorePG
 @testable import TaskbaseServer
+import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
 
@@ -10,7 +13,7 @@ struct RateLimitTests {
 
     @Test("a bucket allows its whole allowance at once, then refuses with the seconds until the next request")
     func burstThenRefusal() {
-        let limiter = RateLimiter(RateLimit(requests: 3, per: .seconds(60)))
+        let limiter = RateLimiter<UserID>(RateLimit(requests: 3, per: .seconds(60)))
         let now = ContinuousClock.now
         #expect(limiter.admit(Self.alice, now: now) == .admitted(remaining: 2))
         #expect(limiter.admit(Self.alice, now: now) == .admitted(remaining: 1))
@@ -23,7 +26,7 @@ struct RateLimitTests {
 
     @Test("the bucket refills at the limit's rate, never past the allowance")
     func refill() {
-        let limiter = RateLimiter(RateLimit(requests: 10, per: .seconds(1)))
+        let limiter = RateLimiter<UserID>(RateLimit(requests: 10, per: .seconds(1)))
         let now = ContinuousClock.now
         for _ in 0..<10 { _ = limiter.admit(Self.alice, now: now) }
         #expect(limiter.admit(Self.alice, now: now) == .refused(retryAfter: 1))
@@ -31,15 +34,30 @@ struct RateLimitTests {
         #expect(limiter.admit(Self.alice, now: now + .seconds(3_600)) == .admitted(remaining: 9))
     }
 
+    @Test("a request given back is allowed again, never past the allowance; a peer address reads as a dotted quad")
+    func giveBackAndPeers() throws {
+        let limiter = RateLimiter<PeerAddress>(RateLimit(requests: 2, per: .seconds(60)))
+        let peer = try #require(PeerAddress(networkOrder: UInt32(0x7F00_0001).bigEndian))
+        #expect(peer.description == "127.0.0.1")
+        #expect(PeerAddress(networkOrder: 0) == nil)
+        let now = ContinuousClock.now
+        #expect(limiter.admit(peer, now: now) == .admitted(remaining: 1))
+        limiter.giveBack(peer)
+        limiter.giveBack(peer)
+        #expect(limiter.admit(peer, now: now) == .admitted(remaining: 1))
+        #expect(limiter.admit(peer, now: now) == .admitted(remaining: 0))
+        #expect(limiter.admit(peer, now: now) == .refused(retryAfter: 30))
+    }
+
     @Test("users whose buckets have refilled are forgotten once many users have come")
     func memoryStaysBounded() {
-        let limiter = RateLimiter(RateLimit(requests: 2, per: .seconds(1)), pruneAbove: 100)
+        let limiter = RateLimiter<UserID>(RateLimit(requests: 2, per: .seconds(1)), pruneAbove: 100)
         let now = ContinuousClock.now
         for user in 0..<100 { _ = limiter.admit(UserID(Int64(user)), now: now) }
-        #expect(limiter.trackedUsers == 100)
+        #expect(limiter.trackedKeys == 100)
         // A second later every one of them is full again; the next newcomer clears them out.
         #expect(limiter.admit(UserID(1_000), now: now + .seconds(1)) == .admitted(remaining: 1))
-        #expect(limiter.trackedUsers == 1)
+        #expect(limiter.trackedKeys == 1)
     }
 
     @Test("over HTTP: the allowance in headers, 429 with Retry-After past it, other users and token refusals untouched")
@@ -66,5 +84,38 @@ struct RateLimitTests {
         #expect(try await f.client().get("/healthz").status == 200)
         #expect(try await f.client().with(token: "tb_not-a-token").get("/v1/me").status == 401)
         await f.stop()
+    }
+
+    @Test("invented tokens from one address cost the database its allowance of lookups, then 429; good tokens give theirs back")
+    func inventedTokens() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "token lookups") { database in
+            try await StatementLog.with(database) { log in
+                let f = try await ServerFixture.start(
+                    store: try await PostgresTaskStore.open(config: database.config, maxConnections: 4),
+                    authFailureLimit: RateLimit(requests: 3, per: .seconds(60)))
+                // Verified tokens are cached once the invalidation doorbell is connected.
+                try await waitUntil("the invalidation doorbell to connect") { f.server.verifier.isCaching }
+                // Good tokens are looked up once each and cost nothing of the allowance.
+                for role in ["owner", "member", "viewer", "outsider"] { #expect(try await f.client(role).get("/v1/me").status == 200) }
+                let start = try await log.mark()
+                // The attack: well-formed tokens nobody holds, never cached, each a lookup before.
+                var statuses: [Int] = []
+                var refusal: HTTPClient.Reply?
+                for _ in 0..<20 {
+                    let invented = try TokenSecrets(key: "another key").generate().secret
+                    let reply = try await f.client().with(token: invented).get("/v1/me")
+                    statuses.append(reply.status)
+                    if reply.status == 429 { refusal = reply }
+                }
+                let lookups = try await log.statements(since: start).filter { $0.contains("FROM api_tokens k WHERE k.hash") }
+                #expect(statuses == Array(repeating: 401, count: 3) + Array(repeating: 429, count: 17), "\(statuses)")
+                #expect(lookups.count == 3, "\(lookups.count) lookups: \(lookups)")
+                #expect(refusal?.header("Retry-After") == "20")
+                #expect(refusal?.problem?.code == ProblemCode.tooManyRequests.rawValue)
+                // A token already verified is served from the cache, the allowance spent or not.
+                #expect(try await f.client("owner").get("/v1/me").status == 200)
+                await f.stop()
+            }
+        }
     }
 }

@@ -52,7 +52,8 @@ struct ServerFixture: Sendable {
     static func start(
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
-        rateLimit: RateLimit? = nil, log: (@Sendable (String) -> Void)? = nil
+        rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = RateLimit(requests: 600, per: .seconds(60)),
+        log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -72,6 +73,7 @@ struct ServerFixture: Sendable {
             secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
             streamPatience: streamPatience)
         options.rateLimit = rateLimit
+        options.authFailureLimit = authFailureLimit
         let server = try APIServer.start(service: service, options: options, limits: limits, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

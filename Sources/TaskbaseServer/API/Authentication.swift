@@ -2,6 +2,7 @@ import APITokens
 import Foundation
 import Synchronization
 import TaskCore
+import TaskbaseWire
 
 /// Who a request acts as: the token's user.
 public struct Caller: Sendable {
@@ -57,16 +58,20 @@ public final class TokenVerifier: Sendable {
 
     /// Called between a lookup's read and its caching; tests widen that window with it.
     let afterLookup: (@Sendable () async -> Void)?
+    /// The failed lookups each client address may cause (`APIOptions.authFailureLimit`).
+    let failures: RateLimiter<PeerAddress>?
 
-    /// A verifier over `service`, hashing with `secrets`.
-    public convenience init(service: TaskService, secrets: TokenSecrets) {
-        self.init(service: service, secrets: secrets, afterLookup: nil)
+    /// A verifier over `service`, hashing with `secrets`, allowing each client address
+    /// `failureLimit` failed lookups (nil: any number).
+    public convenience init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil) {
+        self.init(service: service, secrets: secrets, failureLimit: failureLimit, afterLookup: nil)
     }
 
-    init(service: TaskService, secrets: TokenSecrets, afterLookup: (@Sendable () async -> Void)?) {
+    init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, afterLookup: (@Sendable () async -> Void)?) {
         self.service = service
         self.secrets = secrets
         self.afterLookup = afterLookup
+        failures = failureLimit.map { RateLimiter($0) }
     }
 
     /// Starts listening for invalidations; until it is connected the cache is bypassed.
@@ -113,6 +118,20 @@ public final class TokenVerifier: Sendable {
 
     /// The user the token `secret` authenticates, or nil (unknown, expired, revoked, disabled).
     public func verify(_ secret: String) async throws -> Caller? {
+        try await verify(secret, from: nil)
+    }
+
+    /// Refused before looking a token up: `peer` has had its failed lookups (429).
+    struct LookupsExhausted: Error {
+        let retryAfter: Int
+    }
+
+    /// `verify(_:)` for a request from `peer`. A token not in the cache costs a database
+    /// lookup; a well-formed token nobody holds is never cached, so a client inventing them
+    /// makes database work as fast as it can send. Each lookup therefore takes one from the
+    /// peer's allowance of failures (`failures`) and gives it back when the token was good:
+    /// once the allowance is spent, throws `LookupsExhausted` without reading anything.
+    func verify(_ secret: String, from peer: PeerAddress?) async throws -> Caller? {
         guard TokenSecrets.looksLikeToken(secret) else { return nil }
         let hash = try secrets.digest(of: secret).hash
         let now = service.clock.now()
@@ -121,8 +140,21 @@ public final class TokenVerifier: Sendable {
             recordUse(cached, hash: hash, at: now)
             return cached
         }
+        var charged: PeerAddress?
+        if let failures, let peer {
+            if case .refused(let retryAfter) = failures.admit(peer) { throw LookupsExhausted(retryAfter: retryAfter) }
+            charged = peer
+        }
         let generation = cache.withLock { $0.generation }
-        guard let found = try await service.authenticate(hash: hash) else { return nil }
+        let looked: (token: APIToken, user: User)?
+        do {
+            looked = try await service.authenticate(hash: hash)
+        } catch {
+            if let charged { failures?.giveBack(charged) }
+            throw error
+        }
+        guard let found = looked else { return nil }
+        if let charged { failures?.giveBack(charged) }
         let caller = Caller(user: found.user, token: found.token)
         await afterLookup?()
         cache.withLock { cache in
@@ -202,13 +234,20 @@ extension TokenVerifier: RequestAuthenticator {
         }
         let prefix = TokenSecrets.prefix(of: secret)
         do {
-            guard let caller = try await verify(secret) else {
+            guard let caller = try await verify(secret, from: request.peer) else {
                 return .failure(
                     AuthenticationRefusal(
                         response: ServerProblems.unauthorized("the token is unknown, expired or revoked, or its user is disabled"),
                         tokenPrefix: prefix))
             }
             return .success(caller)
+        } catch let exhausted as LookupsExhausted {
+            let problem = ProblemDocument(
+                .tooManyRequests,
+                detail: "too many unknown, expired or revoked tokens from this address; retry after \(exhausted.retryAfter) s")
+            return .failure(
+                AuthenticationRefusal(
+                    response: ServerProblems.response(problem, headers: [("Retry-After", String(exhausted.retryAfter))]), tokenPrefix: prefix))
         } catch {
             return .failure(AuthenticationRefusal(response: ServerFailures.response(for: error), tokenPrefix: prefix))
         }

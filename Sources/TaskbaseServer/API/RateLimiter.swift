@@ -1,5 +1,4 @@
 import Synchronization
-import TaskCore
 
 /// How many requests one user may make: `requests` per `interval`, which may all come at once.
 public struct RateLimit: Sendable, Equatable {
@@ -16,10 +15,10 @@ public struct RateLimit: Sendable, Equatable {
     }
 }
 
-/// A token bucket per user: it holds up to `limit.requests`, a request takes one, and it refills
-/// at `limit.requests` per `limit.interval`. Per process: several `taskserve` processes behind a
-/// balancer allow a user that many times the limit between them.
-final class RateLimiter: Sendable {
+/// A token bucket per key (a user, a client address): it holds up to `limit.requests`, a
+/// request takes one, and it refills at `limit.requests` per `limit.interval`. Per process:
+/// several `taskserve` processes behind a balancer allow a key that many times the limit.
+final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// What `admit` decided.
     enum Decision: Equatable {
         /// Admitted, with this many requests left right now.
@@ -36,12 +35,12 @@ final class RateLimiter: Sendable {
     let limit: RateLimit
     /// Requests allowed per second.
     private let refill: Double
-    private let buckets = Mutex<[UserID: Bucket]>([:])
-    /// Past this many users, full buckets are dropped (a user absent long enough to refill
-    /// needs no entry): memory stays bounded by the users active within one interval.
+    private let buckets = Mutex<[Key: Bucket]>([:])
+    /// Past this many keys, full buckets are dropped (a key absent long enough to refill
+    /// needs no entry): memory stays bounded by the keys active within one interval.
     private let pruneAbove: Int
 
-    /// A limiter allowing each user `limit`.
+    /// A limiter allowing each key `limit`.
     init(_ limit: RateLimit, pruneAbove: Int = 4_096) {
         self.limit = limit
         let seconds = Double(limit.interval.components.seconds) + Double(limit.interval.components.attoseconds) / 1e18
@@ -49,30 +48,40 @@ final class RateLimiter: Sendable {
         self.pruneAbove = pruneAbove
     }
 
-    /// Takes one request from `user`'s bucket at `now`, or says how long until there is one.
-    func admit(_ user: UserID, now: ContinuousClock.Instant = .now) -> Decision {
+    /// Takes one request from `key`'s bucket at `now`, or says how long until there is one.
+    func admit(_ key: Key, now: ContinuousClock.Instant = .now) -> Decision {
         buckets.withLock { buckets in
             let capacity = Double(limit.requests)
-            var bucket = buckets[user].map { Bucket(level: min(capacity, $0.level + refill * Self.seconds(now - $0.at)), at: now) }
+            var bucket = buckets[key].map { Bucket(level: min(capacity, $0.level + refill * Self.seconds(now - $0.at)), at: now) }
             if bucket == nil {
                 if buckets.count >= pruneAbove { prune(&buckets, now: now) }
                 bucket = Bucket(level: capacity, at: now)
             }
             guard var bucket else { return .refused(retryAfter: 1) }
             guard bucket.level >= 1 else {
-                buckets[user] = bucket
+                buckets[key] = bucket
                 return .refused(retryAfter: max(1, Int(((1 - bucket.level) / refill).rounded(.up))))
             }
             bucket.level -= 1
-            buckets[user] = bucket
+            buckets[key] = bucket
             return .admitted(remaining: Int(bucket.level))
         }
     }
 
-    /// The users it holds a bucket for (for tests of its memory).
-    var trackedUsers: Int { buckets.withLock { $0.count } }
+    /// Puts back the request `admit` took for `key` (it turned out not to count).
+    func giveBack(_ key: Key) {
+        let capacity = Double(limit.requests)
+        buckets.withLock { buckets in
+            guard var bucket = buckets[key] else { return }
+            bucket.level = min(capacity, bucket.level + 1)
+            buckets[key] = bucket
+        }
+    }
 
-    private func prune(_ buckets: inout [UserID: Bucket], now: ContinuousClock.Instant) {
+    /// The keys it holds a bucket for (for tests of its memory).
+    var trackedKeys: Int { buckets.withLock { $0.count } }
+
+    private func prune(_ buckets: inout [Key: Bucket], now: ContinuousClock.Instant) {
         let capacity = Double(limit.requests)
         buckets = buckets.filter { $0.value.level + refill * Self.seconds(now - $0.value.at) < capacity }
     }

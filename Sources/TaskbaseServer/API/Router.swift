@@ -90,7 +90,7 @@ public struct Router: Sendable {
     public let routes: [Route]
     let authenticator: any RequestAuthenticator
     /// Each user's allowance, when there is one (`APIOptions.rateLimit`).
-    let limiter: RateLimiter?
+    let limiter: RateLimiter<UserID>?
     /// The methods of the routes with a body policy of their own: a request of any other method
     /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>

@@ -26,6 +26,9 @@ public struct APIOptions: Sendable {
     public var readinessTTL: Duration = .seconds(1)
     /// The requests each user may make (`RateLimiter`); nil: no limit.
     public var rateLimit: RateLimit?
+    /// The failed token lookups each client address may cause (`TokenVerifier`): 600 a
+    /// minute; nil: any number.
+    public var authFailureLimit: RateLimit? = RateLimit(requests: 600, per: .seconds(60))
 
     /// Options with these values.
     public init(

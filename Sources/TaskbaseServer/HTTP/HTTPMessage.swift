@@ -15,6 +15,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The body of a route that spools (`HTTPBodyPolicy.spoolsToFile`), in a temporary file.
     public var spooledBody: SpooledBody?
+    /// The client's address (the connection's peer: behind a proxy, the proxy's); nil when unknown.
+    public var peer: PeerAddress?
 
     /// A request with these parts.
     public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: [UInt8] = []) {
@@ -53,6 +55,23 @@ public struct HTTPBodyPolicy: Sendable {
     public init(maxBytes: Int? = nil, spoolsToFile: Bool = false) {
         self.maxBytes = maxBytes
         self.spoolsToFile = spoolsToFile
+    }
+}
+
+/// An IPv4 address, as the kernel gives it (network byte order).
+public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The address in network byte order.
+    public let networkOrder: UInt32
+
+    /// The address `networkOrder` (as in `sockaddr_in.sin_addr`); nil for 0 (unknown).
+    public init?(networkOrder: UInt32) {
+        guard networkOrder != 0 else { return nil }
+        self.networkOrder = networkOrder
+    }
+
+    /// Dotted quad, `127.0.0.1`.
+    public var description: String {
+        withUnsafeBytes(of: networkOrder) { $0.map(String.init).joined(separator: ".") }
     }
 }
 

@@ -214,6 +214,7 @@ public final class HTTPServer: Sendable {
                 request: HTTPRequest(
                     method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                     query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
+            exchange.request.peer = PeerAddress(networkOrder: taskbase_mhd_client_ipv4(connection))
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
