@@ -27,12 +27,15 @@ static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MU
 static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
-    unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit) {
+    unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port) {
     struct sockaddr_in address;
     memset(&address, 0, sizeof(address));
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    /* Sharing the port (SO_REUSEPORT): other processes of the same user listening on it too,
+     * the kernel spreads new connections among them. Only asked for when wanted: the option's
+     * "no" is not the default but a demand Linux cannot meet. */
     return MHD_start_daemon(
         MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, port, NULL, NULL, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
@@ -41,6 +44,7 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        shares_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, (unsigned int)1,
         MHD_OPTION_END);
 }
 

@@ -74,13 +74,20 @@ enum TaskServe {
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
+        flags: [
+            Flag(
+                "reuse-port",
+                help:
+                    "Share the port with other taskserve processes started with it (SO_REUSEPORT): the kernel spreads new connections among them, one per core."
+            )
+        ],
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {
         let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080")
         let limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
-            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")))
+            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")), sharesPort: values.flag("reuse-port"))
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {

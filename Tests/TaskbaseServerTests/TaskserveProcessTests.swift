@@ -193,4 +193,28 @@ struct TaskserveProcessTests {
         #expect(try await second.stop() == 0)
         #expect(await stream.readUntilClosed())
     }
+
+    @Test("with --reuse-port two taskserve processes listen on one port and both serve; without it the second cannot start")
+    func sharedPort() async throws {
+        let environment = try await environment()
+        let first = try await ServeProcess(environment: environment, arguments: ["--reuse-port"])
+        let port = try #require(URL(string: first.baseURL)?.port)
+        let refused = await #expect(throws: ServeFailure.self) { try await ServeProcess(environment: environment, listen: "127.0.0.1:\(port)") }
+        #expect(refused?.status == 3, "\(refused?.log ?? "")")
+        let second = try await ServeProcess(environment: environment, listen: "127.0.0.1:\(port)", arguments: ["--reuse-port"])
+        #expect(second.baseURL == first.baseURL)
+        // Each request on a connection of its own: the kernel picks a listener per connection.
+        for _ in 0..<40 {
+            let connection = try RawConnection(port: UInt16(port))
+            connection.get("/healthz")
+            #expect(await connection.read(until: { $0.hasPrefix("HTTP/1.1 200") && $0.hasSuffix("\n") }))
+        }
+        try await waitUntil("the access logs to be written", limit: .seconds(5)) { first.accessLog.count + second.accessLog.count >= 40 }
+        let (firstServed, secondServed) = (first.accessLog.count, second.accessLog.count)
+        #expect(firstServed + secondServed == 40)
+        // Both answered some (one of them getting all 40 by chance: 2 in 2^40).
+        #expect(firstServed > 0 && secondServed > 0, "\(firstServed) and \(secondServed)")
+        #expect(try await first.stop() == 0)
+        #expect(try await second.stop() == 0)
+    }
 }

@@ -23,13 +23,18 @@ public struct HTTPServerLimits: Sendable {
     /// body near `maxBodyBytes` takes tens of milliseconds) would hold up every other
     /// request, so its handler runs on the global executor, as a spooled body's does.
     public var loopBodyBytes: Int
+    /// Whether other processes (of the same user) may listen on the same port, the kernel
+    /// spreading new connections among them (`SO_REUSEPORT`): several servers on one machine
+    /// without a balancer in front.
+    public var sharesPort: Bool
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers, handlers
     /// of bodies over 16 KiB off the I/O thread.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10
+        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10, sharesPort: Bool = false
     ) {
+        self.sharesPort = sharesPort
         self.loopBodyBytes = loopBodyBytes
         self.streamSocketBufferBytes = streamSocketBufferBytes
         self.maxBodyBytes = maxBodyBytes
@@ -115,7 +120,8 @@ public final class HTTPServer: Sendable {
                         server.tracker.withLock { _ = $0.running.removeValue(forKey: ObjectIdentifier(exchange)) }
                     }
                     slot.pointee = nil
-                }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes)
+                }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes,
+                limits.sharesPort ? 1 : 0)
         else {
             throw HTTPServerStartFailure(
                 description:
