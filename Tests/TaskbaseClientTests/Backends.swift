@@ -37,7 +37,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     private static let memoryServer = Task<SessionHost, any Error> { try serve(MemoryTaskStore()) }
     private static let postgresServer = Task<SessionHost, any Error> {
-        try serve(try await PostgresTaskStore.open(config: TestDatabases.createMigrated(purpose: "client_server")))
+        // The whole suite runs in parallel on a loaded machine: a request waits up to 30 s for a
+        // connection (as the server tests' shared store does) rather than failing on a slow moment.
+        try serve(try await PostgresTaskStore.open(config: TestDatabases.createMigrated(purpose: "client_server"), acquireTimeout: .seconds(30)))
     }
 
     static let secrets = TokenSecrets(key: "client test key")

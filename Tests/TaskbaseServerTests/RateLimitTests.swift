@@ -72,10 +72,12 @@ struct RateLimitTests {
         }
         let refused = try await owner.get("/v1/teams/\(f.team.rawValue)")
         #expect(refused.status == 429)
-        #expect(refused.header("Retry-After") == "20")
+        // 20 s for the next request, less the time the three took (seconds on a loaded machine).
+        let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
+        #expect((1...20).contains(retryAfter), "Retry-After: \(retryAfter)")
         #expect(refused.header("Content-Type") == "application/problem+json")
         #expect(refused.problem?.code == ProblemCode.tooManyRequests.rawValue)
-        #expect(refused.problem?.detail == "more than 3 requests per 1min from this user; retry after 20 s")
+        #expect(refused.problem?.detail == "more than 3 requests per 1min from this user; retry after \(retryAfter) s")
         // A refusal of the service still counts and still carries the allowance.
         let member = f.client("member")
         #expect(try await member.get("/v1/teams/NOSUCH").status == 404)
@@ -110,7 +112,8 @@ struct RateLimitTests {
                 let lookups = try await log.statements(since: start).filter { $0.contains("FROM api_tokens k WHERE k.hash") }
                 #expect(statuses == Array(repeating: 401, count: 3) + Array(repeating: 429, count: 17), "\(statuses)")
                 #expect(lookups.count == 3, "\(lookups.count) lookups: \(lookups)")
-                #expect(refusal?.header("Retry-After") == "20")
+                let retryAfter = refusal?.header("Retry-After").flatMap { Int($0) } ?? 0
+                #expect((1...20).contains(retryAfter), "Retry-After: \(retryAfter)")
                 #expect(refusal?.problem?.code == ProblemCode.tooManyRequests.rawValue)
                 // A token already verified is served from the cache, the allowance spent or not.
                 #expect(try await f.client("owner").get("/v1/me").status == 200)
