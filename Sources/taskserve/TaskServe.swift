@@ -69,7 +69,7 @@ enum TaskServe {
                 "auth-failure-limit", valueName: "N",
                 help:
                     "Unknown, expired or revoked tokens one client address may present per minute (each costs a database lookup) before 429. Per process; 0 for no limit.",
-                type: .integer, default: "600", environment: "TASKBASE_AUTH_FAILURE_LIMIT"),
+                type: .integer, default: String(APIOptions.defaultAuthFailureLimit.requests), environment: "TASKBASE_AUTH_FAILURE_LIMIT"),
             Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),

@@ -52,7 +52,7 @@ struct ServerFixture: Sendable {
     static func start(
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
-        rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = RateLimit(requests: 600, per: .seconds(60)),
+        rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit,
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)

@@ -43,34 +43,27 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// A limiter allowing each key `limit`.
     init(_ limit: RateLimit, pruneAbove: Int = 4_096) {
         self.limit = limit
-        let seconds = Double(limit.interval.components.seconds) + Double(limit.interval.components.attoseconds) / 1e18
-        refill = Double(limit.requests) / seconds
+        refill = Double(limit.requests) / Self.seconds(limit.interval)
         self.pruneAbove = pruneAbove
     }
 
     /// Takes one request from `key`'s bucket at `now`, or says how long until there is one.
     func admit(_ key: Key, now: ContinuousClock.Instant = .now) -> Decision {
         buckets.withLock { buckets in
-            let capacity = Double(limit.requests)
-            var bucket = buckets[key].map { Bucket(level: min(capacity, $0.level + refill * Self.seconds(now - $0.at)), at: now) }
-            if bucket == nil {
-                if buckets.count >= pruneAbove { prune(&buckets, now: now) }
-                bucket = Bucket(level: capacity, at: now)
+            if buckets[key] == nil, buckets.count >= pruneAbove { prune(&buckets, now: now) }
+            var held = buckets[key].map { level(of: $0, at: now) } ?? capacity
+            guard held >= 1 else {
+                buckets[key] = Bucket(level: held, at: now)
+                return .refused(retryAfter: max(1, Int(((1 - held) / refill).rounded(.up))))
             }
-            guard var bucket else { return .refused(retryAfter: 1) }
-            guard bucket.level >= 1 else {
-                buckets[key] = bucket
-                return .refused(retryAfter: max(1, Int(((1 - bucket.level) / refill).rounded(.up))))
-            }
-            bucket.level -= 1
-            buckets[key] = bucket
-            return .admitted(remaining: Int(bucket.level))
+            held -= 1
+            buckets[key] = Bucket(level: held, at: now)
+            return .admitted(remaining: Int(held))
         }
     }
 
     /// Puts back the request `admit` took for `key` (it turned out not to count).
     func giveBack(_ key: Key) {
-        let capacity = Double(limit.requests)
         buckets.withLock { buckets in
             guard var bucket = buckets[key] else { return }
             bucket.level = min(capacity, bucket.level + 1)
@@ -81,9 +74,16 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// The keys it holds a bucket for (for tests of its memory).
     var trackedKeys: Int { buckets.withLock { $0.count } }
 
+    /// The most a bucket holds.
+    private var capacity: Double { Double(limit.requests) }
+
+    /// What `bucket` holds at `now`, refilled since it was last touched.
+    private func level(of bucket: Bucket, at now: ContinuousClock.Instant) -> Double {
+        min(capacity, bucket.level + refill * Self.seconds(now - bucket.at))
+    }
+
     private func prune(_ buckets: inout [Key: Bucket], now: ContinuousClock.Instant) {
-        let capacity = Double(limit.requests)
-        buckets = buckets.filter { $0.value.level + refill * Self.seconds(now - $0.value.at) < capacity }
+        buckets = buckets.filter { level(of: $0.value, at: now) < capacity }
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -26,9 +26,11 @@ public struct APIOptions: Sendable {
     public var readinessTTL: Duration = .seconds(1)
     /// The requests each user may make (`RateLimiter`); nil: no limit.
     public var rateLimit: RateLimit?
-    /// The failed token lookups each client address may cause (`TokenVerifier`): 600 a
-    /// minute; nil: any number.
-    public var authFailureLimit: RateLimit? = RateLimit(requests: 600, per: .seconds(60))
+    /// The failed token lookups each client address may cause (`TokenVerifier`): by default
+    /// `defaultAuthFailureLimit`; nil: any number.
+    public var authFailureLimit: RateLimit? = Self.defaultAuthFailureLimit
+    /// 600 failed token lookups a minute from one address.
+    public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
     /// Options with these values.
     public init(
