@@ -73,12 +73,30 @@ public final class IOReactor: TaskExecutor, Sendable {
 
     /// A source attached to the loop: a descriptor to watch for reading, what to do when it is
     /// readable or due, and when it is next due regardless (milliseconds; nil: only when ready).
-    private struct Source {
+    /// A class, so that a turn marks it in place: changing a value in the dictionary costs an
+    /// allocation on every turn.
+    private final class Source: @unchecked Sendable {
+        let fd: Int32
         let ready: @Sendable () -> Void
         let nextDue: @Sendable () -> Int32?
+        // Both only under `sources`' lock.
         var dueAt: ContinuousClock.Instant?
         /// `poke` asked for a turn.
         var poked = false
+
+        init(fd: Int32, ready: @escaping @Sendable () -> Void, nextDue: @escaping @Sendable () -> Int32?) {
+            (self.fd, self.ready, self.nextDue) = (fd, ready, nextDue)
+        }
+    }
+
+    /// What one turn of the thread collects, kept from turn to turn so that a turn allocates
+    /// nothing once they have grown. Only the thread touches it.
+    private struct Turn {
+        var jobs: [UnownedJob] = []
+        var ready: [UnsafeContinuation<SocketReadiness, Never>] = []
+        var expired: [UnsafeContinuation<SocketReadiness, Never>] = []
+        var readySources: [Int32] = []
+        var sources: [Source] = []
     }
 
     private init() {
@@ -191,7 +209,7 @@ public final class IOReactor: TaskExecutor, Sendable {
     /// says: for a source whose state changed outside its descriptor (libmicrohttpd's resumed
     /// connections, which it does not see in external mode until it is run).
     public func poke(fd: Int32) {
-        sources.withLock { $0[fd]?.poked = true }
+        sources.withLock { if let source = $0[fd] { source.poked = true } }
         wakeIfAsleep { _ in }
     }
 
@@ -205,7 +223,7 @@ public final class IOReactor: TaskExecutor, Sendable {
             event.events = EPOLLIN.rawValue
             event.data.fd = fd
             guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { return false }
-            sources[fd] = Source(ready: ready, nextDue: nextDue, dueAt: nil)
+            sources[fd] = Source(fd: fd, ready: ready, nextDue: nextDue)
             return true
         }
         if added { wakeIfAsleep { _ in } }
@@ -231,49 +249,57 @@ public final class IOReactor: TaskExecutor, Sendable {
 
     /// Runs the jobs queued when it starts (those they queue wait for the next turn, after
     /// the sockets are read). Changes from then on reach the turn's wait: as a wake-up, or as
-    /// `stirred`, which it clears here, before the turn reads what it must wait for.
-    private func runQueuedJobs() {
-        let jobs = runQueue.withLock { queue -> [UnownedJob] in
+    /// `stirred`, which it clears here, before the turn reads what it must wait for. The
+    /// queue and `turn.jobs` trade buffers, so neither is copied.
+    private func runQueuedJobs(_ turn: inout Turn) {
+        runQueue.withLock { queue in
             queue.stirred = false
-            defer { queue.jobs.removeAll(keepingCapacity: true) }
-            return queue.jobs
+            swap(&queue.jobs, &turn.jobs)
         }
-        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        for job in turn.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        turn.jobs.removeAll(keepingCapacity: true)
     }
 
-    /// The attached sources readable (`readyFDs`) or due by `now`.
-    private func dueSources(readyFDs: Set<Int32>, now: ContinuousClock.Instant) -> [@Sendable () -> Void] {
+    /// Runs the attached sources readable (`turn.readySources`), poked, or due by `now`.
+    private func runDueSources(_ turn: inout Turn, now: ContinuousClock.Instant) {
         sources.withLock { sources in
-            var due: [@Sendable () -> Void] = []
-            for (fd, source) in sources where source.poked || readyFDs.contains(fd) || (source.dueAt.map { $0 <= now } ?? false) {
-                due.append(source.ready)
-                sources[fd]?.dueAt = nil
-                sources[fd]?.poked = false
+            for source in sources.values
+            where source.poked || turn.readySources.contains(source.fd) || (source.dueAt.map { $0 <= now } ?? false) {
+                turn.sources.append(source)
+                source.dueAt = nil
+                source.poked = false
             }
-            return due
         }
+        for source in turn.sources { source.ready() }
+        turn.sources.removeAll(keepingCapacity: true)
+        turn.readySources.removeAll(keepingCapacity: true)
     }
 
     /// Asks every source when it is next due; the milliseconds until the earliest (-1: none).
-    private func millisecondsToNextSource(now: ContinuousClock.Instant) -> Int32 {
-        let (asked, poked) = sources.withLock { sources in (sources.map { ($0.key, $0.value.nextDue) }, sources.values.contains { $0.poked }) }
+    private func millisecondsToNextSource(_ turn: inout Turn, now: ContinuousClock.Instant) -> Int32 {
+        let poked = sources.withLock { sources in
+            turn.sources.append(contentsOf: sources.values)
+            return sources.values.contains { $0.poked }
+        }
         var earliest: Int32 = poked ? 0 : -1
-        for (fd, nextDue) in asked {
-            guard let milliseconds = nextDue() else { continue }
+        for source in turn.sources {
+            guard let milliseconds = source.nextDue() else { continue }
             let wait = max(0, milliseconds)
-            sources.withLock { $0[fd]?.dueAt = now + .milliseconds(wait) }
+            sources.withLock { _ in source.dueAt = now + .milliseconds(wait) }
             earliest = earliest < 0 ? wait : min(earliest, wait)
         }
+        turn.sources.removeAll(keepingCapacity: true)
         return earliest
     }
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 64)
+        var turn = Turn()
         while true {
-            runQueuedJobs()
+            runQueuedJobs(&turn)
             var timeout = millisecondsToNextDeadline()
-            let sourceTimeout = millisecondsToNextSource(now: .now)
+            let sourceTimeout = millisecondsToNextSource(&turn, now: .now)
             if sourceTimeout >= 0 { timeout = timeout < 0 ? sourceTimeout : min(timeout, sourceTimeout) }
             // Asleep only with nothing queued or changed; an enqueue from then on writes the wake-up.
             let mayBlock = runQueue.withLock { queue -> Bool in
@@ -284,9 +310,6 @@ public final class IOReactor: TaskExecutor, Sendable {
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 64, mayBlock ? timeout : 0) }
             if mayBlock { runQueue.withLock { $0.sleeping = false } }
             if count < 0 && errno != EINTR { continue }
-            var ready: [UnsafeContinuation<SocketReadiness, Never>] = []
-            var expired: [UnsafeContinuation<SocketReadiness, Never>] = []
-            var readySources: Set<Int32> = []
             waiters.withLock { waiters in
                 for index in 0..<max(0, Int(count)) {
                     let fd = events[index].data.fd
@@ -297,9 +320,9 @@ public final class IOReactor: TaskExecutor, Sendable {
                         continue
                     }
                     if let waiter = waiters.removeValue(forKey: fd) {
-                        ready.append(waiter.continuation)
+                        turn.ready.append(waiter.continuation)
                     } else {
-                        readySources.insert(fd)
+                        turn.readySources.append(fd)
                     }
                 }
                 let now = ContinuousClock.now
@@ -308,17 +331,24 @@ public final class IOReactor: TaskExecutor, Sendable {
                     var disarm = epoll_event()
                     disarm.data.fd = fd
                     epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &disarm)
-                    expired.append(waiter.continuation)
+                    turn.expired.append(waiter.continuation)
                 }
             }
-            for continuation in ready { continuation.resume(returning: .ready) }
-            for continuation in expired { continuation.resume(returning: .timedOut) }
-            for source in dueSources(readyFDs: readySources, now: .now) { source() }
+            for continuation in turn.ready { continuation.resume(returning: .ready) }
+            for continuation in turn.expired { continuation.resume(returning: .timedOut) }
+            turn.ready.removeAll(keepingCapacity: true)
+            turn.expired.removeAll(keepingCapacity: true)
+            runDueSources(&turn, now: .now)
         }
     }
 
     private func millisecondsToNextDeadline() -> Int32 {
-        let next = waiters.withLock { waiters in waiters.values.compactMap(\.deadline).min() }
+        let next = waiters.withLock { waiters in
+            waiters.values.reduce(nil as ContinuousClock.Instant?) { earliest, waiter in
+                guard let deadline = waiter.deadline else { return earliest }
+                return earliest.map { min($0, deadline) } ?? deadline
+            }
+        }
         guard let next else { return -1 }
         let remaining = next - ContinuousClock.now
         if remaining <= .zero { return 0 }
