@@ -42,4 +42,48 @@ struct OpenAPITests {
         }
         await f.stop()
     }
+
+    @Test("the response headers the document declares are the ones sent: Location, the challenge, Retry-After and the allowance")
+    func declaredHeadersAreSent() async throws {
+        let f = try await ServerFixture.start(rateLimit: RateLimit(requests: 2, per: .seconds(60)))
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        func declared(_ method: String, _ path: String, _ status: Int) throws -> [String: [String: Any]] {
+            let operation = try #require(paths[path]?[method] as? [String: Any], "\(method) \(path)")
+            let response = try #require((operation["responses"] as? [String: Any])?[String(status)] as? [String: Any], "\(status)")
+            return response["headers"] as? [String: [String: Any]] ?? [:]
+        }
+        // Every 429 and 503 of every operation says when to retry.
+        for (path, methods) in paths {
+            for (method, _) in methods {
+                for status in [429, 503] {
+                    #expect(try declared(method, path, status)["Retry-After"]?["required"] as? Bool == true, "\(method) \(path) \(status)")
+                }
+            }
+        }
+        // Each reply carries every header declared for its status, and integers where declared so.
+        func holds(_ reply: HTTPClient.Reply, to headers: [String: [String: Any]], _ expected: Set<String>) {
+            #expect(Set(headers.keys) == expected, "\(reply.status): \(headers.keys.sorted())")
+            for (name, header) in headers {
+                let value = reply.header(name)
+                #expect(value != nil, "\(reply.status) lacks \(name)")
+                if (header["schema"] as? [String: Any])?["type"] as? String == "integer" {
+                    #expect(value.flatMap { Int($0) } != nil, "\(name): \(value ?? "")")
+                }
+            }
+        }
+        let owner = f.client("owner")
+        let created = try await owner.send("POST", "/v1/teams", json: #"{"key": "HDRS", "name": "Headers"}"#)
+        #expect(created.status == 201)
+        holds(created, to: try declared("post", "/v1/teams", 201), ["Location", "X-RateLimit-Limit", "X-RateLimit-Remaining"])
+        let refused = try await f.client().get("/v1/me")
+        #expect(refused.status == 401)
+        holds(refused, to: try declared("get", "/v1/me", 401), ["WWW-Authenticate"])
+        _ = try await owner.get("/v1/me")
+        let limited = try await owner.get("/v1/me")
+        #expect(limited.status == 429)
+        holds(limited, to: try declared("get", "/v1/me", 429), ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"])
+        #expect(Set(try declared("get", "/healthz", 429).keys) == ["Retry-After"], "a route without a token has no allowance")
+        await f.stop()
+    }
 }

@@ -148,9 +148,14 @@ enum OpenAPIDocument {
         } else if operation.successMedia != "application/json" || route.pattern == "/openapi.json" {
             success["content"] = [operation.successMedia: ["schema": string]]
         }
+        var successHeaders: [String: Any] = operation.authenticated ? allowanceHeaders : [:]
         if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
-            success["headers"] = ["ETag": ["schema": string, "description": "the task's version, quoted"]]
+            successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
         }
+        if operation.success == 201 {
+            successHeaders["Location"] = ["required": true, "schema": string, "description": "the path of what was created"]
+        }
+        if !successHeaders.isEmpty { success["headers"] = successHeaders }
         if let links = links[operation.successSchema ?? ""], operation.success == 201 {
             success["links"] = links.mapValues { target in
                 ["operationId": target.operation, "parameters": [target.parameter: "$response.body#/key"]] as [String: Any]
@@ -163,9 +168,11 @@ enum OpenAPIDocument {
         if operation.body != nil { errors += [413] }
         errors += [431]
         for status in Set(errors) {
-            responses[String(status)] = [
+            var problem: [String: Any] = [
                 "description": "A problem", "content": ["application/problem+json": ["schema": ref(operation.errorSchemas[status] ?? "Problem")]],
             ]
+            if let headers = problemHeaders(status, authenticated: operation.authenticated) { problem["headers"] = headers }
+            responses[String(status)] = problem
         }
         var described: [String: Any] = [
             "summary": operation.summary, "operationId": operationID(route), "parameters": parameters, "responses": responses,
@@ -175,6 +182,29 @@ enum OpenAPIDocument {
         }
         described["security"] = operation.authenticated ? [["bearer": [String]()]] : [[String: [String]]]()
         return described
+    }
+
+    /// The allowance headers, sent on the answers to a token's requests when the server runs
+    /// with a rate limit (`--rate-limit`), so never required.
+    static var allowanceHeaders: [String: Any] {
+        [
+            "X-RateLimit-Limit": ["schema": ["type": "integer", "minimum": 1], "description": "requests a user may make per minute"],
+            "X-RateLimit-Remaining": ["schema": ["type": "integer", "minimum": 0], "description": "of those, what is left now"],
+        ]
+    }
+
+    /// The headers every problem of `status` carries: when to retry a 429 or a 503, the
+    /// challenge of a 401.
+    static func problemHeaders(_ status: Int, authenticated: Bool) -> [String: Any]? {
+        let retryAfter: [String: Any] = [
+            "required": true, "schema": ["type": "integer", "minimum": 0], "description": "seconds to wait before trying again",
+        ]
+        switch status {
+        case 401: return ["WWW-Authenticate": ["required": true, "schema": string, "description": "the Bearer challenge"]]
+        case 429: return authenticated ? allowanceHeaders.merging(["Retry-After": retryAfter]) { $1 } : ["Retry-After": retryAfter]
+        case 503: return ["Retry-After": retryAfter]
+        default: return nil
+        }
     }
 
     /// OpenAPI links from a created document to what its `key` opens: a new team's key is the
