@@ -183,11 +183,3 @@ final class DataTaskBox: Sendable {
         }?.cancel()
     }
 }
-
-extension Duration {
-    /// In seconds, for Foundation's time intervals.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

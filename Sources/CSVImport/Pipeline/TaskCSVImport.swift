@@ -103,7 +103,7 @@ public final class TaskCSVImport {
         return ImportReport(
             rowsRead: producer.rowsRead, rejected: producer.rejected, emptyRowsSkipped: producer.emptyRowsSkipped,
             format: reader.format, normalisations: producer.normalisations, summary: summary, dryRun: settings.dryRun,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            seconds: elapsed.seconds,
             rejections: producer.rejections)
     }
 }

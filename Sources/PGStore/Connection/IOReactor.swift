@@ -352,8 +352,6 @@ public final class IOReactor: TaskExecutor, Sendable {
         guard let next else { return -1 }
         let remaining = next - ContinuousClock.now
         if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: millis)
+        return Int32(clamping: remaining.milliseconds)
     }
 }

@@ -309,9 +309,7 @@ public final class PGConnection: @unchecked Sendable {
             fastPollEnd = end
             if now < end, Self.replyWaiters.load(ordering: .relaxed) == 1, !IOReactor.shared.isCurrentThread {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let (seconds, attoseconds) = (end - now).components
-                let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-                if poll(&descriptor, 1, max(1, milliseconds)) > 0 { continue }
+                if poll(&descriptor, 1, max(1, Int32(clamping: (end - now).milliseconds))) > 0 { continue }
             }
             let waitDeadline = cancelState.timeoutFired ? nil : deadline
             let readiness = await IOReactor.shared.wait(fd: fd, forWrite: false, deadline: waitDeadline)

@@ -72,7 +72,7 @@ public final class APIServer: Sendable {
 enum AccessLog {
     /// The line for one request.
     static func line(request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, duration: Duration) -> String {
-        let milliseconds = Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.seconds * 1_000
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.field("at", Date())

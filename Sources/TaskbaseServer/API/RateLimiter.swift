@@ -1,4 +1,5 @@
 import Synchronization
+import TaskCore
 
 /// How many requests one user may make: `requests` per `interval`, which may all come at once.
 public struct RateLimit: Sendable, Equatable {
@@ -43,7 +44,7 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// A limiter allowing each key `limit`.
     init(_ limit: RateLimit, pruneAbove: Int = 4_096) {
         self.limit = limit
-        refill = Double(limit.requests) / Self.seconds(limit.interval)
+        refill = Double(limit.requests) / limit.interval.seconds
         self.pruneAbove = pruneAbove
     }
 
@@ -79,14 +80,10 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
 
     /// What `bucket` holds at `now`, refilled since it was last touched.
     private func level(of bucket: Bucket, at now: ContinuousClock.Instant) -> Double {
-        min(capacity, bucket.level + refill * Self.seconds(now - bucket.at))
+        min(capacity, bucket.level + refill * (now - bucket.at).seconds)
     }
 
     private func prune(_ buckets: inout [Key: Bucket], now: ContinuousClock.Instant) {
         buckets = buckets.filter { level(of: $0.value, at: now) < capacity }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
