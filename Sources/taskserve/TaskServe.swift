@@ -71,6 +71,11 @@ enum TaskServe {
                     "Unknown, expired or revoked tokens one client address may present per minute (each costs a database lookup) before 429. Per process; 0 for no limit.",
                 type: .integer, default: String(APIOptions.defaultAuthFailureLimit.requests), environment: "TASKBASE_AUTH_FAILURE_LIMIT"),
             Option(
+                "trusted-proxy", valueName: "LIST",
+                help:
+                    "Proxies (IPv4 or IPv6 addresses and CIDR blocks, comma-separated) whose X-Forwarded-For names the client address that --auth-failure-limit charges. None by default: every request is charged to its connection's address.",
+                default: "", environment: "TASKBASE_TRUSTED_PROXIES"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -88,6 +93,12 @@ enum TaskServe {
         let limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
             idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")), sharesPort: values.flag("reuse-port"))
+        let proxies: TrustedProxies
+        do {
+            proxies = try TrustedProxies(parsing: values.string("trusted-proxy") ?? "")
+        } catch let error as TrustedProxiesError {
+            throw UsageError("\(error); write addresses or blocks like 10.0.0.0/8,127.0.0.1,fd00::/8")
+        }
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {
@@ -103,6 +114,7 @@ enum TaskServe {
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
         options.rateLimit = try perMinute(values, "rate-limit")
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
+        options.trustedProxies = proxies
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)

@@ -35,7 +35,7 @@ struct TaskserveProcessTests {
         return (email, team, try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(minted.standardOutput.utf8)))
     }
 
-    @Test("--help and --version exit 0; a bad --listen is a usage error; no database is exit 3")
+    @Test("--help and --version exit 0; a bad --listen or --trusted-proxy is a usage error; no database is exit 3")
     func commandLine() async throws {
         let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
         #expect(help.exitCode == 0)
@@ -44,6 +44,12 @@ struct TaskserveProcessTests {
             try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--version"], environment: [:]).standardOutput.hasPrefix(
                 "taskserve "))
         #expect(try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--listen", "nowhere"], environment: [:]).exitCode == 2)
+        // Refused before the database is tried (this one is unreachable).
+        let proxy = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--trusted-proxy", "10.0.0.0/8,proxy.local"],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        #expect(proxy.exitCode == 2)
+        #expect(proxy.standardError.contains(#"--trusted-proxy: "proxy.local": not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
         let offline = try await BuiltProgram.run(
             BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])

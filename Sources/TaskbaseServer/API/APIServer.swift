@@ -30,7 +30,8 @@ public final class APIServer: Sendable {
         service: TaskService, options: APIOptions, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
         log: (@Sendable (String) -> Void)? = nil
     ) throws -> APIServer {
-        let verifier = TokenVerifier(service: service, secrets: options.secrets, failureLimit: options.authFailureLimit)
+        let verifier = TokenVerifier(
+            service: service, secrets: options.secrets, failureLimit: options.authFailureLimit, proxies: options.trustedProxies)
         verifier.start()
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)

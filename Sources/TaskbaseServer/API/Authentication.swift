@@ -60,17 +60,24 @@ public final class TokenVerifier: Sendable {
     let afterLookup: (@Sendable () async -> Void)?
     /// The failed lookups each client address may cause (`APIOptions.authFailureLimit`).
     let failures: RateLimiter<PeerAddress>?
+    /// Whose `X-Forwarded-For` names the client address charged (`APIOptions.trustedProxies`).
+    let proxies: TrustedProxies
 
     /// A verifier over `service`, hashing with `secrets`, allowing each client address
-    /// `failureLimit` failed lookups (nil: any number).
-    public convenience init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil) {
-        self.init(service: service, secrets: secrets, failureLimit: failureLimit, afterLookup: nil)
+    /// `failureLimit` failed lookups (nil: any number), the address behind `proxies` when a
+    /// request comes through one of them.
+    public convenience init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, proxies: TrustedProxies = .none) {
+        self.init(service: service, secrets: secrets, failureLimit: failureLimit, proxies: proxies, afterLookup: nil)
     }
 
-    init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, afterLookup: (@Sendable () async -> Void)?) {
+    init(
+        service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, proxies: TrustedProxies = .none,
+        afterLookup: (@Sendable () async -> Void)?
+    ) {
         self.service = service
         self.secrets = secrets
         self.afterLookup = afterLookup
+        self.proxies = proxies
         failures = failureLimit.map { RateLimiter($0) }
     }
 
@@ -234,7 +241,7 @@ extension TokenVerifier: RequestAuthenticator {
         }
         let prefix = TokenSecrets.prefix(of: secret)
         do {
-            guard let caller = try await verify(secret, from: request.peer) else {
+            guard let caller = try await verify(secret, from: proxies.client(of: request)) else {
                 return .failure(
                     AuthenticationRefusal(
                         response: ServerProblems.unauthorized("the token is unknown, expired or revoked, or its user is disabled"),

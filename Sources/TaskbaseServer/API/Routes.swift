@@ -29,6 +29,9 @@ public struct APIOptions: Sendable {
     /// The failed token lookups each client address may cause (`TokenVerifier`): by default
     /// `defaultAuthFailureLimit`; nil: any number.
     public var authFailureLimit: RateLimit? = Self.defaultAuthFailureLimit
+    /// The proxies whose `X-Forwarded-For` says which client address a request is charged to
+    /// (`TrustedProxies`); none by default.
+    public var trustedProxies: TrustedProxies = .none
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 

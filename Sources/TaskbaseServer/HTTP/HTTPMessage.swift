@@ -58,20 +58,56 @@ public struct HTTPBodyPolicy: Sendable {
     }
 }
 
-/// An IPv4 address, as the kernel gives it (network byte order).
+/// A client's IP address: IPv4 as the kernel gives it on a connection, or IPv4 or IPv6 as a
+/// proxy writes it in `X-Forwarded-For`. IPv4 is kept IPv4-mapped (`::ffff:a.b.c.d`), so one
+/// client has one key whichever way it came. Two integers, the address read big-endian, so
+/// that making one per request allocates nothing.
 public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
-    /// The address in network byte order.
-    public let networkOrder: UInt32
+    /// The first and last 64 bits.
+    let high: UInt64, low: UInt64
 
-    /// The address `networkOrder` (as in `sockaddr_in.sin_addr`); nil for 0 (unknown).
+    /// The IPv4 address `networkOrder` (as in `sockaddr_in.sin_addr`); nil for 0 (unknown).
     public init?(networkOrder: UInt32) {
         guard networkOrder != 0 else { return nil }
-        self.networkOrder = networkOrder
+        (high, low) = (0, Self.mappedIPv4 | UInt64(UInt32(bigEndian: networkOrder)))
     }
 
-    /// Dotted quad, `127.0.0.1`.
+    init(high: UInt64, low: UInt64) { (self.high, self.low) = (high, low) }
+
+    /// The address `text` spells: a dotted quad (`203.0.113.9`) or IPv6 (`2001:db8::1`), as
+    /// `inet_pton` reads them, nothing around; nil for anything else.
+    public init?(parsing text: some StringProtocol) {
+        var bytes = (UInt64(0), UInt64(0))
+        let text = String(text)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { buffer -> Bool in
+            if inet_pton(AF_INET, text, buffer.baseAddress) == 1 {
+                let v4 = buffer.load(as: UInt32.self)
+                buffer.storeBytes(of: 0, as: UInt64.self)
+                buffer.storeBytes(of: (Self.mappedIPv4 | UInt64(UInt32(bigEndian: v4))).bigEndian, toByteOffset: 8, as: UInt64.self)
+                return true
+            }
+            return inet_pton(AF_INET6, text, buffer.baseAddress) == 1
+        }
+        guard parsed else { return nil }
+        (high, low) = (UInt64(bigEndian: bytes.0), UInt64(bigEndian: bytes.1))
+    }
+
+    /// `::ffff:0:0`, the prefix of IPv4-mapped addresses, in the last 64 bits.
+    static let mappedIPv4: UInt64 = 0x0000_FFFF_0000_0000
+
+    /// Whether it is an IPv4 address.
+    public var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
+
+    /// Dotted quad for IPv4 (`127.0.0.1`), else IPv6's shortest form (`2001:db8::1`).
     public var description: String {
-        withUnsafeBytes(of: networkOrder) { $0.map(String.init).joined(separator: ".") }
+        var bytes = (high.bigEndian, low.bigEndian)
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written = withUnsafeBytes(of: &bytes) { buffer in
+            isIPv4
+                ? inet_ntop(AF_INET, buffer.baseAddress! + 12, &text, socklen_t(text.count))
+                : inet_ntop(AF_INET6, buffer.baseAddress, &text, socklen_t(text.count))
+        }
+        return written == nil ? "?" : String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
