@@ -133,6 +133,7 @@ struct TaskserveProcessTests {
         #expect(
             lines.contains {
                 $0["route"] as? String == "POST /v1/teams/{team}/tasks" && $0["status"] as? Int == 201 && $0["token"] as? String == token.prefix
+                    && $0["client"] as? String == "127.0.0.1"
             })
         #expect(!serve.log.contains(token.token))
         #expect(try await serve.stop() == 0)

@@ -1,5 +1,6 @@
 import APITokens
 import Foundation
+import Synchronization
 import TaskbaseServer
 import TaskbaseWire
 import Testing
@@ -72,8 +73,10 @@ struct TrustedProxiesTests {
 
     @Test("over HTTP behind a trusted proxy: one client inventing tokens spends its own allowance, not another client's")
     func attackerBehindProxy() async throws {
+        let lines = Mutex<[String]>([])
         let f = try await ServerFixture.start(
-            authFailureLimit: RateLimit(requests: 3, per: .seconds(60)), trustedProxies: try TrustedProxies(parsing: "127.0.0.1"))
+            authFailureLimit: RateLimit(requests: 3, per: .seconds(60)), trustedProxies: try TrustedProxies(parsing: "127.0.0.1"),
+            log: { line in lines.withLock { $0.append(line) } })
         let attacker = ["X-Forwarded-For": "203.0.113.9"]
         var statuses: [Int] = []
         for _ in 0..<6 { statuses.append(try await f.client().with(token: Self.inventedToken()).get("/v1/me", headers: attacker).status) }
@@ -86,6 +89,11 @@ struct TrustedProxiesTests {
         #expect(try await f.client("member").get("/v1/me", headers: other).status == 200)
         #expect(try await f.client().with(token: Self.inventedToken()).get("/v1/me", headers: other).status == 401)
         await f.stop()
+        // The access log names each client behind the proxy.
+        let clients = lines.withLock { $0 }.map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["client"] as? String ?? "?"
+        }
+        #expect(clients == Array(repeating: "203.0.113.9", count: 7) + ["198.51.100.7", "198.51.100.7"], "\(clients)")
     }
 
     @Test("without trusted proxies X-Forwarded-For is ignored: a client cannot dodge its allowance by naming other addresses")

@@ -41,7 +41,10 @@ public final class APIServer: Sendable {
             let started = ContinuousClock.now
             let (response, route, prefix) = await router.respond(to: request)
             if let log {
-                log(AccessLog.line(request: request, response: response, route: route, tokenPrefix: prefix, duration: ContinuousClock.now - started))
+                log(
+                    AccessLog.line(
+                        request: request, response: response, route: route, tokenPrefix: prefix, client: verifier.proxies.client(of: request),
+                        duration: ContinuousClock.now - started))
             }
             return response
         }
@@ -55,28 +58,32 @@ public final class APIServer: Sendable {
     /// those the grace cut off (503) are logged as every other request is, with the prefix of
     /// the token they carried.
     public func shutdown(grace: Duration = .seconds(10)) async {
-        let (log, router) = (log, router)
+        let (log, router, proxies) = (log, router, verifier.proxies)
         await http.shutdown(grace: grace) { request, response, duration in
             guard let log else { return }
             log(
                 AccessLog.line(
                     request: request, response: response, route: router.label(request.method, request.path),
-                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, duration: duration))
+                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request), duration: duration))
         }
         verifier.stop()
     }
 }
 
-/// The access log: one JSON object per request, `at`, `duration_ms`, `method`, `path`,
-/// `route`, `status`, `token` (its prefix, or null), written without Foundation's encoder (it
-/// was a twentieth of a point read's CPU).
+/// The access log: one JSON object per request, `at`, `client` (its address, the one behind a
+/// trusted proxy; null when unknown), `duration_ms`, `method`, `path`, `route`, `status`,
+/// `token` (its prefix, or null), written without Foundation's encoder (it was a twentieth of
+/// a point read's CPU).
 enum AccessLog {
     /// The line for one request.
-    static func line(request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, duration: Duration) -> String {
+    static func line(
+        request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, client: PeerAddress?, duration: Duration
+    ) -> String {
         let milliseconds = duration.seconds * 1_000
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.field("at", Date())
+        writer.field("client", client?.description)
         writer.field("duration_ms", (milliseconds * 1_000).rounded() / 1_000)
         writer.field("method", request.method)
         writer.field("path", request.path)
