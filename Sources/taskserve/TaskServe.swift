@@ -76,6 +76,11 @@ enum TaskServe {
                     "Proxies (IPv4 or IPv6 addresses and CIDR blocks, comma-separated) whose X-Forwarded-For names the client address that --auth-failure-limit charges. None by default: every request is charged to its connection's address.",
                 default: "", environment: "TASKBASE_TRUSTED_PROXIES"),
             Option(
+                "cors-origin", valueName: "LIST",
+                help:
+                    "Web page origins (https://app.example.com, comma-separated; * for any) whose pages may call the API from a browser with a token. None by default.",
+                default: "", environment: "TASKBASE_CORS_ORIGINS"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -99,6 +104,12 @@ enum TaskServe {
         } catch let error as TrustedProxiesError {
             throw UsageError("\(error); write addresses or blocks like 10.0.0.0/8,127.0.0.1,fd00::/8")
         }
+        let cors: CORSPolicy?
+        do {
+            cors = try CORSPolicy(parsing: values.string("cors-origin") ?? "")
+        } catch let error as CORSPolicyError {
+            throw UsageError(String(describing: error))
+        }
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {
@@ -115,6 +126,7 @@ enum TaskServe {
         options.rateLimit = try perMinute(values, "rate-limit")
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         options.trustedProxies = proxies
+        options.cors = cors
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)

@@ -53,6 +53,7 @@ struct ServerFixture: Sendable {
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
+        cors: CORSPolicy? = nil,
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
@@ -75,6 +76,7 @@ struct ServerFixture: Sendable {
         options.rateLimit = rateLimit
         options.authFailureLimit = authFailureLimit
         options.trustedProxies = trustedProxies
+        options.cors = cors
         let server = try APIServer.start(service: service, options: options, limits: limits, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

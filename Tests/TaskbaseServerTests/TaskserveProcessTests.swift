@@ -35,7 +35,7 @@ struct TaskserveProcessTests {
         return (email, team, try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(minted.standardOutput.utf8)))
     }
 
-    @Test("--help and --version exit 0; a bad --listen or --trusted-proxy is a usage error; no database is exit 3")
+    @Test("--help and --version exit 0; a bad --listen, --trusted-proxy or --cors-origin is a usage error; no database is exit 3")
     func commandLine() async throws {
         let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
         #expect(help.exitCode == 0)
@@ -50,6 +50,11 @@ struct TaskserveProcessTests {
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
         #expect(proxy.exitCode == 2)
         #expect(proxy.standardError.contains(#"--trusted-proxy: "proxy.local": not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
+        let cors = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--cors-origin", "app.example.com"],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        #expect(cors.exitCode == 2)
+        #expect(cors.standardError.contains(#"--cors-origin: "app.example.com": an origin is scheme://host[:port]"#), "\(cors.standardError)")
         let offline = try await BuiltProgram.run(
             BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])

@@ -91,6 +91,8 @@ public struct Router: Sendable {
     let authenticator: any RequestAuthenticator
     /// Each user's allowance, when there is one (`APIOptions.rateLimit`).
     let limiter: RateLimiter<UserID>?
+    /// The web pages that may call from a browser, when any (`APIOptions.cors`).
+    let cors: CORSPolicy?
     /// The methods of the routes with a body policy of their own: a request of any other method
     /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
@@ -98,10 +100,12 @@ public struct Router: Sendable {
     /// those of its own length only.
     private let routesByLength: [Int: [Route]]
 
-    /// A router over `routes`, authenticating with `authenticator`, allowing each user `rateLimit`.
-    init(routes: [Route], authenticator: any RequestAuthenticator, rateLimit: RateLimit? = nil) {
+    /// A router over `routes`, authenticating with `authenticator`, allowing each user
+    /// `rateLimit`, answering the browsers' CORS checks as `cors` says.
+    init(routes: [Route], authenticator: any RequestAuthenticator, rateLimit: RateLimit? = nil, cors: CORSPolicy? = nil) {
         self.routes = routes
         self.authenticator = authenticator
+        self.cors = cors
         limiter = rateLimit.map { RateLimiter($0) }
         cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
         routesByLength = Dictionary(grouping: routes, by: \.segments.count)
@@ -133,7 +137,23 @@ public struct Router: Sendable {
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every
     /// refusal into a problem document. Also says which route and token answered, for the log.
+    /// From a browser page (an `Origin` header) under a CORS policy, a preflight of a path the
+    /// API answers gets 204 and the grant, and every other answer the grant when the origin
+    /// is allowed.
     public func respond(to request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
+        guard let cors, let origin = request.header("origin") else { return await answer(request) }
+        if request.method == "OPTIONS", request.header("access-control-request-method") != nil,
+            case .failure(.wrongMethod(let methods)) = resolve(request.method, request.path),
+            let preflight = cors.preflight(origin: origin, methods: methods)
+        {
+            return (preflight, "CORS preflight", nil)
+        }
+        var answered = await answer(request)
+        answered.response.headers += cors.headers(answering: origin)
+        return answered
+    }
+
+    private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         switch resolve(request.method, request.path) {
         case .failure(.noRoute):
             return (ServerProblems.response(.notFound(what: "route \(request.path)")), "-", nil)

@@ -32,6 +32,8 @@ public struct APIOptions: Sendable {
     /// The proxies whose `X-Forwarded-For` says which client address a request is charged to
     /// (`TrustedProxies`); none by default.
     public var trustedProxies: TrustedProxies = .none
+    /// The web pages that may call the API from a browser (`CORSPolicy`); nil: none.
+    public var cors: CORSPolicy?
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
@@ -59,7 +61,7 @@ func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOpti
     let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs)
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
-    return Router(routes: api.routes, authenticator: verifier, rateLimit: options.rateLimit)
+    return Router(routes: api.routes, authenticator: verifier, rateLimit: options.rateLimit, cors: options.cors)
 }
 
 /// The handlers, one per route, each a thin translation between HTTP and `TaskService`.
