@@ -20,7 +20,8 @@ static const enum MHD_ValueKind taskbase_mhd_header_kind = MHD_HEADER_KIND;
 static const enum MHD_ValueKind taskbase_mhd_argument_kind = MHD_GET_ARGUMENT_KIND;
 static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MUST_COPY;
 
-/* Starts a daemon on the IPv4 address `host` (dotted quad) and `port` (0: any free one) with
+/* Starts a daemon on the address `host` (IPv4 dotted quad, or IPv6, which then serves IPv6
+ * only) and `port` (0: any free one) with
  * epoll and suspend/resume, run by the caller's event loop (no thread of its own: its epoll
  * descriptor, taskbase_mhd_epoll_fd, is watched and MHD_run called when it is readable or
  * taskbase_mhd_timeout_ms is due); NULL when it cannot (address taken, bad host). */
@@ -28,17 +29,30 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port) {
-    struct sockaddr_in address;
-    memset(&address, 0, sizeof(address));
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    struct sockaddr_in address4;
+    struct sockaddr_in6 address6;
+    memset(&address4, 0, sizeof(address4));
+    memset(&address6, 0, sizeof(address6));
+    struct sockaddr *address;
+    unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    if (inet_pton(AF_INET, host, &address4.sin_addr) == 1) {
+        address4.sin_family = AF_INET;
+        address4.sin_port = htons(port);
+        address = (struct sockaddr *)&address4;
+    } else if (inet_pton(AF_INET6, host, &address6.sin6_addr) == 1) {
+        address6.sin6_family = AF_INET6;
+        address6.sin6_port = htons(port);
+        address = (struct sockaddr *)&address6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        return NULL;
+    }
     /* Sharing the port (SO_REUSEPORT): other processes of the same user listening on it too,
      * the kernel spreads new connections among them. Only asked for when wanted: the option's
      * "no" is not the default but a demand Linux cannot meet. */
     return MHD_start_daemon(
-        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, port, NULL, NULL, handler, handler_cls,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        flags, port, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
@@ -74,12 +88,23 @@ static inline int taskbase_mhd_connection_fd(struct MHD_Connection *connection) 
     return info ? info->connect_fd : -1;
 }
 
-/* The IPv4 address of a connection's client in network byte order (taskserve listens on IPv4
- * only); 0 when unknown. */
-static inline uint32_t taskbase_mhd_client_ipv4(struct MHD_Connection *connection) {
+/* The address of a connection's client, as the 16 bytes of IPv6 (IPv4 mapped, ::ffff:a.b.c.d)
+ * in network order, into `out`; 0 when unknown. */
+static inline int taskbase_mhd_client_address(struct MHD_Connection *connection, uint8_t *out) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!info || !info->client_addr || info->client_addr->sa_family != AF_INET) return 0;
-    return ((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
+    if (!info || !info->client_addr) return 0;
+    if (info->client_addr->sa_family == AF_INET) {
+        memset(out, 0, 10);
+        out[10] = 0xff;
+        out[11] = 0xff;
+        memcpy(out + 12, &((const struct sockaddr_in *)info->client_addr)->sin_addr, 4);
+        return 1;
+    }
+    if (info->client_addr->sa_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, 16);
+        return 1;
+    }
+    return 0;
 }
 
 #endif

@@ -34,7 +34,8 @@ enum TaskServe {
         version: version,
         options: [
             Option(
-                "listen", valueName: "HOST:PORT", help: "Where to listen (an IPv4 address; port 0 picks a free one).",
+                "listen", valueName: "HOST:PORT",
+                help: "Where to listen: an IPv4 address, or IPv6 in brackets ([::1]:8080, IPv6 only); port 0 picks a free one.",
                 default: "127.0.0.1:8080", environment: "TASKBASE_HTTP_ADDR"),
             Option(
                 "max-connections", valueName: "N", help: "Connections served at once.", type: .integer,
@@ -182,10 +183,15 @@ enum TaskServe {
     /// `HOST:PORT` as an IPv4 address and a port; `localhost` is 127.0.0.1.
     static func address(_ text: String) throws -> (String, UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
-            throw UsageError("--listen wants HOST:PORT, like 127.0.0.1:8080, not \(text)")
+            throw UsageError("--listen wants HOST:PORT, like 127.0.0.1:8080 or [::1]:8080, not \(text)")
         }
-        let host = String(text[..<colon])
-        return (host == "localhost" || host.isEmpty ? "127.0.0.1" : host, port)
+        var host = text[..<colon]
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = host.dropFirst().dropLast()
+        } else if host.contains(":") {
+            throw UsageError("--listen wants an IPv6 address in brackets, like [::1]:8080, not \(text)")
+        }
+        return (host == "localhost" || host.isEmpty ? "127.0.0.1" : String(host), port)
     }
 
     /// A limit of N a minute from option `name`; nil for 0 (none).

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,21 +11,44 @@ final class RawConnection: @unchecked Sendable {
     private(set) var received = Data()
     private(set) var closedByPeer = false
 
-    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the kernel's receive buffer (a
-    /// client that stops reading then fills up after a few kilobytes).
-    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to 127.0.0.1:`port` (or `ipv6Loopback`, [::1]:`port`, which URLSession cannot
+    /// reach: it refuses an IPv6 literal URL); `receiveBuffer` shrinks the kernel's receive
+    /// buffer (a client that stops reading then fills up after a few kilobytes).
+    init(port: UInt16, receiveBuffer: Int32? = nil, ipv6Loopback: Bool = false) throws {
+        socket = Glibc.socket(ipv6Loopback ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer {
             _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let result: Int32
+        if ipv6Loopback {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    /// One GET over IPv6 loopback to the server at `baseURL` (`http://[::1]:PORT`), the
+    /// connection closed after it: the status and what came with it.
+    static func getOverIPv6(_ baseURL: String, _ path: String, headers: [String: String] = [:]) async throws -> (status: Int, text: String) {
+        let port = try #require(baseURL.split(separator: ":").last.flatMap { UInt16($0) }, "\(baseURL)")
+        let connection = try RawConnection(port: port, ipv6Loopback: true)
+        connection.get(path, headers: headers.merging(["Connection": "close"]) { $1 })
+        _ = await connection.readUntilClosed()
+        let status = connection.text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, connection.text)
     }
 
     deinit { close(socket) }

@@ -114,6 +114,23 @@ struct TaskserveProcessTests {
         }
     }
 
+    @Test("--listen [::1]:0 serves IPv6 only: the listening line brackets it, a token works, the log names the client ::1")
+    func listensOnIPv6() async throws {
+        let environment = try await environment()
+        let (email, _, token) = try await castMember(environment)
+        let serve = try await ServeProcess(environment: environment, listen: "[::1]:0")
+        #expect(serve.baseURL.hasPrefix("http://[::1]:"), "\(serve.baseURL)")
+        let me = try await RawConnection.getOverIPv6(serve.baseURL, "/v1/me", headers: ["Authorization": "Bearer \(token.token)"])
+        #expect(me.status == 200, "\(me.text)")
+        #expect(me.text.contains(#""email":"\#(email)""#))
+        try await waitUntil("the access log") { !serve.accessLog.isEmpty }
+        #expect(serve.accessLog.contains { $0["route"] as? String == "GET /v1/me" && $0["client"] as? String == "::1" }, "\(serve.log)")
+        #expect(try await serve.stop() == 0)
+        let unbracketed = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--listen", "::1:0"], environment: environment)
+        #expect(unbracketed.exitCode == 2)
+        #expect(unbracketed.standardError.contains("in brackets, like [::1]:8080"), "\(unbracketed.standardError)")
+    }
+
     @Test("a token from taskctl works over HTTP; the access log names route, status and token prefix, never the token; SIGTERM exits 0")
     func tokenFromTaskctl() async throws {
         let environment = try await environment()

@@ -107,4 +107,26 @@ struct TrustedProxiesTests {
         #expect(statuses == [401, 401, 401, 429, 429, 429], "\(statuses)")
         await f.stop()
     }
+
+    @Test("on IPv6 a client's address is known: inventing tokens from ::1 spends ::1's allowance; behind an IPv6 proxy, the client's")
+    func overIPv6() async throws {
+        let f = try await ServerFixture.start(authFailureLimit: RateLimit(requests: 3, per: .seconds(60)), host: "::1")
+        #expect(f.server.baseURL.hasPrefix("http://[::1]:"))
+        var statuses: [Int] = []
+        for _ in 0..<5 {
+            let invented = ["Authorization": "Bearer \(try Self.inventedToken())"]
+            statuses.append(try await RawConnection.getOverIPv6(f.server.baseURL, "/v1/me", headers: invented).status)
+        }
+        #expect(statuses == [401, 401, 401, 429, 429], "an address unknown would never be charged: \(statuses)")
+        await f.stop()
+
+        let lines = Mutex<[String]>([])
+        let proxied = try await ServerFixture.start(
+            authFailureLimit: RateLimit(requests: 3, per: .seconds(60)), trustedProxies: try TrustedProxies(parsing: "::1/128"), host: "::1",
+            log: { line in lines.withLock { $0.append(line) } })
+        let owner = ["Authorization": "Bearer \(try #require(proxied.tokens["owner"]))", "X-Forwarded-For": "2001:db8::7"]
+        #expect(try await RawConnection.getOverIPv6(proxied.server.baseURL, "/v1/me", headers: owner).status == 200)
+        await proxied.stop()
+        #expect(lines.withLock { $0 }.contains { $0.contains(#""client":"2001:db8::7""#) }, "\(lines.withLock { $0 })")
+    }
 }

@@ -51,8 +51,8 @@ public final class APIServer: Sendable {
         return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log)
     }
 
-    /// The base URL, `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://\(http.host):\(http.port)" }
+    /// The base URL, `http://127.0.0.1:PORT` (an IPv6 address in brackets, `http://[::1]:PORT`).
+    public var baseURL: String { "http://" + HTTPServer.authority(http.host, http.port) }
 
     /// Stops gracefully: no new connections, event streams ended, in-flight requests answered;
     /// those the grace cut off (503) are logged as every other request is, with the prefix of

@@ -74,6 +74,13 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 
     init(high: UInt64, low: UInt64) { (self.high, self.low) = (high, low) }
 
+    /// The address in `bytes`, the 16 bytes of IPv6 in network order (IPv4 mapped); nil for
+    /// the unspecified address `::`.
+    init?(ipv6 bytes: (UInt64, UInt64)) {
+        guard bytes.0 != 0 || bytes.1 != 0 else { return nil }
+        (high, low) = (UInt64(bigEndian: bytes.0), UInt64(bigEndian: bytes.1))
+    }
+
     /// The address `text` spells: a dotted quad (`203.0.113.9`) or IPv6 (`2001:db8::1`), as
     /// `inet_pton` reads them, nothing around; nil for anything else.
     public init?(parsing text: some StringProtocol) {
@@ -88,8 +95,8 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
             }
             return inet_pton(AF_INET6, text, buffer.baseAddress) == 1
         }
-        guard parsed else { return nil }
-        (high, low) = (UInt64(bigEndian: bytes.0), UInt64(bigEndian: bytes.1))
+        guard parsed, let address = Self(ipv6: bytes) else { return nil }
+        self = address
     }
 
     /// `::ffff:0:0`, the prefix of IPv4-mapped addresses, in the last 64 bits.

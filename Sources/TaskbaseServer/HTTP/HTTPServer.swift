@@ -80,6 +80,11 @@ public final class HTTPServer: Sendable {
     /// The address it listens on.
     public let host: String
 
+    /// `host:port` as a URL writes it: an IPv6 address in brackets, `[::1]:8080`.
+    public static func authority(_ host: String, _ port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     private init(
         host: String, port: UInt16, epollFD: Int32, limits: HTTPServerLimits, bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
@@ -125,7 +130,7 @@ public final class HTTPServer: Sendable {
         else {
             throw HTTPServerStartFailure(
                 description:
-                    "cannot listen on \(host):\(port): the port is taken or the address is not a local IPv4 address; choose another with --listen or TASKBASE_HTTP_ADDR"
+                    "cannot listen on \(HTTPServer.authority(host, port)): the port is taken or the address is not a local IPv4 or IPv6 address; choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
         let handle = DaemonHandle(pointer: started)
@@ -220,7 +225,11 @@ public final class HTTPServer: Sendable {
                 request: HTTPRequest(
                     method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                     query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
-            exchange.request.peer = PeerAddress(networkOrder: taskbase_mhd_client_ipv4(connection))
+            var address = (UInt64(0), UInt64(0))
+            let known = withUnsafeMutableBytes(of: &address) {
+                taskbase_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            exchange.request.peer = known == 1 ? PeerAddress(ipv6: address) : nil
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
