@@ -107,14 +107,17 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Dotted quad for IPv4 (`127.0.0.1`), else IPv6's shortest form (`2001:db8::1`).
     public var description: String {
-        var bytes = (high.bigEndian, low.bigEndian)
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let written = withUnsafeBytes(of: &bytes) { buffer in
-            isIPv4
-                ? inet_ntop(AF_INET, buffer.baseAddress! + 12, &text, socklen_t(text.count))
-                : inet_ntop(AF_INET6, buffer.baseAddress, &text, socklen_t(text.count))
+        // Written on every access-log line: the text goes through the stack, not the heap.
+        let bytes = (high.bigEndian, low.bigEndian)
+        return withUnsafeBytes(of: bytes) { address in
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { text in
+                let written =
+                    isIPv4
+                    ? inet_ntop(AF_INET, address.baseAddress! + 12, text.baseAddress, socklen_t(text.count))
+                    : inet_ntop(AF_INET6, address.baseAddress, text.baseAddress, socklen_t(text.count))
+                return written.map { String(cString: $0) } ?? "?"
+            }
         }
-        return written == nil ? "?" : String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
