@@ -180,7 +180,8 @@ enum TaskServe {
         }
     }
 
-    /// `HOST:PORT` as an IPv4 address and a port; `localhost` is 127.0.0.1.
+    /// `HOST:PORT` as an address and a port: IPv4, or IPv6 in brackets (`[::1]:8080`, returned
+    /// without them); `localhost` is 127.0.0.1.
     static func address(_ text: String) throws -> (String, UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
             throw UsageError("--listen wants HOST:PORT, like 127.0.0.1:8080 or [::1]:8080, not \(text)")

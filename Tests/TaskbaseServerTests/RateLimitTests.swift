@@ -37,9 +37,10 @@ struct RateLimitTests {
     @Test("a request given back is allowed again, never past the allowance; a peer address reads as a dotted quad")
     func giveBackAndPeers() throws {
         let limiter = RateLimiter<PeerAddress>(RateLimit(requests: 2, per: .seconds(60)))
-        let peer = try #require(PeerAddress(networkOrder: UInt32(0x7F00_0001).bigEndian))
+        // As the connection gives it: IPv4 mapped into IPv6's 16 bytes, in network order.
+        let peer = try #require(PeerAddress(ipv6: (0, UInt64(0x0000_FFFF_7F00_0001).bigEndian)))
         #expect(peer.description == "127.0.0.1")
-        #expect(PeerAddress(networkOrder: 0) == nil)
+        #expect(PeerAddress(ipv6: (0, 0)) == nil)
         let now = ContinuousClock.now
         #expect(limiter.admit(peer, now: now) == .admitted(remaining: 1))
         limiter.giveBack(peer)

@@ -47,10 +47,7 @@ public struct CORSPolicy: Sendable, Equatable {
     /// and always `Vary: Origin`, since the answer depends on it.
     func headers(answering origin: String) -> [(name: String, value: String)] {
         guard allows(origin) else { return [("Vary", "Origin")] }
-        return [
-            ("Access-Control-Allow-Origin", anyOrigin ? "*" : origin), ("Vary", "Origin"),
-            ("Access-Control-Expose-Headers", Self.exposedHeaders),
-        ]
+        return grant(origin) + [("Access-Control-Expose-Headers", Self.exposedHeaders)]
     }
 
     /// The answer to a preflight from an allowed `origin` for a path answering `methods`
@@ -60,11 +57,15 @@ public struct CORSPolicy: Sendable, Equatable {
         let listed = methods.contains("GET") && !methods.contains("HEAD") ? methods + ["HEAD"] : methods
         return .empty(
             204,
-            headers: [
-                ("Access-Control-Allow-Origin", anyOrigin ? "*" : origin), ("Vary", "Origin"),
+            headers: grant(origin) + [
                 ("Access-Control-Allow-Methods", listed.joined(separator: ", ")),
                 ("Access-Control-Allow-Headers", Self.allowedHeaders), ("Access-Control-Max-Age", Self.preflightMaxAge),
             ])
+    }
+
+    /// The grant to an allowed `origin`, on a preflight and on every answer alike.
+    private func grant(_ origin: String) -> [(name: String, value: String)] {
+        [("Access-Control-Allow-Origin", anyOrigin ? "*" : origin), ("Vary", "Origin")]
     }
 }
 

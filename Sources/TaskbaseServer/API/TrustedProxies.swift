@@ -9,7 +9,7 @@ import TaskCore
 /// is passed over, and the first address that is not trusted is the client. What a client
 /// writes in the header itself is never reached past an address it does not control, and a
 /// connection from anywhere else is charged to its own address whatever it sends.
-public struct TrustedProxies: Sendable, Equatable, CustomStringConvertible {
+public struct TrustedProxies: Sendable, Equatable {
     /// One address or block: the address with its host bits cleared, and its prefix length.
     struct Block: Sendable, Equatable {
         let network: PeerAddress
@@ -26,14 +26,12 @@ public struct TrustedProxies: Sendable, Equatable, CustomStringConvertible {
     }
 
     let blocks: [Block]
-    /// The list as given, for `--help` and errors.
-    public let description: String
 
     /// None: every request is charged to its connection's address.
-    public static let none = TrustedProxies(blocks: [], description: "")
+    public static let none = TrustedProxies(blocks: [])
 
-    init(blocks: [Block], description: String) {
-        (self.blocks, self.description) = (blocks, description)
+    init(blocks: [Block]) {
+        self.blocks = blocks
     }
 
     /// Reads a comma-separated list, `10.0.0.0/8, 127.0.0.1, fd00::/8`; an empty list trusts
@@ -60,7 +58,7 @@ public struct TrustedProxies: Sendable, Equatable, CustomStringConvertible {
             }
             blocks.append(block)
         }
-        self.init(blocks: blocks, description: list)
+        self.init(blocks: blocks)
     }
 
     /// Whether `address` is a trusted proxy.

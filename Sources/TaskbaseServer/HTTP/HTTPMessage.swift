@@ -66,12 +66,6 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     /// The first and last 64 bits.
     let high: UInt64, low: UInt64
 
-    /// The IPv4 address `networkOrder` (as in `sockaddr_in.sin_addr`); nil for 0 (unknown).
-    public init?(networkOrder: UInt32) {
-        guard networkOrder != 0 else { return nil }
-        (high, low) = (0, Self.mappedIPv4 | UInt64(UInt32(bigEndian: networkOrder)))
-    }
-
     init(high: UInt64, low: UInt64) { (self.high, self.low) = (high, low) }
 
     /// The address in `bytes`, the 16 bytes of IPv6 in network order (IPv4 mapped); nil for
