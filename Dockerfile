@@ -13,7 +13,7 @@ ARG DEBIAN_RELEASE=bookworm
 
 FROM swift:${SWIFT_VERSION}-${DEBIAN_RELEASE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev libmicrohttpd-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libpq-dev libmicrohttpd-dev libssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Every folder the manifest names must exist, tests and benchmarks included.
@@ -34,11 +34,11 @@ RUN set -eu; \
     test -x /out/taskmigrate
 
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
-# libpq5 for the database, libmicrohttpd12 and libssl3 (libcrypto) for taskserve and the API
-# tokens, libstdc++6 for the statically linked Swift runtime,
+# libpq5 for the database, libmicrohttpd12, zlib1g (gzip) and libssl3 (libcrypto) for taskserve
+# and the API tokens, libstdc++6 for the statically linked Swift runtime,
 # ca-certificates for sslmode=verify-full against public CAs, tzdata for time zones.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 libmicrohttpd12 libssl3 libstdc++6 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libpq5 libmicrohttpd12 zlib1g libssl3 libstdc++6 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 taskbase \
     && useradd --system --uid 10001 --gid taskbase --home-dir /app --shell /usr/sbin/nologin taskbase

@@ -59,8 +59,11 @@ let package = Package(
 
         // The HTTP API: libmicrohttpd, the router and handlers, and the program.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // gzip for the API's larger answers.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
-            name: "TaskbaseServer", dependencies: ["CMicroHTTPD", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
+            name: "TaskbaseServer",
+            dependencies: ["CMicroHTTPD", "CZlib", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
         .executableTarget(
             name: "taskserve",
             dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),

@@ -82,6 +82,11 @@ enum TaskServe {
                     "Web page origins (https://app.example.com, comma-separated; * for any) whose pages may call the API from a browser with a token. None by default.",
                 default: "", environment: "TASKBASE_CORS_ORIGINS"),
             Option(
+                "gzip-level", valueName: "N",
+                help:
+                    "zlib's level (1 fastest to 9 smallest) for GET answers of 1 KiB or more without an ETag (lists, history), sent gzipped to clients whose Accept-Encoding takes gzip; 0 never compresses.",
+                type: .integer, default: String(ResponseCompression.standard.level), environment: "TASKBASE_GZIP_LEVEL"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -111,6 +116,7 @@ enum TaskServe {
         } catch let error as CORSPolicyError {
             throw UsageError(String(describing: error))
         }
+        let compression = try compression(values)
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {
@@ -128,6 +134,7 @@ enum TaskServe {
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         options.trustedProxies = proxies
         options.cors = cors
+        options.compression = compression
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)
@@ -199,6 +206,17 @@ enum TaskServe {
     private static func perMinute(_ values: ParsedValues, _ name: String) throws -> RateLimit? {
         guard let count = values.int(name), count >= 0 else { throw UsageError("--\(name) wants a number per minute, 0 for no limit") }
         return count > 0 ? RateLimit(requests: count, per: .seconds(60)) : nil
+    }
+
+    /// The compression `--gzip-level` asks for; nil for 0 (none).
+    private static func compression(_ values: ParsedValues) throws -> ResponseCompression? {
+        guard let level = values.int("gzip-level"), (0...9).contains(level) else {
+            throw UsageError("--gzip-level wants 1 (fastest) to 9 (smallest), or 0 for no compression")
+        }
+        guard level > 0 else { return nil }
+        var compression = ResponseCompression.standard
+        compression.level = Int32(level)
+        return compression
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

@@ -35,7 +35,7 @@ struct TaskserveProcessTests {
         return (email, team, try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(minted.standardOutput.utf8)))
     }
 
-    @Test("--help and --version exit 0; a bad --listen, --trusted-proxy or --cors-origin is a usage error; no database is exit 3")
+    @Test("--help and --version exit 0; a bad --listen, --trusted-proxy, --cors-origin or --gzip-level is a usage error; no database is exit 3")
     func commandLine() async throws {
         let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
         #expect(help.exitCode == 0)
@@ -55,6 +55,11 @@ struct TaskserveProcessTests {
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
         #expect(cors.exitCode == 2)
         #expect(cors.standardError.contains(#"--cors-origin: "app.example.com": an origin is scheme://host[:port]"#), "\(cors.standardError)")
+        let gzip = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--gzip-level", "10"],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        #expect(gzip.exitCode == 2)
+        #expect(gzip.standardError.contains("--gzip-level wants 1 (fastest) to 9 (smallest), or 0"), "\(gzip.standardError)")
         let offline = try await BuiltProgram.run(
             BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
             environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])

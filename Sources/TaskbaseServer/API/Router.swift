@@ -93,6 +93,8 @@ public struct Router: Sendable {
     let limiter: RateLimiter<UserID>?
     /// The web pages that may call from a browser, when any (`APIOptions.cors`).
     let cors: CORSPolicy?
+    /// gzip for larger answers, when on (`APIOptions.compression`).
+    let compression: ResponseCompression?
     /// The methods of the routes with a body policy of their own: a request of any other method
     /// needs no route lookup for it before the one that answers it.
     private let cappedMethods: Set<String>
@@ -101,11 +103,16 @@ public struct Router: Sendable {
     private let routesByLength: [Int: [Route]]
 
     /// A router over `routes`, authenticating with `authenticator`, allowing each user
-    /// `rateLimit`, answering the browsers' CORS checks as `cors` says.
-    init(routes: [Route], authenticator: any RequestAuthenticator, rateLimit: RateLimit? = nil, cors: CORSPolicy? = nil) {
+    /// `rateLimit`, answering the browsers' CORS checks as `cors` says, compressing as
+    /// `compression` says.
+    init(
+        routes: [Route], authenticator: any RequestAuthenticator, rateLimit: RateLimit? = nil, cors: CORSPolicy? = nil,
+        compression: ResponseCompression? = nil
+    ) {
         self.routes = routes
         self.authenticator = authenticator
         self.cors = cors
+        self.compression = compression
         limiter = rateLimit.map { RateLimiter($0) }
         cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
         routesByLength = Dictionary(grouping: routes, by: \.segments.count)
@@ -139,8 +146,15 @@ public struct Router: Sendable {
     /// refusal into a problem document. Also says which route and token answered, for the log.
     /// From a browser page (an `Origin` header) under a CORS policy, a preflight of a path the
     /// API answers gets 204 and the grant, and every other answer the grant when the origin
-    /// is allowed.
+    /// is allowed. A larger answer goes gzipped to a client that takes it (`ResponseCompression`).
     public func respond(to request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
+        var answered = await grantedAnswer(request)
+        compression?.apply(to: &answered.response, for: request)
+        return answered
+    }
+
+    /// The answer to `request` with the CORS grant when one is due.
+    private func grantedAnswer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         guard let cors, let origin = request.header("origin") else { return await answer(request) }
         if request.method == "OPTIONS", request.header("access-control-request-method") != nil,
             case .failure(.wrongMethod(let methods)) = resolve(request.method, request.path),

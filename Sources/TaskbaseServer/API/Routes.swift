@@ -34,6 +34,8 @@ public struct APIOptions: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// The web pages that may call the API from a browser (`CORSPolicy`); nil: none.
     public var cors: CORSPolicy?
+    /// gzip for larger answers to clients that take it (`ResponseCompression`); nil: none.
+    public var compression: ResponseCompression? = .standard
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
@@ -61,7 +63,8 @@ func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOpti
     let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs)
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
-    return Router(routes: api.routes, authenticator: verifier, rateLimit: options.rateLimit, cors: options.cors)
+    return Router(
+        routes: api.routes, authenticator: verifier, rateLimit: options.rateLimit, cors: options.cors, compression: options.compression)
 }
 
 /// The handlers, one per route, each a thin translation between HTTP and `TaskService`.
@@ -80,9 +83,12 @@ struct APIHandlers: Sendable {
     var routes: [Route] {
         // The same bytes for every probe: encoded once, not per request.
         let health = Result { try HTTPResponse.json(["status": "ok", "version": options.version]) }
-        // Built on the first request and kept: building it takes tens of milliseconds on the
-        // I/O thread, which anyone could ask for again and again without a token.
-        let document = MadeOnce { OpenAPIDocument.response(version: options.version, routes: self.routes) }
+        // Built (and gzipped) on the first request and kept: building it takes tens of
+        // milliseconds on the I/O thread, which anyone could ask for again and again without a token.
+        let document = MadeOnce {
+            let response = OpenAPIDocument.response(version: options.version, routes: self.routes)
+            return options.compression?.prepared(response) ?? response
+        }
         let readiness = ReadinessCheck(freshFor: options.readinessTTL) { await self.readiness() }
         return [
             Route("GET", "/healthz", authenticated: false) { _ in try health.get() },

@@ -131,6 +131,10 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body.
     public var body: Body
+    /// The body already gzipped, for an answer made once and sent many times (`/openapi.json`,
+    /// which anyone may ask for without a token): `ResponseCompression` sends it rather than
+    /// compressing the body on every request.
+    public var gzippedBody: [UInt8]?
 
     /// A response with these parts.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
