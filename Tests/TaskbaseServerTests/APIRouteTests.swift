@@ -227,7 +227,7 @@ struct APIRouteTests {
     }
 
     @Test(
-        "bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong or missing field is 422 naming it in words, nothing is written",
+        "bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong or missing field is 422 naming it in words, another media type 415, nothing is written",
         arguments: StoreKind.allCases)
     func badBodies(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
@@ -237,7 +237,8 @@ struct APIRouteTests {
         #expect(malformed.status == 400)
         #expect(malformed.problem?.field == "body")
         let invalidUTF8 = try await member.send(
-            "POST", path, body: Data([0x7B, 0x22, 0x74, 0x69, 0x74, 0x6C, 0x65, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]))
+            "POST", path, body: Data([0x7B, 0x22, 0x74, 0x69, 0x74, 0x6C, 0x65, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]),
+            headers: ["Content-Type": "application/json"])
         #expect(invalidUTF8.status == 400)
         let wrongType = try await member.send("POST", path, json: #"{"title": 5}"#)
         #expect(wrongType.status == 422)
@@ -254,6 +255,30 @@ struct APIRouteTests {
         #expect(try await member.send("PUT", path, json: "{}").status == 405)
         #expect(try await member.get("/v2/nothing").status == 404)
         #expect(try await member.send("PATCH", "/v1/tasks/\(f.team)-1", json: "{}", headers: ["Content-Type": "text/plain"]).status == 415)
+        // A JSON body sent as something else (curl -d says form data) is 415 naming the type to
+        // send, on every route that takes one, before anything is written; the type's case and
+        // parameters do not matter, and RFC 6902's JSON Patch is not a merge patch.
+        let form = try await member.send(
+            "POST", path, json: #"{"title": "Form"}"#, headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(form.status == 415 && form.problem?.code == "unsupported_media_type")
+        #expect(form.problem?.detail.contains("send Content-Type: application/json") == true, "\(form.text)")
+        for (method, route) in [
+            ("POST", "/v1/teams"), ("PATCH", "/v1/teams/\(f.team)"), ("PUT", "/v1/teams/\(f.team)/members/\(f.viewer.email)"),
+            ("POST", "/v1/me/tokens"),
+        ] {
+            #expect(try await member.send(method, route, json: "{}", headers: ["Content-Type": "text/plain"]).status == 415, "\(method) \(route)")
+        }
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
+        let cased = try await member.send("POST", path, json: #"{"title": "Cased"}"#, headers: ["Content-Type": "Application/JSON; charset=UTF-8"])
+        #expect(cased.status == 201)
+        let patched = try await member.send(
+            "PATCH", "/v1/tasks/\(f.team)-\(try cased.decode(TaskDocument.self).number)", json: #"{"title": "Merged"}"#,
+            headers: ["Content-Type": "Application/Merge-Patch+JSON; charset=utf-8"])
+        #expect(patched.status == 200)
+        let jsonPatch = try await member.send(
+            "PATCH", "/v1/tasks/\(f.team)-1", json: #"[{"op": "replace", "path": "/title", "value": "x"}]"#,
+            headers: ["Content-Type": "application/json-patch+json"])
+        #expect(jsonPatch.status == 415)
         await f.stop()
     }
 

@@ -89,7 +89,7 @@ enum OpenAPIDocument {
                     ),
                     ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
                     ("max-field-size", ["type": "integer", "minimum": 1], "the longest field, in bytes (default 1 MiB)"),
-                ], headers: ["Idempotency-Key"], body: ("text/csv", "CSV"), successSchema: "ImportReport", errors: [400, 403, 404, 409, 415, 422],
+                ], headers: ["Idempotency-Key"], body: ("text/csv", "CSV"), successSchema: "ImportReport", errors: [400, 403, 404, 409, 422],
                 errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
@@ -101,7 +101,7 @@ enum OpenAPIDocument {
             "PATCH /v1/tasks/{key}": Operation(
                 summary: "Change a task with a JSON Merge Patch (null clears); If-Match makes it conditional (412 when stale).",
                 headers: ["If-Match"],
-                body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 415, 422]),
+                body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 422]),
             "DELETE /v1/tasks/{key}": Operation(
                 summary: "Delete a task (its history stays); If-Match makes it conditional.", headers: ["If-Match"], success: 204,
                 errors: [403, 404, 412, 422]),
@@ -165,7 +165,7 @@ enum OpenAPIDocument {
         if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified"] }
         var errors = operation.errors + [429, 500, 503]
         if operation.authenticated { errors += [401] }
-        if operation.body != nil { errors += [413] }
+        if operation.body != nil { errors += [413, 415] }
         errors += [431]
         for status in Set(errors) {
             var problem: [String: Any] = [

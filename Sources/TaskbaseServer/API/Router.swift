@@ -78,9 +78,21 @@ public struct RouteContext: Sendable {
     }
 
     /// The body decoded as `type`; anything wrong is a validation error (a body that is not
-    /// JSON at all is answered 400).
-    func body<Document: Decodable>(_ type: Document.Type) throws -> Document {
-        try WireJSON.decodeBody(type, from: Data(request.body))
+    /// JSON at all is answered 400). A body sent as another media type than `mediaTypes`
+    /// (case ignored, parameters such as `charset` allowed; none said is taken as JSON) is
+    /// 415, which names the type to send: `curl -d` says form data unless told otherwise.
+    func body<Document: Decodable>(_ type: Document.Type, as mediaTypes: [String] = ["application/json"]) throws -> Document {
+        if let sent = request.header("content-type") {
+            let essence = sent.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased()
+            guard mediaTypes.contains(essence) else {
+                throw ProblemDocument(
+                    .unsupportedMediaType,
+                    detail:
+                        "\(request.method) \(request.path) takes \(mediaTypes.joined(separator: " or ")), not \(sent): send Content-Type: \(mediaTypes[0])"
+                )
+            }
+        }
+        return try WireJSON.decodeBody(type, from: Data(request.body))
     }
 }
 

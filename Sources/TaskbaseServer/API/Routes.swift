@@ -79,6 +79,10 @@ struct APIHandlers: Sendable {
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 
+    /// What a PATCH body may be sent as: RFC 7396's merge patch, or plain JSON as the Swift
+    /// client sends it; never RFC 6902's JSON Patch, which means something else.
+    static let patchTypes = ["application/merge-patch+json", "application/json"]
+
     /// The route table, which the OpenAPI document mirrors.
     var routes: [Route] {
         // The same bytes for every probe: encoded once, not per request.
@@ -200,7 +204,7 @@ struct APIHandlers: Sendable {
 
     func renameTeam(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        let renamed = try await service.renameTeam(team, to: try context.body(RenameTeamRequest.self).name, as: actor)
+        let renamed = try await service.renameTeam(team, to: try context.body(RenameTeamRequest.self, as: APIHandlers.patchTypes).name, as: actor)
         return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
     }
 
@@ -242,11 +246,7 @@ struct APIHandlers: Sendable {
 
     func updateTask(_ context: RouteContext) async throws -> HTTPResponse {
         let (key, actor) = (try taskKey(context), try context.actor)
-        let contentType = context.request.header("content-type") ?? "application/merge-patch+json"
-        guard contentType.hasPrefix("application/merge-patch+json") || contentType.hasPrefix("application/json") else {
-            throw ProblemDocument(.unsupportedMediaType, detail: "PATCH takes application/merge-patch+json (RFC 7396), not \(contentType)")
-        }
-        let changes = try context.body(TaskMergePatch.self).changes()
+        let changes = try context.body(TaskMergePatch.self, as: Self.patchTypes).changes()
         let task = try await service.updateTask(key, changes, expectedVersion: try expectedVersion(context), as: actor)
         return try await taskResponse(task, actor: actor)
     }
