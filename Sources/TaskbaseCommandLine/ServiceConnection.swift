@@ -34,7 +34,9 @@ public enum ServiceConnection {
         do {
             let store = try await PostgresTaskStore.open(
                 config: config, maxConnections: maxConnections, listenConfig: listenConfig, acquireTimeout: acquireTimeout, limits: limits)
-            openedTarget.withLock { $0 = Opened(config: config, application: config["application_name"] ?? "", limits: limits) }
+            openedTarget.withLock {
+                $0 = Opened(config: config, application: config["application_name"] ?? "", limits: limits, pool: store.source as? PGPool)
+            }
             return TaskService(store: store, clock: clock)
         } catch is CancellationError {
             throw CancellationError()
@@ -50,12 +52,17 @@ public enum ServiceConnection {
         var config: PGConfig
         var application: String
         var limits: PGSessionLimits
+        var pool: PGPool?
     }
 
     private static let openedTarget = Mutex<Opened?>(nil)
 
     /// The last service `open` made, if any.
     static var opened: Opened? { openedTarget.withLock { $0 } }
+
+    /// The connection pool of the last service `open` made, for what it tells operators
+    /// (taskserve's `/metrics`).
+    public static var openedPool: PGPool? { opened?.pool }
 
     /// Days in the machine's time zone, so `today`, `+3d` and "overdue" mean the user's day.
     public static var localClock: TaskClock {

@@ -87,6 +87,11 @@ enum TaskServe {
                     "zlib's level (1 fastest to 9 smallest) for GET answers of 1 KiB or more without an ETag (lists, history), sent gzipped to clients whose Accept-Encoding takes gzip; 0 never compresses.",
                 type: .integer, default: String(ResponseCompression.standard.level), environment: "TASKBASE_GZIP_LEVEL"),
             Option(
+                "metrics-listen", valueName: "HOST:PORT",
+                help:
+                    "Serve Prometheus metrics at GET /metrics on this address, apart from the API (requests by route and status, their durations, the database pool, event streams). No token is asked for there: bind it where only the scraper reaches. Off by default.",
+                default: "", environment: "TASKBASE_METRICS_ADDR"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -117,6 +122,7 @@ enum TaskServe {
             throw UsageError(String(describing: error))
         }
         let compression = try compression(values)
+        let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {
@@ -135,6 +141,7 @@ enum TaskServe {
         options.trustedProxies = proxies
         options.cors = cors
         options.compression = compression
+        if metricsAddress != nil { options.metrics = APIMetrics() }
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)
@@ -143,10 +150,24 @@ enum TaskServe {
             log.flush()
         }
         let server: APIServer
+        var metricsServer: HTTPServer?
         do {
             server = try APIServer.start(service: service, options: options, host: host, port: port, limits: limits) { line in
                 log.write(line)
             }
+            if let (metricsHost, metricsPort) = metricsAddress {
+                let pool = ServiceConnection.openedPool
+                do {
+                    metricsServer = try server.startMetrics(host: metricsHost, port: metricsPort) {
+                        pool.map { MetricsSample.pool($0.statistics) } ?? []
+                    }
+                } catch {
+                    await server.shutdown(grace: .zero)
+                    throw CommandFailure("--metrics-listen: \(error)", exitCode: .cannotConnect)
+                }
+            }
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
             throw CommandFailure(String(describing: error), exitCode: .cannotConnect)
         }
@@ -154,13 +175,17 @@ enum TaskServe {
             say(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
         }
         if let schemaWarning { say(schemaWarning) }
-        say(#"{"listening":"\#(server.baseURL)","version":"\#(version)"}"# + "\n")
+        let metricsURL = metricsServer.map { ",\"metrics\":\"http://\(HTTPServer.authority($0.host, $0.port))/metrics\"" } ?? ""
+        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
         let grace = Duration.seconds(try positive(values, "shutdown-grace"))
         // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
-        await Task { await server.shutdown(grace: grace) }.value
+        await Task {
+            await server.shutdown(grace: grace)
+            await metricsServer?.shutdown(grace: .seconds(1))
+        }.value
         say(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
     }
 
@@ -189,15 +214,15 @@ enum TaskServe {
 
     /// `HOST:PORT` as an address and a port: IPv4, or IPv6 in brackets (`[::1]:8080`, returned
     /// without them); `localhost` is 127.0.0.1.
-    static func address(_ text: String) throws -> (String, UInt16) {
+    static func address(_ text: String, option: String = "listen") throws -> (String, UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
-            throw UsageError("--listen wants HOST:PORT, like 127.0.0.1:8080 or [::1]:8080, not \(text)")
+            throw UsageError("--\(option) wants HOST:PORT, like 127.0.0.1:8080 or [::1]:8080, not \(text)")
         }
         var host = text[..<colon]
         if host.hasPrefix("[") && host.hasSuffix("]") {
             host = host.dropFirst().dropLast()
         } else if host.contains(":") {
-            throw UsageError("--listen wants an IPv6 address in brackets, like [::1]:8080, not \(text)")
+            throw UsageError("--\(option) wants an IPv6 address in brackets, like [::1]:8080, not \(text)")
         }
         return (host == "localhost" || host.isEmpty ? "127.0.0.1" : String(host), port)
     }

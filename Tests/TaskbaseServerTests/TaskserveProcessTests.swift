@@ -136,6 +136,28 @@ struct TaskserveProcessTests {
         #expect(unbracketed.standardError.contains("in brackets, like [::1]:8080"), "\(unbracketed.standardError)")
     }
 
+    @Test("--metrics-listen: the listening line names the metrics URL, which counts the API's answers and shows the pool; a bad address is exit 2")
+    func metricsListen() async throws {
+        let environment = try await environment()
+        let (_, _, token) = try await castMember(environment)
+        let serve = try await ServeProcess(environment: environment, arguments: ["--metrics-listen", "127.0.0.1:0"])
+        let line = try #require(serve.log.split(separator: "\n").first { $0.contains(#""listening""#) })
+        let metricsURL = try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["metrics"] as? String)
+        #expect(metricsURL.hasPrefix("http://127.0.0.1:") && metricsURL.hasSuffix("/metrics") && !metricsURL.hasPrefix(serve.baseURL))
+        #expect(try await HTTPClient(baseURL: serve.baseURL, token: token.token).get("/v1/me").status == 200)
+        let scraped = try await HTTPClient(baseURL: String(metricsURL.dropLast("/metrics".count))).get("/metrics")
+        #expect(scraped.status == 200)
+        #expect(scraped.text.contains(#"taskbase_http_requests_total{route="GET /v1/me",status="200"} 1"#), "\(scraped.text)")
+        #expect(scraped.text.contains(#"taskbase_db_pool_connections{state="idle"} "#))
+        #expect(scraped.text.contains(#"taskbase_build_info{version="taskserve "#))
+        #expect(try await serve.stop() == 0)
+        let bad = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--metrics-listen", "9090"],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        #expect(bad.exitCode == 2)
+        #expect(bad.standardError.contains("--metrics-listen wants HOST:PORT"), "\(bad.standardError)")
+    }
+
     @Test("a token from taskctl works over HTTP; the access log names route, status and token prefix, never the token; SIGTERM exits 0")
     func tokenFromTaskctl() async throws {
         let environment = try await environment()

@@ -1,5 +1,6 @@
 import APITokens
 import Foundation
+import PGStore
 import TaskCore
 import TaskbaseWire
 
@@ -15,13 +16,17 @@ public final class APIServer: Sendable {
     /// The event streams' fan-out, one hub per team: what tests read its statistics from.
     public let eventHubs: TeamEventHubs
     let log: (@Sendable (String) -> Void)?
+    let options: APIOptions
 
-    private init(http: HTTPServer, router: Router, verifier: TokenVerifier, eventHubs: TeamEventHubs, log: (@Sendable (String) -> Void)?) {
+    private init(
+        http: HTTPServer, router: Router, verifier: TokenVerifier, eventHubs: TeamEventHubs, log: (@Sendable (String) -> Void)?, options: APIOptions
+    ) {
         self.http = http
         self.router = router
         self.verifier = verifier
         self.eventHubs = eventHubs
         self.log = log
+        self.options = options
     }
 
     /// Starts serving `service` on `host:port` (0: any free port); `log` receives one JSON line
@@ -37,18 +42,21 @@ public final class APIServer: Sendable {
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(
             host: host, port: port, limits: limits, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
-        ) { request in
+        ) { [metrics = options.metrics] request in
             let started = ContinuousClock.now
             let (response, route, prefix) = await router.respond(to: request)
+            guard log != nil || metrics != nil else { return response }
+            let duration = ContinuousClock.now - started
+            metrics?.record(route: route, status: response.status, duration: duration)
             if let log {
                 log(
                     AccessLog.line(
                         request: request, response: response, route: route, tokenPrefix: prefix, client: verifier.proxies.client(of: request),
-                        duration: ContinuousClock.now - started))
+                        duration: duration))
             }
             return response
         }
-        return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log)
+        return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log, options: options)
     }
 
     /// The base URL, `http://127.0.0.1:PORT` (an IPv6 address in brackets, `http://[::1]:PORT`).
@@ -58,8 +66,9 @@ public final class APIServer: Sendable {
     /// those the grace cut off (503) are logged as every other request is, with the prefix of
     /// the token they carried.
     public func shutdown(grace: Duration = .seconds(10)) async {
-        let (log, router, proxies) = (log, router, verifier.proxies)
+        let (log, router, proxies, metrics) = (log, router, verifier.proxies, options.metrics)
         await http.shutdown(grace: grace) { request, response, duration in
+            metrics?.record(route: router.label(request.method, request.path), status: response.status, duration: duration)
             guard let log else { return }
             log(
                 AccessLog.line(
@@ -67,6 +76,59 @@ public final class APIServer: Sendable {
                     tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request), duration: duration))
         }
         verifier.stop()
+    }
+}
+
+extension APIServer {
+    /// Serves `GET /metrics` on `host:port` (0: any free port), apart from the API: what
+    /// `options.metrics` counted, this server's gauges (requests in flight, event streams and
+    /// hubs, the build), and `samples()` (the database pool's, in taskserve). Nothing else is
+    /// served there; no token is asked for, so bind it where only the scraper reaches.
+    public func startMetrics(host: String, port: UInt16, samples: @escaping @Sendable () -> [MetricsSample] = { [] }) throws -> HTTPServer {
+        let metrics = options.metrics ?? APIMetrics()
+        let (http, eventHubs, version) = (http, eventHubs, options.version)
+        let started = Date().timeIntervalSince1970
+        return try HTTPServer.start(host: host, port: port, limits: HTTPServerLimits(maxBodyBytes: 0, maxConnections: 16)) { request in
+            guard request.path == "/metrics" else { return ServerProblems.response(.notFound(what: "route \(request.path)")) }
+            guard request.method == "GET" || request.method == "HEAD" else {
+                let problem = ProblemDocument(.methodNotAllowed, detail: "/metrics answers GET, not \(request.method)")
+                return ServerProblems.response(problem, headers: [("Allow", "GET, HEAD")])
+            }
+            let own = [
+                MetricsSample("taskbase_http_requests_in_flight", .gauge, help: "Requests being answered now.", value: Double(http.inFlight)),
+                MetricsSample("taskbase_event_streams_open", .gauge, help: "Event streams open now.", value: Double(http.openStreams)),
+                MetricsSample(
+                    "taskbase_event_hubs", .gauge, help: "Teams whose changes this process fans out (one LISTEN each).",
+                    value: Double(eventHubs.count)),
+                MetricsSample("taskbase_build_info", .gauge, help: "The running build.", labels: [("version", version)], value: 1),
+                MetricsSample(
+                    "process_start_time_seconds", .gauge, help: "When the process started, in seconds since 1970.", value: started.rounded()),
+            ]
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                body: .bytes(Array(metrics.exposition(own + samples()).utf8)))
+        }
+    }
+}
+
+extension MetricsSample {
+    /// What a connection pool tells operators: its connections by state, the requests waiting
+    /// for one, and the connections it has made and failed to make.
+    public static func pool(_ statistics: PGPoolStatistics) -> [MetricsSample] {
+        let connections = "taskbase_db_pool_connections"
+        let help = "Database connections of the pool, by state."
+        return [
+            MetricsSample(connections, .gauge, help: help, labels: [("state", "idle")], value: Double(statistics.idle)),
+            MetricsSample(connections, .gauge, help: help, labels: [("state", "in_use")], value: Double(statistics.inUse)),
+            MetricsSample(connections, .gauge, help: help, labels: [("state", "opening")], value: Double(statistics.opening)),
+            MetricsSample("taskbase_db_pool_waiting", .gauge, help: "Requests waiting for a database connection.", value: Double(statistics.waiting)),
+            MetricsSample(
+                "taskbase_db_pool_connections_created_total", .counter, help: "Database connections the pool has opened.",
+                value: Double(statistics.created)),
+            MetricsSample(
+                "taskbase_db_pool_connect_failures_total", .counter, help: "Attempts to open a database connection that failed.",
+                value: Double(statistics.failed)),
+        ]
     }
 }
 

@@ -34,6 +34,8 @@ public struct APIOptions: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// The web pages that may call the API from a browser (`CORSPolicy`); nil: none.
     public var cors: CORSPolicy?
+    /// Where the requests answered are counted for `/metrics` (`APIMetrics`); nil: nowhere.
+    public var metrics: APIMetrics?
     /// gzip for larger answers to clients that take it (`ResponseCompression`); nil: none.
     public var compression: ResponseCompression? = .standard
     /// 600 failed token lookups a minute from one address.
