@@ -63,7 +63,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "TaskbaseServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
+            dependencies: ["CMicroHTTPD", "CZlib", "CLibCrypto", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
         .executableTarget(
             name: "taskserve",
             dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),

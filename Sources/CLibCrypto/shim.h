@@ -7,6 +7,8 @@
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 /* An HMAC-SHA-256 context keyed with `key`, kept as a template: fetching the algorithms and
    absorbing the key is done once, not per hash (EVP_Q_mac does both on every call). NULL when
@@ -36,4 +38,26 @@ static inline int taskbase_hmac_sha256(const EVP_MAC_CTX *template, const unsign
     EVP_MAC_CTX_free(context);
     return ok;
 }
+/* taskserve's HTTPS: whether `certificate` (PEM) starts with a certificate and `key` (PEM) holds
+   its private key, before the daemon is given them (GnuTLS would only say that it failed).
+   0: they do; 1: no certificate; 2: no private key (or one under a passphrase: the empty one is
+   tried, never a prompt); 3: the key is not the certificate's. */
+static inline int taskbase_tls_pair_check(const char *certificate, const char *key) {
+    BIO *certificate_bio = BIO_new_mem_buf(certificate, -1);
+    X509 *x509 = certificate_bio ? PEM_read_bio_X509(certificate_bio, NULL, NULL, NULL) : NULL;
+    BIO_free(certificate_bio);
+    if (x509 == NULL) return 1;
+    BIO *key_bio = BIO_new_mem_buf(key, -1);
+    EVP_PKEY *private_key = key_bio ? PEM_read_bio_PrivateKey(key_bio, NULL, NULL, (void *)"") : NULL;
+    BIO_free(key_bio);
+    if (private_key == NULL) {
+        X509_free(x509);
+        return 2;
+    }
+    int matches = X509_check_private_key(x509, private_key);
+    EVP_PKEY_free(private_key);
+    X509_free(x509);
+    return matches == 1 ? 0 : 3;
+}
+
 #endif

@@ -28,7 +28,8 @@ static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MU
 static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
-    unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port) {
+    unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port,
+    const char *tls_key, const char *tls_cert) {
     struct sockaddr_in address4;
     struct sockaddr_in6 address6;
     memset(&address4, 0, sizeof(address4));
@@ -47,6 +48,16 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
     } else {
         return NULL;
     }
+    /* HTTPS when a key and certificate (PEM, in memory) are given: GnuTLS through the daemon,
+     * TLS 1.2 and 1.3 only. */
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_OptionItem none[] = {{MHD_OPTION_END, 0, NULL}};
+    if (tls_key && tls_cert) flags |= MHD_USE_TLS;
     /* Sharing the port (SO_REUSEPORT): other processes of the same user listening on it too,
      * the kernel spreads new connections among them. Only asked for when wanted: the option's
      * "no" is not the default but a demand Linux cannot meet. */
@@ -58,6 +69,7 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_ARRAY, (tls_key && tls_cert) ? tls : none,
         shares_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, (unsigned int)1,
         MHD_OPTION_END);
 }

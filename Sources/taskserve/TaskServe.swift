@@ -87,6 +87,13 @@ enum TaskServe {
                     "zlib's level (1 fastest to 9 smallest) for GET answers of 1 KiB or more without an ETag (lists, history), sent gzipped to clients whose Accept-Encoding takes gzip; 0 never compresses.",
                 type: .integer, default: String(ResponseCompression.standard.level), environment: "TASKBASE_GZIP_LEVEL"),
             Option(
+                "tls-cert", valueName: "FILE",
+                help: "Serve HTTPS (TLS 1.2 and 1.3) with this PEM certificate, intermediates after it; needs --tls-key.",
+                default: "", environment: "TASKBASE_TLS_CERT"),
+            Option(
+                "tls-key", valueName: "FILE", help: "The certificate's private key, PEM, unencrypted (chmod 600).", default: "",
+                environment: "TASKBASE_TLS_KEY"),
+            Option(
                 "metrics-listen", valueName: "HOST:PORT",
                 help:
                     "Serve Prometheus metrics at GET /metrics on this address, apart from the API (requests by route and status, their durations, the database pool, event streams). No token is asked for there: bind it where only the scraper reaches. Off by default.",
@@ -122,6 +129,7 @@ enum TaskServe {
             throw UsageError(String(describing: error))
         }
         let compression = try compression(values)
+        let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
@@ -152,7 +160,7 @@ enum TaskServe {
         let server: APIServer
         var metricsServer: HTTPServer?
         do {
-            server = try APIServer.start(service: service, options: options, host: host, port: port, limits: limits) { line in
+            server = try APIServer.start(service: service, options: options, host: host, port: port, limits: limits, tls: tls) { line in
                 log.write(line)
             }
             if let (metricsHost, metricsPort) = metricsAddress {
@@ -175,6 +183,7 @@ enum TaskServe {
             say(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
         }
         if let schemaWarning { say(schemaWarning) }
+        if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { say(warning) }
         let metricsURL = metricsServer.map { ",\"metrics\":\"http://\(HTTPServer.authority($0.host, $0.port))/metrics\"" } ?? ""
         say(#"{"listening":"\#(server.baseURL)"\#(metricsURL),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
@@ -231,6 +240,37 @@ enum TaskServe {
     private static func perMinute(_ values: ParsedValues, _ name: String) throws -> RateLimit? {
         guard let count = values.int(name), count >= 0 else { throw UsageError("--\(name) wants a number per minute, 0 for no limit") }
         return count > 0 ? RateLimit(requests: count, per: .seconds(60)) : nil
+    }
+
+    /// The certificate and key `--tls-cert` and `--tls-key` name, checked; nil when neither
+    /// is given. One without the other, or a file that cannot serve, is a usage error.
+    private static func tls(_ values: ParsedValues) throws -> HTTPServerTLS? {
+        let (certificate, key) = (values.string("tls-cert") ?? "", values.string("tls-key") ?? "")
+        guard !certificate.isEmpty || !key.isEmpty else { return nil }
+        guard !certificate.isEmpty, !key.isEmpty else {
+            throw UsageError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
+        }
+        do {
+            return try HTTPServerTLS.load(certificatePath: certificate, keyPath: key)
+        } catch {
+            throw UsageError("--tls-cert/--tls-key: \(error)")
+        }
+    }
+
+    /// The warning line a listener that exposes tokens deserves, if any: plain HTTP on an
+    /// address other machines may reach, with no trusted proxy (which would hold TLS) in front;
+    /// or a private key others may read.
+    static func transportWarning(host: String, tls: HTTPServerTLS?, keyPath: String?, proxies: TrustedProxies) -> String? {
+        if tls != nil, let keyPath, let attributes = try? FileManager.default.attributesOfItem(atPath: keyPath),
+            let mode = attributes[.posixPermissions] as? Int, mode & 0o004 != 0
+        {
+            return #"{"warning":"the TLS key file can be read by every user of this machine: chmod 600 it"}"# + "\n"
+        }
+        let loopback = host == "::1" || host.hasPrefix("127.")
+        guard tls == nil, !loopback, proxies == .none else { return nil }
+        return
+            #"{"warning":"serving plain HTTP on an address other machines may reach: bearer tokens cross the network in the clear; give --tls-cert and --tls-key, or put a TLS proxy in front (and name it with --trusted-proxy)"}"#
+            + "\n"
     }
 
     /// The compression `--gzip-level` asks for; nil for 0 (none).

@@ -53,7 +53,8 @@ struct ServerFixture: Sendable {
         store: any TaskStore = MemoryTaskStore(), limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15),
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
-        cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, host: String = "127.0.0.1",
+        cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
+        host: String = "127.0.0.1",
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
@@ -79,7 +80,7 @@ struct ServerFixture: Sendable {
         options.cors = cors
         options.compression = compression
         options.metrics = metrics
-        let server = try APIServer.start(service: service, options: options, host: host, limits: limits, log: log)
+        let server = try APIServer.start(service: service, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

@@ -33,7 +33,7 @@ public final class APIServer: Sendable {
     /// per request (method, route, path, status, duration, token prefix — never a secret).
     public static func start(
         service: TaskService, options: APIOptions, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
-        log: (@Sendable (String) -> Void)? = nil
+        tls: HTTPServerTLS? = nil, log: (@Sendable (String) -> Void)? = nil
     ) throws -> APIServer {
         let verifier = TokenVerifier(
             service: service, secrets: options.secrets, failureLimit: options.authFailureLimit, proxies: options.trustedProxies)
@@ -41,7 +41,7 @@ public final class APIServer: Sendable {
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(
-            host: host, port: port, limits: limits, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
+            host: host, port: port, limits: limits, tls: tls, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
         ) { [metrics = options.metrics] request in
             let started = ContinuousClock.now
             let (response, route, prefix) = await router.respond(to: request)
@@ -59,8 +59,9 @@ public final class APIServer: Sendable {
         return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log, options: options)
     }
 
-    /// The base URL, `http://127.0.0.1:PORT` (an IPv6 address in brackets, `http://[::1]:PORT`).
-    public var baseURL: String { "http://" + HTTPServer.authority(http.host, http.port) }
+    /// The base URL, `http://127.0.0.1:PORT` (an IPv6 address in brackets, `http://[::1]:PORT`;
+    /// `https://` with TLS).
+    public var baseURL: String { http.baseURL }
 
     /// Stops gracefully: no new connections, event streams ended, in-flight requests answered;
     /// those the grace cut off (503) are logged as every other request is, with the prefix of

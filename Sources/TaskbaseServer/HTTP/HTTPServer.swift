@@ -79,6 +79,11 @@ public final class HTTPServer: Sendable {
     public let port: UInt16
     /// The address it listens on.
     public let host: String
+    /// Whether it speaks HTTPS (`HTTPServerTLS`); the PEM texts stay with the daemon while it runs.
+    public let tls: HTTPServerTLS?
+
+    /// `http://` or `https://`, then `authority(host, port)`.
+    public var baseURL: String { (tls == nil ? "http://" : "https://") + Self.authority(host, port) }
 
     /// `host:port` as a URL writes it: an IPv6 address in brackets, `[::1]:8080`.
     public static func authority(_ host: String, _ port: UInt16) -> String {
@@ -86,10 +91,11 @@ public final class HTTPServer: Sendable {
     }
 
     private init(
-        host: String, port: UInt16, epollFD: Int32, limits: HTTPServerLimits, bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
-        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+        host: String, port: UInt16, tls: HTTPServerTLS?, epollFD: Int32, limits: HTTPServerLimits,
+        bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.host = host
+        self.tls = tls
         self.epollFD = epollFD
         self.port = port
         self.limits = limits
@@ -99,9 +105,9 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
     /// `bodyPolicy` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`)
-    /// and says whether its body goes to a temporary file.
+    /// and says whether its body goes to a temporary file. With `tls`, it speaks HTTPS only.
     public static func start(
-        host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(),
+        host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(), tls: HTTPServerTLS? = nil,
         bodyPolicy: @escaping @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy = { _, _ in HTTPBodyPolicy() },
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
@@ -126,17 +132,18 @@ public final class HTTPServer: Sendable {
                     }
                     slot.pointee = nil
                 }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes,
-                limits.sharesPort ? 1 : 0)
+                limits.sharesPort ? 1 : 0, tls?.keyPEM, tls?.certificatePEM)
         else {
+            let tlsCause = tls == nil ? "" : ", or GnuTLS refused the certificate or key"
             throw HTTPServerStartFailure(
                 description:
-                    "cannot listen on \(HTTPServer.authority(host, port)): the port is taken or the address is not a local IPv4 or IPv6 address; choose another with --listen or TASKBASE_HTTP_ADDR"
+                    "cannot listen on \(HTTPServer.authority(host, port)): the port is taken or the address is not a local IPv4 or IPv6 address\(tlsCause); choose another with --listen or TASKBASE_HTTP_ADDR"
             )
         }
         let handle = DaemonHandle(pointer: started)
         let epollFD = taskbase_mhd_epoll_fd(started)
         let server = HTTPServer(
-            host: host, port: taskbase_mhd_port(started), epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
+            host: host, port: taskbase_mhd_port(started), tls: tls, epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
         server.daemon.withLock { $0 = handle }
         box.server = server
         server.box.withLock { $0 = box }
