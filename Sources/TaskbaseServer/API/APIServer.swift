@@ -37,7 +37,6 @@ public final class APIServer: Sendable {
     ) throws -> APIServer {
         let verifier = TokenVerifier(
             service: service, secrets: options.secrets, failureLimit: options.authFailureLimit, proxies: options.trustedProxies)
-        verifier.start()
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(
@@ -56,6 +55,10 @@ public final class APIServer: Sendable {
             }
             return response
         }
+        // Listening for token revocations starts once the port is ours: a server that cannot
+        // listen leaves no connection being made behind it as the program exits. Until the
+        // listener is up, tokens are looked up on every request, never served from the cache.
+        verifier.start()
         return APIServer(http: http, router: router, verifier: verifier, eventHubs: eventHubs, log: log, options: options)
     }
 
@@ -76,7 +79,7 @@ public final class APIServer: Sendable {
                     request: request, response: response, route: router.label(request.method, request.path),
                     tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request), duration: duration))
         }
-        verifier.stop()
+        await verifier.stopAndWait()
     }
 }
 

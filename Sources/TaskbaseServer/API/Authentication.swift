@@ -117,6 +117,15 @@ public final class TokenVerifier: Sendable {
         doorbell.withLock { $0?.cancel() }
     }
 
+    /// Stops listening, and returns once the listening task has ended, so that nothing of it
+    /// still talks to the database: a program that exits while libpq is still making its
+    /// connection crashes in libpq's and OpenSSL's cleanup at exit.
+    public func stopAndWait() async {
+        let task = doorbell.withLock { $0 }
+        task?.cancel()
+        await task?.value
+    }
+
     /// Whether the cache is in use (the doorbell is connected).
     public var isCaching: Bool { cache.withLock { $0.trusted } }
 
