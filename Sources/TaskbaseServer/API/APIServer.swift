@@ -43,7 +43,9 @@ public final class APIServer: Sendable {
             host: host, port: port, limits: limits, tls: tls, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
         ) { [metrics = options.metrics] request in
             let started = ContinuousClock.now
-            let (response, route, prefix) = await router.respond(to: request)
+            let requestID = RequestID.of(request)
+            var (response, route, prefix) = await router.respond(to: request)
+            response.headers.append(("X-Request-Id", requestID))
             guard log != nil || metrics != nil else { return response }
             let duration = ContinuousClock.now - started
             metrics?.record(route: route, status: response.status, duration: duration)
@@ -51,7 +53,7 @@ public final class APIServer: Sendable {
                 log(
                     AccessLog.line(
                         request: request, response: response, route: route, tokenPrefix: prefix, client: verifier.proxies.client(of: request),
-                        duration: duration))
+                        requestID: requestID, duration: duration))
             }
             return response
         }
@@ -77,7 +79,8 @@ public final class APIServer: Sendable {
             log(
                 AccessLog.line(
                     request: request, response: response, route: router.label(request.method, request.path),
-                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request), duration: duration))
+                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request),
+                    requestID: RequestID.supplied(by: request), duration: duration))
         }
         await verifier.stopAndWait()
     }
@@ -137,13 +140,14 @@ extension MetricsSample {
 }
 
 /// The access log: one JSON object per request, `at`, `client` (its address, the one behind a
-/// trusted proxy; null when unknown), `duration_ms`, `method`, `path`, `route`, `status`,
-/// `token` (its prefix, or null), written without Foundation's encoder (it was a twentieth of
+/// trusted proxy; null when unknown), `duration_ms`, `method`, `path`, `request_id` (as
+/// `X-Request-Id` answered it), `route`, `status`, `token` (its prefix, or null), written without Foundation's encoder (it was a twentieth of
 /// a point read's CPU).
 enum AccessLog {
     /// The line for one request.
     static func line(
-        request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, client: PeerAddress?, duration: Duration
+        request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, client: PeerAddress?, requestID: String?,
+        duration: Duration
     ) -> String {
         let milliseconds = duration.seconds * 1_000
         var writer = JSONWriter(capacity: 192)
@@ -153,6 +157,7 @@ enum AccessLog {
         writer.field("duration_ms", (milliseconds * 1_000).rounded() / 1_000)
         writer.field("method", request.method)
         writer.field("path", request.path)
+        writer.field("request_id", requestID)
         writer.field("route", route)
         writer.field("status", Int64(response.status))
         writer.field("token", tokenPrefix)

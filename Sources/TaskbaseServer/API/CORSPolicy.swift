@@ -12,9 +12,9 @@ public struct CORSPolicy: Sendable, Equatable {
     let origins: Set<String>
 
     /// The request headers a page may send: the token, the body's type and the API's own.
-    static let allowedHeaders = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
+    static let allowedHeaders = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, X-Request-Id"
     /// The response headers a page may read beyond the basic ones.
-    static let exposedHeaders = "ETag, Location, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining"
+    static let exposedHeaders = "ETag, Location, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-Request-Id"
     /// How long a browser may reuse a preflight's answer, in seconds.
     static let preflightMaxAge = "600"
 

@@ -139,7 +139,9 @@ enum OpenAPIDocument {
     static func describe(_ operation: Operation, route: Route) -> [String: Any] {
         var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
-        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }
+        parameters += (operation.headers + ["X-Request-Id"]).map {
+            ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string]
+        }
         var responses: [String: Any] = [:]
         var success: [String: Any] = ["description": operation.summary]
         if let schema = operation.successSchema {
@@ -148,21 +150,21 @@ enum OpenAPIDocument {
         } else if operation.successMedia != "application/json" || route.pattern == "/openapi.json" {
             success["content"] = [operation.successMedia: ["schema": string]]
         }
-        var successHeaders: [String: Any] = operation.authenticated ? allowanceHeaders : [:]
+        var successHeaders: [String: Any] = (operation.authenticated ? allowanceHeaders : [:]).merging(requestIDHeader) { $1 }
         if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
             successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
         }
         if operation.success == 201 {
             successHeaders["Location"] = ["required": true, "schema": string, "description": "the path of what was created"]
         }
-        if !successHeaders.isEmpty { success["headers"] = successHeaders }
+        success["headers"] = successHeaders
         if let links = links[operation.successSchema ?? ""], operation.success == 201 {
             success["links"] = links.mapValues { target in
                 ["operationId": target.operation, "parameters": [target.parameter: "$response.body#/key"]] as [String: Any]
             }
         }
         responses[String(operation.success)] = success
-        if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified"] }
+        if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified", "headers": requestIDHeader] }
         var errors = operation.errors + [429, 500, 503]
         if operation.authenticated { errors += [401] }
         if operation.body != nil { errors += [413, 415] }
@@ -171,7 +173,10 @@ enum OpenAPIDocument {
             var problem: [String: Any] = [
                 "description": "A problem", "content": ["application/problem+json": ["schema": ref(operation.errorSchemas[status] ?? "Problem")]],
             ]
-            if let headers = problemHeaders(status, authenticated: operation.authenticated) { problem["headers"] = headers }
+            // A 413 or 431 is answered before the request is taken: no id.
+            let id = [413, 431].contains(status) ? [:] : requestIDHeader
+            let headers = (problemHeaders(status, authenticated: operation.authenticated) ?? [:]).merging(id) { $1 }
+            if !headers.isEmpty { problem["headers"] = headers }
             responses[String(status)] = problem
         }
         var described: [String: Any] = [
@@ -190,6 +195,17 @@ enum OpenAPIDocument {
         [
             "X-RateLimit-Limit": ["schema": ["type": "integer", "minimum": 1], "description": "requests a user may make per minute"],
             "X-RateLimit-Remaining": ["schema": ["type": "integer", "minimum": 0], "description": "of those, what is left now"],
+        ]
+    }
+
+    /// The request's id, on every answer the router gives: not on a 413 or 431, answered before
+    /// the request is taken, nor on the 503 of a request the shutdown cut off.
+    static var requestIDHeader: [String: Any] {
+        [
+            "X-Request-Id": [
+                "schema": string,
+                "description": "this request's id, also in its access-log line: the X-Request-Id sent, when usable, else one made here",
+            ]
         ]
     }
 
@@ -229,6 +245,7 @@ enum OpenAPIDocument {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
             "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
+            "X-Request-Id": ["type": "string", "pattern": "^[A-Za-z0-9._:+/=@-]{1,128}$"],
         ]
     }
 
