@@ -139,9 +139,9 @@ enum OpenAPIDocument {
     static func describe(_ operation: Operation, route: Route) -> [String: Any] {
         var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
-        parameters += (operation.headers + ["X-Request-Id"]).map {
-            ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string]
-        }
+        // X-Request-Id is not declared as a parameter: any value is taken (an unusable one is
+        // replaced, not refused), which a schema cannot say for a header.
+        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }
         var responses: [String: Any] = [:]
         var success: [String: Any] = ["description": operation.summary]
         if let schema = operation.successSchema {
@@ -245,7 +245,6 @@ enum OpenAPIDocument {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
             "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
-            "X-Request-Id": ["type": "string", "pattern": "^[A-Za-z0-9._:+/=@-]{1,128}$"],
         ]
     }
 
