@@ -1,3 +1,4 @@
+import CSVImport
 import Foundation
 import TaskCore
 import Testing
@@ -33,6 +34,34 @@ struct CompressionTests {
         #expect(Gzip.decompress(corrupt) == nil)
         #expect(Gzip.decompress(Array("not gzip".utf8)) == nil)
         #expect(Gzip.decompress(packed, limit: 1000) == nil)
+    }
+
+    @Test("unpacking as a stream: a byte at a time, output many times the buffer, pieces in order; the limit stops a bomb")
+    func streamingInflate() throws {
+        var text: [UInt8] = []
+        for index in 0..<40_000 { text += Array("Write the spec,In Progress,2026-03-10,part \(index / 5_000)\n".utf8) }
+        let packed = try #require(Gzip.compress(text, level: 9))
+        #expect(text.count > 8 * packed.count, "one read's worth of input unpacks to several output buffers")
+        for readSize in [1, 7, 65_536] {
+            var source = MemoryByteSource(packed, maxReadSize: readSize)
+            var unpacked: [UInt8] = []
+            try Gzip.inflate(from: &source, limit: text.count) { piece in
+                unpacked += piece
+                return true
+            }
+            let same = unpacked == text
+            #expect(same, "read size \(readSize)")
+        }
+        var capped = MemoryByteSource(packed)
+        #expect(throws: Gzip.InflateError.tooLarge(limit: text.count - 1)) {
+            try Gzip.inflate(from: &capped, limit: text.count - 1) { _ in true }
+        }
+        var refused = MemoryByteSource(packed)
+        #expect(throws: Gzip.InflateError.io("the unpacked body could not be kept")) {
+            try Gzip.inflate(from: &refused, limit: text.count) { _ in false }
+        }
+        var empty = MemoryByteSource([UInt8]())
+        #expect(throws: Gzip.InflateError.notGzip) { try Gzip.inflate(from: &empty, limit: 10) { _ in true } }
     }
 
     @Test("an answer made once is gzipped once: what it prepared is sent, not compressed again")

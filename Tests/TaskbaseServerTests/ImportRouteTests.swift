@@ -53,6 +53,46 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test(
+        "Content-Encoding: gzip: a gzipped file (one member or two) imports as the plain one; not gzip or cut short is 400, unpacking past the cap 413, another coding 415; nothing is written",
+        arguments: StoreKind.allCases)
+    func gzippedBodies(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, maxImportBytes: 4_096)
+        func send(_ body: [UInt8], coding: String = "gzip") async throws -> HTTPClient.Reply {
+            try await f.client("member").send(
+                "POST", "/v1/teams/\(f.team)/imports", body: Data(body), headers: ["Content-Type": "text/csv", "Content-Encoding": coding])
+        }
+        let packed = try #require(Gzip.compress(Array(Self.file.utf8), level: 6))
+        // Refusals first, while the team is empty.
+        let notGzip = try await send(Array(Self.file.utf8))
+        #expect(notGzip.status == 400 && notGzip.problem?.reason == "the body says Content-Encoding: gzip but is not whole gzip", "\(notGzip.text)")
+        #expect(try await send(Array(packed.dropLast(9))).status == 400)
+        let bomb = try #require(Gzip.compress(Array(String(repeating: "Title\nSame row over and over\n", count: 20_000).utf8), level: 9))
+        #expect(bomb.count < 4_096, "a small body")
+        let tooLarge = try await send(bomb)
+        #expect(tooLarge.status == 413 && tooLarge.problem?.detail.contains("unpacks to more than 4096 bytes") == true, "\(tooLarge.text)")
+        let brotli = try await send(packed, coding: "br")
+        #expect(brotli.status == 415 && brotli.problem?.detail.contains("gzip") == true)
+        #expect(try await taskCount(f) == 0)
+        // A JSON route takes no compressed body.
+        let json = try await f.client("member").send(
+            "POST", "/v1/teams/\(f.team)/tasks", body: Data(try #require(Gzip.compress(Array(#"{"title":"x"}"#.utf8), level: 1))),
+            headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"])
+        #expect(json.status == 415)
+        // Accepted: one member, then the same rows as two members back to back (cat a.gz b.gz).
+        let reply = try await send(packed)
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(try reply.decode(ImportReportDocument.self).inserted == 3)
+        let lines = Self.file.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = lines.prefix(2).joined(separator: "\n") + "\n", rest = lines.dropFirst(2).joined(separator: "\n")
+        let twoMembers = try #require(Gzip.compress(Array(first.utf8), level: 1)) + (try #require(Gzip.compress(Array(rest.utf8), level: 1)))
+        let again = try await send(twoMembers, coding: "x-gzip")
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try again.decode(ImportReportDocument.self).unchanged == 3)
+        #expect(try await taskCount(f) == 3)
+        await f.stop()
+    }
+
     @Test("bad rows within max-errors are left out and reported with line, column, header and reason", arguments: StoreKind.allCases)
     func rejects(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

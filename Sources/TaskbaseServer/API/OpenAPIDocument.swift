@@ -89,7 +89,8 @@ enum OpenAPIDocument {
                     ),
                     ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
                     ("max-field-size", ["type": "integer", "minimum": 1], "the longest field, in bytes (default 1 MiB)"),
-                ], headers: ["Idempotency-Key"], body: ("text/csv", "CSV"), successSchema: "ImportReport", errors: [400, 403, 404, 409, 422],
+                ], headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
+                errors: [400, 403, 404, 409, 422],
                 errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
@@ -245,6 +246,7 @@ enum OpenAPIDocument {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
             "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
+            "Content-Encoding": ["type": "string", "enum": ["gzip", "identity"]],
         ]
     }
 

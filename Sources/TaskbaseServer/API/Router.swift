@@ -82,6 +82,7 @@ public struct RouteContext: Sendable {
     /// (case ignored, parameters such as `charset` allowed; none said is taken as JSON) is
     /// 415, which names the type to send: `curl -d` says form data unless told otherwise.
     func body<Document: Decodable>(_ type: Document.Type, as mediaTypes: [String] = ["application/json"]) throws -> Document {
+        _ = try bodyCoding(accepting: [])
         if let sent = request.header("content-type") {
             let essence = sent.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased()
             guard mediaTypes.contains(essence) else {
@@ -93,6 +94,18 @@ public struct RouteContext: Sendable {
             }
         }
         return try WireJSON.decodeBody(type, from: Data(request.body))
+    }
+
+    /// The body's `Content-Encoding` when it is one of `codings` (lowercased); nil when it has
+    /// none (or `identity`). Any other is 415, naming what the route takes.
+    func bodyCoding(accepting codings: Set<String>) throws -> String? {
+        guard let sent = request.header("content-encoding")?.trimmingSpaces().lowercased(), !sent.isEmpty, sent != "identity" else { return nil }
+        guard codings.contains(sent) else {
+            let takes = codings.isEmpty ? "an uncompressed body" : "a body as it is or as \(codings.sorted().joined(separator: " or "))"
+            throw ProblemDocument(
+                .unsupportedMediaType, detail: "\(request.method) \(request.path) takes \(takes), not Content-Encoding: \(sent)")
+        }
+        return sent
     }
 }
 

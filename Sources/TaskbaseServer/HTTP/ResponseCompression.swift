@@ -1,4 +1,3 @@
-import CZlib
 import TaskCore
 
 /// gzip for the API's larger answers, as GitHub's API and nginx's `gzip on` give them: a list of
@@ -80,57 +79,5 @@ enum AcceptEncoding {
             }
         }
         return wildcard ?? false
-    }
-}
-
-/// gzip (RFC 1952) through zlib, whole bodies at a time.
-public enum Gzip {
-    /// `bytes` gzipped at `level`; nil if zlib fails (the body then goes as it is).
-    public static func compress(_ bytes: [UInt8], level: Int32) -> [UInt8]? {
-        var stream = z_stream()
-        guard taskbase_deflate_init_gzip(&stream, level) == Z_OK else { return nil }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))))
-        let status = bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = out.baseAddress
-                stream.avail_out = uInt(out.count)
-                return deflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END else { return nil }
-        output.removeSubrange(Int(stream.total_out)...)
-        return output
-    }
-
-    /// The bytes `gzipped` holds; nil when it is not one whole gzip member, or it would unpack
-    /// to more than `limit` bytes.
-    public static func decompress(_ gzipped: [UInt8], limit: Int = 64 << 20) -> [UInt8]? {
-        var stream = z_stream()
-        guard taskbase_inflate_init_gzip(&stream) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        return gzipped.withUnsafeBufferPointer { input -> [UInt8]? in
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.avail_in = uInt(input.count)
-            while true {
-                let (status, produced) = chunk.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    let status = inflate(&stream, Z_NO_FLUSH)
-                    return (status, out.count - Int(stream.avail_out))
-                }
-                output += chunk[..<produced]
-                guard output.count <= limit else { return nil }
-                switch status {
-                case Z_STREAM_END: return stream.avail_in == 0 ? output : nil
-                case Z_OK: continue
-                default: return nil
-                }
-            }
-        }
     }
 }

@@ -34,13 +34,15 @@ public enum ServerProblems {
 
     /// 503: a body that goes to a temporary file found no room there.
     public static func cannotSpool() -> HTTPResponse {
-        response(
-            ProblemDocument(
-                .unavailable,
-                detail:
-                    "the server could not store the request body: its temporary directory (TMPDIR) is missing, full or not writable; try again later, or tell the operator"
-            ), headers: [("Retry-After", "5")])
+        response(cannotSpoolProblem, headers: [("Retry-After", "5")])
     }
+
+    /// Why `cannotSpool` refuses.
+    static let cannotSpoolProblem = ProblemDocument(
+        .unavailable,
+        detail:
+            "the server could not store the request body: its temporary directory (TMPDIR) is missing, full or not writable; try again later, or tell the operator"
+    )
 
     /// 503: the server stopped before the request's answer was ready.
     public static func stopping() -> HTTPResponse {
