@@ -32,7 +32,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     private static let postgresStore = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: TestDatabases.shared.value)
+        try await PostgresTaskStore.open(config: TestDatabases.shared.value, acquireTimeout: .seconds(30))
     }
 
     private static let memoryServer = Task<SessionHost, any Error> { try serve(MemoryTaskStore()) }

@@ -19,7 +19,9 @@ enum ImportTestDatabase {
         TaskService(store: try await store.value)
     }
 
+    /// Suites run in parallel on a shared, often loaded machine: a call waits up to 30 s for a
+    /// connection (as the server tests' store does) rather than failing a test on a slow moment.
     private static let store = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: config.value, maxConnections: 8)
+        try await PostgresTaskStore.open(config: config.value, maxConnections: 8, acquireTimeout: .seconds(30))
     }
 }
