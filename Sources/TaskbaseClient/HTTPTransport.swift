@@ -142,15 +142,18 @@ final class HTTPTransport: Sendable {
     /// The response when it is a success; otherwise the error its problem document names.
     static func accept(_ response: HTTPResponse) throws -> HTTPResponse {
         if (200..<300).contains(response.status) || response.status == 304 { return response }
-        throw refusal(status: response.status, body: response.body)
+        throw refusal(status: response.status, body: response.body, requestID: response.header("X-Request-Id"))
     }
 
-    /// The error a refusal with `status` and `body` stands for.
-    static func refusal(status: Int, body: Data) -> any Error {
+    /// The error a refusal with `status` and `body` stands for. A server's failure (5xx) names
+    /// the request's id when the server gave one, so whoever reports it can quote it and the
+    /// operator find the server's log line by it.
+    static func refusal(status: Int, body: Data, requestID: String? = nil) -> any Error {
         let problem = try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: body)
         if let error = problem?.taskError { return error }
-        let detail = problem?.detail ?? String(decoding: body.prefix(500), as: UTF8.self)
+        var detail = problem?.detail ?? String(decoding: body.prefix(500), as: UTF8.self)
         if status == 401 { return TaskbaseClientError.unauthorized(detail) }
+        if status >= 500, let requestID { detail += " (request \(requestID))" }
         return TaskbaseClientError.http(status: status, detail: detail)
     }
 

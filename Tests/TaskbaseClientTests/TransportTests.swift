@@ -45,6 +45,14 @@ struct TransportTests {
         #expect(try await server.log(run).count == 1)
     }
 
+    @Test("a server failure (500) names the request id the server gave it, to quote in a report")
+    func failureNamesRequestID() async throws {
+        let server = try Self.server.get(), run = run()
+        await #expect(throws: TaskbaseClientError.http(status: 500, detail: "the server failed (request fault-1)")) {
+            _ = try await server.client("failing", run: run).me()
+        }
+    }
+
     @Test("with retries spent, the last refusal is reported")
     func retriesBounded() async throws {
         let server = try Self.server.get(), run = run()

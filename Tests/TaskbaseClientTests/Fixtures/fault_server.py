@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP fixture for the client's transport tests: answers like taskserve for a
 few routes, but on purpose unavailable, slow, or dropping its event stream, so retries,
-timeouts, cancellation and reconnection can be tested where the real server would need to be
+timeouts, cancellation, reconnection and a failure's request id can be tested where the real server would need to be
 broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each request carried
 (and an "ended" entry when an event stream stopped because the client had gone).
 Listens on 127.0.0.1, port 0; prints the port on the first line of stdout. It exits when stdin
@@ -61,6 +61,10 @@ class Handler(BaseHTTPRequestHandler):
             problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
                        "detail": "every connection is busy", "code": "unavailable"}
             return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
+        if scenario == "failing":
+            problem = {"type": "urn:taskbase:problem:internal", "title": "Internal error", "status": 500,
+                       "detail": "the server failed", "code": "internal"}
+            return self.reply(500, problem, "application/problem+json", [("X-Request-Id", f"fault-{attempt}")])
         if scenario == "slow":
             time.sleep(10)
         if route == "v1/me":
