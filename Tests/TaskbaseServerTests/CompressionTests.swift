@@ -65,7 +65,7 @@ struct CompressionTests {
     }
 
     @Test("an answer made once is gzipped once: what it prepared is sent, not compressed again")
-    func preparedOnce() throws {
+    func preparedOnce() async throws {
         let body = Array(String(repeating: #"{"title":"Fix the login loop"},"#, count: 300).utf8)
         let response = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(body))
         let prepared = ResponseCompression(level: 1, minimumBytes: 1024).prepared(response)
@@ -74,10 +74,18 @@ struct CompressionTests {
         made.gzippedBody = try #require(Gzip.compress(body, level: 9))
         #expect(made.gzippedBody != prepared.gzippedBody, "level 9 writes other bytes than level 1")
         var sent = made
-        ResponseCompression(level: 1, minimumBytes: 1024).apply(
+        await ResponseCompression(level: 1, minimumBytes: 1024).apply(
             to: &sent, for: HTTPRequest(method: "GET", path: "/openapi.json", headers: ["accept-encoding": "gzip"]))
         #expect(sent.header("Content-Encoding") == "gzip" && sent.bytes == made.gzippedBody)
         #expect(ResponseCompression.standard.prepared(HTTPResponse(status: 200, body: .bytes([1, 2, 3]))).gzippedBody == nil)
+        // A body past offLoopBytes is compressed on the global executor: the same gzip.
+        let large = Array(String(repeating: #"{"title":"Fix the login loop"},"#, count: 4_000).utf8)
+        #expect(large.count >= ResponseCompression.offLoopBytes)
+        var big = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(large))
+        await ResponseCompression.standard.apply(to: &big, for: HTTPRequest(method: "GET", path: "/v1/teams", headers: ["accept-encoding": "gzip"]))
+        #expect(big.header("Content-Encoding") == "gzip" && big.bytes.count < large.count / 10)
+        let same = Gzip.decompress(big.bytes) == large
+        #expect(same)
     }
 
     /// A team whose task list is well over 1 KiB.

@@ -174,7 +174,7 @@ public struct Router: Sendable {
     /// is allowed. A larger answer goes gzipped to a client that takes it (`ResponseCompression`).
     public func respond(to request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         var answered = await grantedAnswer(request)
-        compression?.apply(to: &answered.response, for: request)
+        await compression?.apply(to: &answered.response, for: request)
         return answered
     }
 
