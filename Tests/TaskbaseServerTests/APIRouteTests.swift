@@ -1,7 +1,7 @@
 import Foundation
 import TaskCore
 import TaskStorePG
-import TaskbaseServer
+@testable import TaskbaseServer
 import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
@@ -195,6 +195,10 @@ struct APIRouteTests {
         #expect(Set(seen).count == seen.count)
         #expect(Set(1...40).isSubset(of: Set(seen)))
         #expect(seen == seen.sorted())
+        // A page longer than APIHandlers.loopPageLimit is read and written off the I/O thread:
+        // the same walk in pages of 101 sees the same tasks.
+        let long = try await f.client("viewer").get("/v1/teams/\(f.team)/tasks?limit=101").decode(TaskPageDocument.self)
+        #expect(APIHandlers.loopPageLimit < 101 && long.tasks.map(\.number) == Array(1...80) && long.nextCursor.value == nil)
         await f.stop()
     }
 

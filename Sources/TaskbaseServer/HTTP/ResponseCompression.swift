@@ -48,7 +48,7 @@ public struct ResponseCompression: Sendable, Equatable {
             if let made = response.gzippedBody {
                 made
             } else if body.count >= Self.offLoopBytes {
-                await Task.detached { Gzip.compress(body, level: level) }.value
+                await withTaskExecutorPreference(globalConcurrentExecutor) { Gzip.compress(body, level: level) }
             } else {
                 Gzip.compress(body, level: level)
             }
