@@ -253,12 +253,17 @@ struct APIHandlers: Sendable {
         return try await taskResponse(task, actor: actor)
     }
 
+    /// A task's whole history, on the global executor: it is not paged, and a task edited
+    /// thousands of times would otherwise hold up the I/O thread as a long task page did; the
+    /// hop costs microseconds on a route that is not hot.
     func history(_ context: RouteContext) async throws -> HTTPResponse {
-        let (key, actor) = (try taskKey(context), try context.actor)
-        let entries = try await service.history(of: key, as: actor)
-        let directory = try await directories.directory(
-            naming: entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
-        return try .json(entries.map { HistoryDocument($0, users: directory) })
+        try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            let (key, actor) = (try taskKey(context), try context.actor)
+            let entries = try await service.history(of: key, as: actor)
+            let directory = try await directories.directory(
+                naming: entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
+            return try .json(entries.map { HistoryDocument($0, users: directory) })
+        }
     }
 
     /// Longer pages than this are read and written on the global executor: a page of 1,000
