@@ -184,7 +184,7 @@ enum TaskServe {
         }
         if let schemaWarning { say(schemaWarning) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { say(warning) }
-        let metricsURL = metricsServer.map { ",\"metrics\":\"http://\(HTTPServer.authority($0.host, $0.port))/metrics\"" } ?? ""
+        let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
         say(#"{"listening":"\#(server.baseURL)"\#(metricsURL),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }

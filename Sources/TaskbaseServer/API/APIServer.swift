@@ -74,11 +74,12 @@ public final class APIServer: Sendable {
     public func shutdown(grace: Duration = .seconds(10)) async {
         let (log, router, proxies, metrics) = (log, router, verifier.proxies, options.metrics)
         await http.shutdown(grace: grace) { request, response, duration in
-            metrics?.record(route: router.label(request.method, request.path), status: response.status, duration: duration)
+            let route = router.label(request.method, request.path)
+            metrics?.record(route: route, status: response.status, duration: duration)
             guard let log else { return }
             log(
                 AccessLog.line(
-                    request: request, response: response, route: router.label(request.method, request.path),
+                    request: request, response: response, route: route,
                     tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request),
                     requestID: RequestID.supplied(by: request), duration: duration))
         }
@@ -141,8 +142,8 @@ extension MetricsSample {
 
 /// The access log: one JSON object per request, `at`, `client` (its address, the one behind a
 /// trusted proxy; null when unknown), `duration_ms`, `method`, `path`, `request_id` (as
-/// `X-Request-Id` answered it), `route`, `status`, `token` (its prefix, or null), written without Foundation's encoder (it was a twentieth of
-/// a point read's CPU).
+/// `X-Request-Id` answered it), `route`, `status`, `token` (its prefix, or null), written
+/// without Foundation's encoder (it was a twentieth of a point read's CPU).
 enum AccessLog {
     /// The line for one request.
     static func line(

@@ -14,22 +14,16 @@ extension APIHandlers {
         // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked at.
         try await service.requireAccess(.writeTasks, in: team, as: actor)
         let options = try importOptions(context.request)
-        if let type = context.request.header("content-type")?.lowercased(),
-            !["text/csv", "application/csv", "text/plain", "application/octet-stream"].contains(where: type.hasPrefix)
-        {
-            throw ProblemDocument(.unsupportedMediaType, detail: "an import takes a CSV body (text/csv), not \(type)")
+        guard context.request.sendsBody(as: ["text/csv", "application/csv", "text/plain", "application/octet-stream"]) else {
+            throw ProblemDocument(
+                .unsupportedMediaType,
+                detail: "an import takes a CSV body (text/csv), not \(context.request.header("content-type")?.lowercased() ?? "")")
         }
         let coding = try context.bodyCoding(accepting: ["gzip", "x-gzip"])
         let rejections = Mutex<[RowRejection]>([])
         do {
-            let reader =
-                if coding != nil {
-                    CSVReader(source: try unpacked(context.request), options: options.readerOptions)
-                } else if let spooled = context.request.spooledBody {
-                    CSVReader(source: spooled.source(), options: options.readerOptions)
-                } else {
-                    CSVReader(source: MemoryByteSource(context.request.body), options: options.readerOptions)
-                }
+            let reader = CSVReader(
+                source: coding == nil ? context.request.bodySource() : try unpacked(context.request), options: options.readerOptions)
             let file = try TaskCSVImport(reader: reader, overrides: options.overrides)
             let report = try await file.run(
                 service: service, settings: options.settings(team: team, actor: actor),
@@ -52,14 +46,9 @@ extension APIHandlers {
             appended = appended && spool.append(piece.baseAddress!, count: piece.count)
             return appended
         }
+        var source = request.bodySource()
         do throws(Gzip.InflateError) {
-            if let spooled = request.spooledBody {
-                var source = spooled.source()
-                try Gzip.inflate(from: &source, limit: options.maxImportBytes, into: keep)
-            } else {
-                var source = MemoryByteSource(request.body)
-                try Gzip.inflate(from: &source, limit: options.maxImportBytes, into: keep)
-            }
+            try Gzip.inflate(from: &source, limit: options.maxImportBytes, into: keep)
         } catch .tooLarge(let limit) {
             throw ProblemDocument(
                 .payloadTooLarge, detail: "the CSV body unpacks to more than \(limit) bytes (--max-import-body); split the file")

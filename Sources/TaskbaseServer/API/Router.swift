@@ -83,15 +83,12 @@ public struct RouteContext: Sendable {
     /// 415, which names the type to send: `curl -d` says form data unless told otherwise.
     func body<Document: Decodable>(_ type: Document.Type, as mediaTypes: [String] = ["application/json"]) throws -> Document {
         _ = try bodyCoding(accepting: [])
-        if let sent = request.header("content-type") {
-            let essence = sent.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased()
-            guard mediaTypes.contains(essence) else {
-                throw ProblemDocument(
-                    .unsupportedMediaType,
-                    detail:
-                        "\(request.method) \(request.path) takes \(mediaTypes.joined(separator: " or ")), not \(sent): send Content-Type: \(mediaTypes[0])"
-                )
-            }
+        guard request.sendsBody(as: mediaTypes) else {
+            throw ProblemDocument(
+                .unsupportedMediaType,
+                detail:
+                    "\(request.method) \(request.path) takes \(mediaTypes.joined(separator: " or ")), not \(request.header("content-type") ?? ""): send Content-Type: \(mediaTypes[0])"
+            )
         }
         return try WireJSON.decodeBody(type, from: Data(request.body))
     }

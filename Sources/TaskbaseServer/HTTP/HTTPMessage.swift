@@ -1,4 +1,6 @@
+import CSVImport
 import Foundation
+import TaskCore
 import TaskbaseWire
 
 /// One request as the router sees it: libmicrohttpd has parsed it; nothing here parses HTTP.
@@ -40,6 +42,18 @@ public struct HTTPRequest: Sendable {
     /// The last value of query parameter `name`.
     public func queryValue(_ name: String) -> String? {
         queryValues(name).last
+    }
+
+    /// The body to read: its temporary file when it was spooled, else the bytes in memory.
+    public func bodySource() -> any ByteSource {
+        if let spooledBody { spooledBody.source() } else { MemoryByteSource(body) }
+    }
+
+    /// Whether the body is sent as one of `mediaTypes` (lowercased), or says no `Content-Type`:
+    /// the type's case and its parameters (`; charset=utf-8`) do not matter.
+    public func sendsBody(as mediaTypes: [String]) -> Bool {
+        guard let sent = header("content-type") else { return true }
+        return mediaTypes.contains(sent.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased())
     }
 }
 
