@@ -116,11 +116,9 @@ struct TLSTests {
     func program() async throws {
         let made = try await TestCertificate.make()
         defer { made.remove() }
-        let offline = ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"]
-        let alone = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--tls-cert", made.certificate], environment: offline)
+        let alone = try await TaskserveProcessTests.offline(["--tls-cert", made.certificate])
         #expect(alone.exitCode == 2 && alone.standardError.contains("--tls-cert and --tls-key go together"), "\(alone.standardError)")
-        let missing = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--tls-cert", made.certificate, "--tls-key", made.key + ".gone"], environment: offline)
+        let missing = try await TaskserveProcessTests.offline(["--tls-cert", made.certificate, "--tls-key", made.key + ".gone"])
         #expect(missing.exitCode == 2 && missing.standardError.contains("cannot read the key"), "\(missing.standardError)")
         var environment = TestDatabases.childEnvironment(try await TestDatabases.shared.value)
         environment["TASKBASE_TLS_CERT"] = made.certificate

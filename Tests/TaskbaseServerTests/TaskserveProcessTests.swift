@@ -24,6 +24,13 @@ struct TaskserveProcessTests {
         try await BuiltProgram.run(BuiltProgram.url("taskctl"), arguments: arguments, environment: environment)
     }
 
+    /// taskserve run with `arguments` against a database that cannot be reached: what it says
+    /// of its command line before (or instead of) connecting.
+    static func offline(_ arguments: [String]) async throws -> ProgramRun {
+        try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: arguments, environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+    }
+
     /// A user with a token minted by `taskctl token create --json`, and a team they own.
     func castMember(_ environment: [String: String]) async throws -> (email: String, team: String, token: NewTokenDocument) {
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36)
@@ -45,24 +52,16 @@ struct TaskserveProcessTests {
                 "taskserve "))
         #expect(try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--listen", "nowhere"], environment: [:]).exitCode == 2)
         // Refused before the database is tried (this one is unreachable).
-        let proxy = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--trusted-proxy", "10.0.0.0/8,proxy.local"],
-            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        let proxy = try await Self.offline(["--trusted-proxy", "10.0.0.0/8,proxy.local"])
         #expect(proxy.exitCode == 2)
         #expect(proxy.standardError.contains(#"--trusted-proxy: "proxy.local": not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
-        let cors = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--cors-origin", "app.example.com"],
-            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        let cors = try await Self.offline(["--cors-origin", "app.example.com"])
         #expect(cors.exitCode == 2)
         #expect(cors.standardError.contains(#"--cors-origin: "app.example.com": an origin is scheme://host[:port]"#), "\(cors.standardError)")
-        let gzip = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--gzip-level", "10"],
-            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        let gzip = try await Self.offline(["--gzip-level", "10"])
         #expect(gzip.exitCode == 2)
         #expect(gzip.standardError.contains("--gzip-level wants 1 (fastest) to 9 (smallest), or 0"), "\(gzip.standardError)")
-        let offline = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--listen", "127.0.0.1:0"],
-            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        let offline = try await Self.offline(["--listen", "127.0.0.1:0"])
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }
 
@@ -151,9 +150,7 @@ struct TaskserveProcessTests {
         #expect(scraped.text.contains(#"taskbase_db_pool_connections{state="idle"} "#))
         #expect(scraped.text.contains(#"taskbase_build_info{version="taskserve "#))
         #expect(try await serve.stop() == 0)
-        let bad = try await BuiltProgram.run(
-            BuiltProgram.url("taskserve"), arguments: ["--metrics-listen", "9090"],
-            environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2"])
+        let bad = try await Self.offline(["--metrics-listen", "9090"])
         #expect(bad.exitCode == 2)
         #expect(bad.standardError.contains("--metrics-listen wants HOST:PORT"), "\(bad.standardError)")
     }
