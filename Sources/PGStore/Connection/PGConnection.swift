@@ -41,9 +41,6 @@ public final class PGConnection: @unchecked Sendable {
         self.handle = handle
         self.config = config
         self.cancelHandle = CancelHandle(PQgetCancel(handle))
-        // libpq prints server NOTICEs and WARNINGs to stderr by default; a library must not
-        // write into its programs' output, so they are dropped (errors still throw).
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         if config.statementCacheSize > 0 { statementCache = PGStatementCache(capacity: config.statementCacheSize) }
     }
 
@@ -80,6 +77,11 @@ public final class PGConnection: @unchecked Sendable {
             withCStrings(parameters.map(\.value)) { values in PQconnectStartParams(keywords, values, 0) }
         }
         guard let handle else { throw PGError.connection("out of memory starting a connection") }
+        // libpq prints server NOTICEs and WARNINGs to stderr by default; a library must not
+        // write into its programs' output (taskserve's stderr is its JSON log), so they are
+        // dropped (errors still throw). Set before the first poll: the server may send some
+        // while the session starts (a database's `client_min_messages`, a login trigger).
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         let target = Self.describeTarget(attempt)
         if PQstatus(handle) == CONNECTION_BAD {
             let message = Self.errorMessage(handle)
