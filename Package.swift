@@ -63,15 +63,17 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "TaskbaseServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "CLibCrypto", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "CSVImport", "Hashing"]),
+            dependencies: [
+                "CMicroHTTPD", "CZlib", "CLibCrypto", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens", "PGStore", "CSVImport", "Hashing",
+            ]),
         .executableTarget(
             name: "taskserve",
             dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),
         .testTarget(
             name: "TaskbaseServerTests",
             dependencies: [
-                "TaskbaseServer", "TaskbaseWire", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport", "PGStore",
-                "Hashing",
+                "TaskbaseServer", "TaskbaseWire", "TaskbaseExport", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport",
+                "PGStore", "Hashing",
                 "CSVImport", "taskserve",
                 "taskctl",
             ]),
@@ -90,18 +92,21 @@ let package = Package(
         .target(name: "SafeText"),
         .target(name: "CommandLineToolkit", dependencies: ["SafeText"]),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "SafeText", "toolkit-example", "TaskbaseTestSupport"]),
+        // A team's tasks as the importer's CSV or as JSON, page by page: taskctl export and the API's.
+        .target(name: "TaskbaseExport", dependencies: ["CommandLineToolkit", "TaskCore", "TaskbaseWire"]),
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
         .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
         .executableTarget(
             name: "taskctl",
             dependencies: [
-                "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "APITokens", "TaskStorePG", "PGStore",
+                "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens", "TaskStorePG",
+                "PGStore",
             ]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [
                 "taskctl", "CommandLineToolkit", "SafeText", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
-                "TaskbaseCommandLine", "PGStore",
+                "TaskbaseCommandLine", "TaskbaseExport", "PGStore",
             ]),
 
         // Import.

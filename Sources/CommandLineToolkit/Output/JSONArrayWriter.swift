@@ -36,6 +36,11 @@ public final class JSONArrayWriter {
         try buffer.flushIfFull()
     }
 
+    /// Hands what is buffered to the sink now, leaving the array open.
+    public func flush() throws {
+        try buffer.flush()
+    }
+
     /// Closes the array, ends the document with a newline and flushes.
     public func finish() throws {
         buffer.append(contentsOf: (count == 0 ? "\n\n]\n" : "\n]\n").utf8)

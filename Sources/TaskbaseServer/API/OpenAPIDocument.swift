@@ -97,6 +97,11 @@ enum OpenAPIDocument {
                     "The team's changes as Server-Sent Events: `id: <sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID.",
                 query: [("after", ["type": "integer", "minimum": 0], "resume after this sequence (as Last-Event-ID)")], headers: ["Last-Event-ID"],
                 successMedia: "text/event-stream", errors: [404, 422]),
+            "GET /v1/teams/{team}/export": Operation(
+                summary:
+                    "Every task of the team as the CSV the imports route reads (columns External ID, Title, Notes, Status, Priority, Due Date, Assignee, Category; a task without an external id exports its key as one), streamed. A body cut off without its end is incomplete.",
+                query: [("defuse-formulas", boolean, "start cells beginning with = + - or @ with ' so a spreadsheet shows them as text")],
+                successSchema: "CSV", successMedia: "text/csv", errors: [404, 422]),
             "GET /v1/tasks/{key}": Operation(
                 summary: "One task; ETag is its version; If-None-Match gives 304.", headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
             "PATCH /v1/tasks/{key}": Operation(

@@ -141,6 +141,7 @@ struct APIHandlers: Sendable {
                 try await idempotent(context) { try await importTasks(context) }
             },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
+            Route("GET", "/v1/teams/{team}/export") { context in try await exportTasks(context) },
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
             Route("DELETE", "/v1/tasks/{key}") { context in

@@ -23,17 +23,17 @@ enum TaskListParameters {
             statuses: Set(statuses),
             dueBefore: try request.queryValue("due_before").map { try CalendarDate(iso: $0, field: "due_before") },
             dueAfter: try request.queryValue("due_after").map { try CalendarDate(iso: $0, field: "due_after") },
-            overdueOnly: try flag("overdue", in: request), text: request.queryValue("text"),
-            sort: try request.queryValue("sort").map { try TaskSort(parsing: $0) } ?? .number, descending: try flag("desc", in: request),
+            overdueOnly: try request.flag("overdue"), text: request.queryValue("text"),
+            sort: try request.queryValue("sort").map { try TaskSort(parsing: $0) } ?? .number, descending: try request.flag("desc"),
             limit: try limit(in: request), after: try request.queryValue("after").map { try TaskCursor(encoded: $0) })
         let assignee = request.queryValue("assignee"), category = request.queryValue("category")
-        if try flag("unassigned", in: request) {
+        if try request.flag("unassigned") {
             guard assignee == nil else { throw TaskError.validation(field: "unassigned", reason: "unassigned cannot be combined with assignee") }
             query.assignee = .unassigned
         } else if let assignee {
             query.assignee = .user(UserRef(assignee))
         }
-        if try flag("uncategorized", in: request) {
+        if try request.flag("uncategorized") {
             guard category == nil else {
                 throw TaskError.validation(field: "uncategorized", reason: "uncategorized cannot be combined with category")
             }
@@ -50,16 +50,6 @@ enum TaskListParameters {
         return request.path + "?" + kept.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
-    private static func flag(_ name: String, in request: HTTPRequest) throws -> Bool {
-        switch request.queryValue(name)?.lowercased() {
-        case nil, "false", "0": return false
-        case "true", "1": return true
-        // The document says boolean: an empty value (`?desc=`) is neither, not a silent yes.
-        case ""?: throw TaskError.validation(field: name, reason: "\(name) needs a value: true or false")
-        case let other?: throw TaskError.validation(field: name, reason: "\(other) is not true or false")
-        }
-    }
-
     private static func limit(in request: HTTPRequest) throws -> Int {
         guard let text = request.queryValue("limit") else { return 50 }
         guard let limit = Int(text) else { throw TaskError.validation(field: "limit", reason: "\(text) is not a number") }
@@ -70,5 +60,19 @@ enum TaskListParameters {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+extension HTTPRequest {
+    /// The boolean query parameter `name`: absent, `false` or `0` is false; `true` or `1` is
+    /// true; anything else (an empty value too) is a validation error naming it.
+    func flag(_ name: String) throws -> Bool {
+        switch queryValue(name)?.lowercased() {
+        case nil, "false", "0": return false
+        case "true", "1": return true
+        // The document says boolean: an empty value (`?desc=`) is neither, not a silent yes.
+        case ""?: throw TaskError.validation(field: name, reason: "\(name) needs a value: true or false")
+        case let other?: throw TaskError.validation(field: name, reason: "\(other) is not true or false")
+        }
     }
 }

@@ -1,12 +1,16 @@
 import Synchronization
 
-/// The bytes waiting to go out on one event stream, bounded: a producer (the subscriber's task)
-/// writes, libmicrohttpd's thread reads when the socket can take more. A client too slow to keep
-/// up overflows the bound and is disconnected, so it never holds anyone else back.
+/// The bytes waiting to go out on one streamed response, bounded: a producer (an event
+/// subscriber's task, an export) writes, libmicrohttpd's thread reads when the socket can take
+/// more. On an event stream a client too slow to keep up overflows the bound and is
+/// disconnected, so it never holds anyone else back. A download (`resumable: false`) waits for
+/// its reader instead (`drain`), and ends either complete (`close`) or cut off (`abort`), never
+/// looking complete when it is not.
 public final class EventStreamBuffer: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var closed = false
+        var aborted = false
         var overflowed = false
         var wake: (@Sendable () -> Void)?
         var onTerminate: (@Sendable () -> Void)?
@@ -17,10 +21,16 @@ public final class EventStreamBuffer: Sendable {
     private let state = Mutex(State())
     /// The most bytes held for a client before it is cut off.
     public let capacity: Int
+    /// Whether its client can pick up where the stream ended (an event stream, by
+    /// `Last-Event-ID`): shutdown then ends it at once; a download is let finish within the grace
+    /// and cut off after it.
+    public let resumable: Bool
 
-    /// A buffer holding at most `capacity` bytes.
-    public init(capacity: Int) {
+    /// A buffer holding at most `capacity` bytes; a download's (`resumable: false`) producer
+    /// keeps to it by waiting in `drain`.
+    public init(capacity: Int, resumable: Bool = true) {
         self.capacity = capacity
+        self.resumable = resumable
     }
 
     /// Queues `text`; false when the stream is closed or the client fell too far behind (the
@@ -29,7 +39,7 @@ public final class EventStreamBuffer: Sendable {
     public func write(_ text: String) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
             guard !state.closed else { return (false, nil) }
-            if state.pending.count + text.utf8.count > capacity {
+            if resumable, state.pending.count + text.utf8.count > capacity {
                 state.closed = true
                 state.overflowed = true
                 state.pending = []
@@ -59,13 +69,63 @@ public final class EventStreamBuffer: Sendable {
         }
     }
 
+    /// Queues `bytes` of a download, whatever is queued already (its producer keeps to the bound
+    /// with `drain`); false once the stream has ended.
+    @discardableResult
+    public func write(bytes: UnsafeRawBufferPointer) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.closed else { return (false, nil) }
+            state.pending.append(contentsOf: bytes)
+            let wake = state.wake
+            state.wake = nil
+            return (true, wake)
+        }
+        wake?()
+        return accepted
+    }
+
+    /// Waits until at most `capacity` bytes are queued; true then. A client that has not made
+    /// room within `patience` is too slow: the stream is cut off (`abort`) and the answer is
+    /// false, as it is once the stream has ended.
+    public func drain(patience: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let (fits, closed) = state.withLock { ($0.pending.count <= capacity, $0.closed) }
+            if closed { return false }
+            if fits { return true }
+            if ContinuousClock.now >= deadline {
+                abort()
+                return false
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Ends the stream without its proper end: the connection is closed with nothing more
+    /// sent, so the client sees the body is incomplete (a download that failed half-way). The
+    /// socket is shut down too, as on overflow: a client that stopped reading leaves the daemon
+    /// waiting on a full socket, never asking the stream for more.
+    public func abort() { end(aborting: true) }
+
+    /// Whether the stream was cut off (`abort`) rather than ended.
+    public var wasAborted: Bool { state.withLock { $0.aborted } }
+
     /// Bytes queued and not yet taken by the connection.
     public var pendingBytes: Int { state.withLock { $0.pending.count } }
 
     /// Ends the stream once what is queued has gone out.
-    public func close() {
+    public func close() { end(aborting: false) }
+
+    private func end(aborting: Bool) {
         let wake = state.withLock { state in
             state.closed = true
+            if aborting {
+                state.aborted = true
+                state.pending = []
+                // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
+                if !state.gone { state.disconnect?() }
+                state.disconnect = nil
+            }
             let wake = state.wake
             state.wake = nil
             return wake
@@ -91,9 +151,10 @@ public final class EventStreamBuffer: Sendable {
     }
 
     /// libmicrohttpd's thread: copies up to `max` bytes to `buffer`; returns how many, -1 at the
-    /// end, or 0 after calling `suspend` (then `resume` is called once there is more).
+    /// end, -2 when cut off, or 0 after calling `suspend` (then `resume` is called once there is more).
     func read(into buffer: UnsafeMutableRawPointer, max: Int, suspend: () -> Void, resume: @escaping @Sendable () -> Void) -> Int {
         state.withLock { state in
+            if state.aborted { return -2 }
             if !state.pending.isEmpty {
                 let count = Swift.min(max, state.pending.count)
                 state.pending.withUnsafeBytes { bytes in buffer.copyMemory(from: bytes.baseAddress!, byteCount: count) }
@@ -107,7 +168,8 @@ public final class EventStreamBuffer: Sendable {
         }
     }
 
-    /// The HTTP layer: how to cut the connection off when the client falls too far behind.
+    /// The HTTP layer: how to cut the connection off when the client falls too far behind or
+    /// the stream is aborted.
     func onOverflow(disconnect: @escaping @Sendable () -> Void) {
         state.withLock { state in if !state.gone { state.disconnect = disconnect } }
     }

@@ -188,8 +188,12 @@ public final class HTTPServer: Sendable {
             tracker.stopped = true
             return Array(tracker.streams.values)
         }
-        for stream in streams { stream.close() }
+        // Event streams end now (their clients resume by id); downloads may finish in the grace.
+        for stream in streams where stream.resumable { stream.close() }
         await waitUntilIdle(for: grace)
+        let unfinished = tracker.withLock { Array($0.streams.values) }
+        for stream in unfinished { stream.abort() }
+        if !unfinished.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         // Anything still suspended now must be resumed before the daemon stops.
         // A handler that answered first resumes its own connection; the rest are answered here.
         let late = tracker.withLock { Array($0.running.values) }
@@ -313,7 +317,7 @@ public final class HTTPServer: Sendable {
         case .stream(let stream):
             let context = StreamContext(stream: stream, connection: ConnectionHandle(pointer: connection), server: self)
             // A client that stops reading leaves the daemon blocked on a full socket, never asking
-            // the stream for more: on overflow the socket is shut down, which the daemon sees.
+            // the stream for more: on overflow or abort the socket is shut down, which the daemon sees.
             let socket = taskbase_mhd_connection_fd(connection)
             if socket >= 0 {
                 var size = Int32(clamping: limits.streamSocketBufferBytes)
@@ -325,7 +329,7 @@ public final class HTTPServer: Sendable {
                 return tracker.stopped
             }
             // A stream that starts once shutdown has begun ends at once, as those open then did.
-            if stopping { stream.close() }
+            if stopping { stream.resumable ? stream.close() : stream.abort() }
             made = MHD_create_response_from_callback(
                 taskbase_mhd_size_unknown, 4_096,
                 { cls, _, buffer, max in
@@ -334,7 +338,11 @@ public final class HTTPServer: Sendable {
                     let count = context.stream.read(
                         into: UnsafeMutableRawPointer(buffer!), max: max, suspend: { MHD_suspend_connection(connection.pointer) },
                         resume: { context.server.resume(connection) })
-                    return count < 0 ? taskbase_mhd_end_of_stream : count
+                    return switch count {
+                    case -2: taskbase_mhd_end_with_error
+                    case -1: taskbase_mhd_end_of_stream
+                    default: count
+                    }
                 }, Unmanaged.passRetained(context).toOpaque(),
                 { cls in
                     let context = Unmanaged<StreamContext>.fromOpaque(cls!).takeRetainedValue()

@@ -1,6 +1,7 @@
 import CommandLineToolkit
 import Foundation
 import TaskCore
+import TaskbaseExport
 
 /// `taskctl watch` and `taskctl export`: the commands that stream.
 enum StreamCommands {

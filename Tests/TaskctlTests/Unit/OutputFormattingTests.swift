@@ -1,8 +1,9 @@
-import CommandLineToolkit
 import CSVImport
+import CommandLineToolkit
 import Foundation
 import SafeText
 import TaskCore
+import TaskbaseExport
 import TaskbaseWire
 import Testing
 @testable import taskctl

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TaskCore
 import TaskStoreMemory
+import TaskbaseExport
 import Testing
 @testable import taskctl
 

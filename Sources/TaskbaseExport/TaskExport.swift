@@ -2,8 +2,8 @@ import CommandLineToolkit
 import TaskCore
 import TaskbaseWire
 
-/// The formats `export` writes.
-enum ExportFormat: String, CaseIterable, Sendable {
+/// The formats an export writes.
+public enum ExportFormat: String, CaseIterable, Sendable {
     /// The importer's CSV input format.
     case csv
     /// A JSON array of task documents.
@@ -14,23 +14,35 @@ enum ExportFormat: String, CaseIterable, Sendable {
 /// whatever the team's size. The CSV is exactly what `taskimport` reads; a task without an
 /// external id exports its key (`CORE-7`) as one, so importing the file into another team and
 /// re-importing it there match task for task.
-struct TaskExport: Sendable {
+public struct TaskExport: Sendable {
     /// The CSV header: the importer's canonical column names.
-    static let csvHeader = ["External ID", "Title", "Notes", "Status", "Priority", "Due Date", "Assignee", "Category"]
+    public static let csvHeader = ["External ID", "Title", "Notes", "Status", "Priority", "Due Date", "Assignee", "Category"]
 
     /// The service to read through.
-    var service: TaskService
+    public var service: TaskService
     /// The team to export.
-    var team: TeamKey
+    public var team: TeamKey
     /// Who reads (any member, viewers included).
-    var actor: UserRef
+    public var actor: UserRef
     /// Tasks per page read.
-    var pageSize = TaskQuery.limitRange.upperBound
+    public var pageSize = TaskQuery.limitRange.upperBound
     /// How CSV is written (escaped for a terminal, formulas defused).
-    var csvConfiguration = CSVWriter.Configuration()
+    public var csvConfiguration = CSVWriter.Configuration()
 
-    /// Writes every task to `sink` in `format` and returns how many were written.
-    func write(as format: ExportFormat, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void) async throws -> Int {
+    /// An export of `team`'s tasks as `actor` may read them, `pageSize` tasks per read.
+    public init(service: TaskService, team: TeamKey, actor: UserRef, pageSize: Int = TaskQuery.limitRange.upperBound) {
+        self.service = service
+        self.team = team
+        self.actor = actor
+        self.pageSize = pageSize
+    }
+
+    /// Writes every task to `sink` in `format` and returns how many were written. With
+    /// `afterPage`, what a page wrote reaches the sink before it is called, once per page: a
+    /// sink that cannot block (an HTTP response) waits there for its reader to catch up.
+    public func write(
+        as format: ExportFormat, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void, afterPage: (() async throws -> Void)? = nil
+    ) async throws -> Int {
         var directory = try await UserDirectory.of(team, service: service, as: actor)
         let today = service.clock.today()
         let csv = format == .csv ? CSVWriter(configuration: csvConfiguration, sink: sink) : nil
@@ -48,6 +60,11 @@ struct TaskExport: Sendable {
             }
             count += page.tasks.count
             query.after = page.nextCursor
+            if let afterPage {
+                try csv?.flush()
+                try json?.flush()
+                try await afterPage()
+            }
         } while query.after != nil
         try csv?.flush()
         try json?.finish()
@@ -55,7 +72,7 @@ struct TaskExport: Sendable {
     }
 
     /// The importer's row of `task`: empty fields for absent values, the assignee as an email.
-    static func csvRow(_ task: TaskItem, users directory: UserDirectory) -> [String?] {
+    public static func csvRow(_ task: TaskItem, users directory: UserDirectory) -> [String?] {
         [
             task.externalID ?? task.key.description,
             task.title,

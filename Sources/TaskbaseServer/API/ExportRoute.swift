@@ -1,0 +1,52 @@
+import Foundation
+import TaskCore
+import TaskbaseExport
+
+/// `GET /v1/teams/{team}/export`: every task of the team as the CSV `POST …/imports` and
+/// taskimport read (`taskctl export`'s, by the same code), streamed page by page so memory stays
+/// flat whatever the team's size. `defuse-formulas=true` starts cells beginning with `=`, `+`,
+/// `-` or `@` with `'`, for spreadsheets. A read that fails half-way, a client that takes no
+/// bytes for `exportPatience`, or a server stopping past its grace cuts the connection off
+/// without the body's proper end, so a partial file never looks complete.
+extension APIHandlers {
+    /// How long an export waits for its client to take a page before cutting it off.
+    static let exportPatience: Duration = .seconds(30)
+    /// The parameters the route reads; others are refused so a typo is not silently ignored.
+    static let exportParameters: Set<String> = ["defuse-formulas"]
+
+    func exportTasks(_ context: RouteContext) async throws -> HTTPResponse {
+        let (team, actor) = (try teamKey(context), try context.actor)
+        if let unknown = context.request.query.first(where: { !Self.exportParameters.contains($0.name) }) {
+            throw TaskError.validation(field: unknown.name, reason: "the export takes no such parameter; it takes defuse-formulas")
+        }
+        let defuses = try context.request.flag("defuse-formulas")
+        // Refusals (404 to outsiders) are problems, answered before the stream begins.
+        _ = try await service.team(team, as: actor)
+        let buffer = EventStreamBuffer(capacity: options.streamBufferBytes, resumable: false)
+        var export = TaskExport(service: service, team: team, actor: actor)
+        export.csvConfiguration.defusesFormulas = defuses
+        let producer = Task {
+            do {
+                _ = try await export.write(
+                    as: .csv,
+                    to: { bytes in
+                        guard buffer.write(bytes: bytes) else { throw CancellationError() }
+                    },
+                    afterPage: {
+                        guard await buffer.drain(patience: Self.exportPatience) else { throw CancellationError() }
+                    })
+                buffer.close()
+            } catch {
+                buffer.abort()
+            }
+        }
+        buffer.onTerminate { producer.cancel() }
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/csv; charset=utf-8"), ("Content-Disposition", "attachment; filename=\"\(team)-tasks.csv\""),
+                ("Cache-Control", "no-store"),
+            ],
+            body: .stream(buffer))
+    }
+}

@@ -1,0 +1,141 @@
+import CSVImport
+import Foundation
+import TaskCore
+import TaskbaseExport
+import TaskbaseWire
+import Testing
+
+@testable import TaskbaseServer
+
+@Suite("GET /v1/teams/{team}/export: a team's tasks as the CSV imports read, streamed")
+struct ExportRouteTests {
+    /// An import file of `count` rows (more than one export page) with fields that need
+    /// quoting, an assignee and a formula-like title.
+    static func file(rows count: Int, assignee: String, notesBytes: Int = 12) -> String {
+        var lines = ["External ID,Title,Notes,Status,Priority,Due Date,Assignee,Category"]
+        let notes = String(repeating: "n", count: notesBytes)
+        for number in 1...count {
+            let title = number == 1 ? "=1+1" : number == 2 ? "\"Quoted\", with a comma" : "Task \(number)"
+            let quoted = "\"" + title.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let assigned = number % 3 == 0 ? assignee : ""
+            let due = number % 5 == 0 ? "2027-01-\(String(format: "%02d", number % 28 + 1))" : ""
+            lines.append("EXT-\(number),\(quoted),\"\(notes)\nline two\",todo,\(number % 2 == 0 ? "high" : "low"),\(due),\(assigned),c\(number % 4)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func importFile(_ f: ServerFixture, _ csv: String, into team: TeamKey, as role: String = "owner") async throws -> ImportReportDocument {
+        let reply = try await f.client(role).send(
+            "POST", "/v1/teams/\(team)/imports", body: Data(csv.utf8), headers: ["Content-Type": "text/csv"])
+        #expect(reply.status == 200, "\(reply.text)")
+        return try reply.decode(ImportReportDocument.self)
+    }
+
+    @Test(
+        "the export is taskctl export's CSV, across pages; imported into another team and exported again it is the same bytes",
+        arguments: StoreKind.allCases)
+    func roundTrip(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let rows = TaskQuery.limitRange.upperBound + 250
+        #expect(try await importFile(f, Self.file(rows: rows, assignee: f.member.email), into: f.team).inserted == rows)
+
+        let reply = try await f.client("viewer").get("/v1/teams/\(f.team)/export")
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(reply.header("Content-Type") == "text/csv; charset=utf-8")
+        #expect(reply.header("Content-Disposition") == "attachment; filename=\"\(f.team)-tasks.csv\"")
+        // The same bytes as taskctl export writes for the team.
+        let collected = Collected()
+        _ = try await TaskExport(service: f.service, team: f.team, actor: .id(f.viewer.id)).write(as: .csv) { collected.append($0) }
+        #expect(reply.body == collected.data)
+        #expect(reply.text.hasPrefix(TaskExport.csvHeader.joined(separator: ",") + "\r\n"))
+        #expect(reply.text.contains("\r\nEXT-1,=1+1,"))
+
+        // Into a team of the owner's own, with the assignee a member there too, and out again.
+        let other = try await f.client("owner").send("POST", "/v1/teams", json: #"{"key": "X\#(f.team.rawValue.dropFirst())", "name": "Copy"}"#)
+        #expect(other.status == 201, "\(other.text)")
+        let copy = try TeamKey(try other.decode(TeamDocument.self).key)
+        let added = try await f.client("owner").send("PUT", "/v1/teams/\(copy)/members/\(f.member.email)", json: #"{"role": "member"}"#)
+        #expect(added.status == 200 || added.status == 201, "\(added.text)")
+        let report = try await importFile(f, reply.text, into: copy)
+        #expect((report.inserted, report.rejected) == (rows, 0))
+        let again = try await f.client("owner").get("/v1/teams/\(copy)/export")
+        #expect(again.status == 200)
+        #expect(again.body == reply.body)
+        await f.stop()
+    }
+
+    @Test("outsiders get 404, no token 401, an unknown or malformed parameter 422; defuse-formulas quotes formula-like cells")
+    func refusalsAndDefusing() async throws {
+        let f = try await ServerFixture.start(.memory)
+        _ = try await importFile(f, Self.file(rows: 3, assignee: f.member.email), into: f.team)
+        #expect(try await f.client("outsider").get("/v1/teams/\(f.team)/export").status == 404)
+        #expect(try await f.client("viewer").get("/v1/teams/NOSUCH/export").status == 404)
+        #expect(try await f.client().get("/v1/teams/\(f.team)/export").status == 401)
+        let unknown = try await f.client("viewer").get("/v1/teams/\(f.team)/export?format=json")
+        #expect(unknown.status == 422)
+        #expect(unknown.problem?.field == "format")
+        #expect(try await f.client("viewer").get("/v1/teams/\(f.team)/export?defuse-formulas=perhaps").status == 422)
+        let defused = try await f.client("viewer").get("/v1/teams/\(f.team)/export?defuse-formulas=true")
+        #expect(defused.status == 200)
+        #expect(defused.text.contains("\r\nEXT-1,'=1+1,"), "\(defused.text)")
+        await f.stop()
+    }
+
+    @Test("a download still running when the grace ends is cut off without the body's end, so it never looks complete")
+    func cutOffAtShutdown() async throws {
+        let f = try await ServerFixture.start(.memory, streamBufferBytes: 4_096)
+        // About 1 MB of CSV: far more than the socket buffers hold for a client that stops reading.
+        _ = try await importFile(f, Self.file(rows: 1_200, assignee: f.member.email, notesBytes: 800), into: f.team)
+        let reader = try RawConnection(port: f.server.http.port, receiveBuffer: 2_048)
+        reader.get("/v1/teams/\(f.team)/export", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)"])
+        #expect(await reader.read(until: { $0.contains("External ID") }))
+        #expect(f.server.http.openStreams == 1)
+        let started = ContinuousClock.now
+        await f.server.shutdown(grace: .milliseconds(500))
+        // The grace, then the socket is shut down: not two more waits (2.5 s in all) for a reader
+        // who never reads.
+        #expect(ContinuousClock.now - started < .seconds(2.2), "\(ContinuousClock.now - started)")
+        #expect(await reader.readUntilClosed())
+        #expect(reader.text.hasPrefix("HTTP/1.1 200"))
+        #expect(!reader.text.hasSuffix("\r\n0\r\n\r\n"), "a cut-off body must not end as a complete chunked body")
+    }
+
+    @Test("a download that is read finishes during shutdown's grace, complete")
+    func finishesWithinGrace() async throws {
+        let f = try await ServerFixture.start(.memory, streamBufferBytes: 4_096)
+        _ = try await importFile(f, Self.file(rows: 300, assignee: f.member.email, notesBytes: 400), into: f.team)
+        let reader = try RawConnection(port: f.server.http.port, receiveBuffer: 2_048)
+        reader.get("/v1/teams/\(f.team)/export", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)", "Connection": "close"])
+        #expect(await reader.read(until: { $0.contains("External ID") }))
+        async let stopped: Void = f.server.shutdown(grace: .seconds(10))
+        #expect(await reader.readUntilClosed(limit: .seconds(10)))
+        await stopped
+        #expect(reader.text.hasSuffix("\r\n0\r\n\r\n"))
+        #expect(reader.text.contains("EXT-300,"))
+    }
+
+    @Test("a download's buffer waits for its reader instead of overflowing, and a cut-off reads as an error, not an end")
+    func downloadBuffer() async {
+        let buffer = EventStreamBuffer(capacity: 100, resumable: false)
+        let page = [UInt8](repeating: UInt8(ascii: "x"), count: 150)
+        #expect(page.withUnsafeBytes { buffer.write(bytes: $0) })
+        #expect(!buffer.overflowed && !buffer.isClosed)
+        var out = [UInt8](repeating: 0, count: 200)
+        #expect(out.withUnsafeMutableBytes { buffer.read(into: $0.baseAddress!, max: 100, suspend: {}, resume: {}) } == 100)
+        #expect(await buffer.drain(patience: .milliseconds(100)))
+        #expect(page.withUnsafeBytes { buffer.write(bytes: $0) })
+        #expect(!(await buffer.drain(patience: .milliseconds(50))), "nobody reads: cut off")
+        #expect(buffer.wasAborted && buffer.isClosed)
+        #expect(out.withUnsafeMutableBytes { buffer.read(into: $0.baseAddress!, max: 100, suspend: {}, resume: {}) } == -2)
+
+        let finished = EventStreamBuffer(capacity: 100, resumable: false)
+        finished.close()
+        #expect(out.withUnsafeMutableBytes { finished.read(into: $0.baseAddress!, max: 100, suspend: {}, resume: {}) } == -1)
+    }
+}
+
+/// Bytes a sink collects.
+private final class Collected: @unchecked Sendable {
+    var data = Data()
+    func append(_ bytes: UnsafeRawBufferPointer) { data.append(contentsOf: bytes) }
+}
