@@ -68,9 +68,11 @@ struct EventStreamTests {
         let stream = try await subscribe(f, as: "viewer")
         #expect(await stream.read(until: { $0.contains(": keep-alive\n\n") }))
         #expect(f.server.http.openStreams == 1)
+        // A stream that shutdown failed to end would hold it for the whole grace: 30 s here, so a
+        // CI machine starved for a few seconds does not look like that.
         let started = ContinuousClock.now
-        await f.server.shutdown(grace: .seconds(5))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        await f.server.shutdown(grace: .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(await stream.readUntilClosed())
     }
 

@@ -173,6 +173,9 @@ public final class HTTPServer: Sendable {
     /// Event streams open now.
     public var openStreams: Int { tracker.withLock { $0.streams.count } }
 
+    /// The buffers of the streamed responses open now (for tests).
+    var openStreamBuffers: [EventStreamBuffer] { tracker.withLock { Array($0.streams.values) } }
+
     /// Stops gracefully: no new connections, every event stream ended, in-flight requests
     /// answered (waiting up to `grace`), then the daemon stops. A request whose handler is still
     /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
