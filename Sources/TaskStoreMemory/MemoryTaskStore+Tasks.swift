@@ -65,13 +65,16 @@ extension MemoryTaskStore: TaskRepository {
         }
     }
 
-    /// The recorded entries, oldest first, also of a deleted task.
-    public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
+    /// A page of the recorded entries, oldest first, also of a deleted task; a cursor's
+    /// position is the number of entries before the page.
+    public func history(of key: TaskKey, _ query: HistoryQuery, access: AccessRequirement) async throws -> HistoryPage {
         try state.withLock { state in
             let subject = "task \(key)"
             let gate = try state.gate(access, team: key.team, subject: subject)
             guard let entries = state.history[gate.team.id]?[key.number], !entries.isEmpty else { throw TaskError.notFound(what: subject) }
-            return entries
+            let start = Int(clamping: min(max(query.after?.position ?? 0, 0), Int64(entries.count)))
+            let end = min(start + query.limit, entries.count)
+            return HistoryPage(entries: Array(entries[start..<end]), nextCursor: end < entries.count ? HistoryCursor(position: Int64(end)) : nil)
         }
     }
 

@@ -262,29 +262,40 @@ extension PostgresTaskStore: TaskRepository {
         }
     }
 
-    public func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry] {
+    /// A page of the task's entries in the order they were written; a cursor's position is the
+    /// last entry's row id (the index on team, number and id serves every page alike).
+    public func history(of key: TaskKey, _ page: HistoryQuery, access: AccessRequirement) async throws -> HistoryPage {
+        let after = page.after?.position ?? 0
         let query: PGQuery = """
-            SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id, h.task_id AS entry_task_id, h.version AS entry_version,
+            SELECT \(unsafeSQL: Self.userColumns), m.role, t.id AS task_id,
+                   (m.role IS NOT NULL AND NOT u.disabled
+                    AND EXISTS (SELECT 1 FROM task_history x WHERE x.team_id = tm.id AND x.task_number = \(key.number))) AS has_history,
+                   h.id AS entry_id, h.task_id AS entry_task_id, h.version AS entry_version,
                    h.actor_id, h.changed_at, h.kind, h.changes, h.created_values
               FROM \(Self.accessFactsFrom(access.actor, team: key.team))
               LEFT JOIN tasks t ON t.team_id = tm.id AND t.number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
-              LEFT JOIN task_history h ON h.team_id = tm.id AND h.task_number = \(key.number) AND m.role IS NOT NULL AND NOT u.disabled
+              LEFT JOIN task_history h ON h.team_id = tm.id AND h.task_number = \(key.number) AND h.id > \(after)
+                                       AND m.role IS NOT NULL AND NOT u.disabled
              ORDER BY h.id
+             LIMIT \(Int64(page.limit) + 1)
             """
         let rows = try await statement(as: access.actor, query)
         let subject = "task \(key)"
         try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: subject)
         // A deleted task's history is kept (numbers are never reused): found by its number alone.
-        guard try rows[0].decode(Int64?.self, "task_id") != nil || rows[0].decode(Int64?.self, "entry_task_id") != nil else {
+        guard try rows[0].decode(Int64?.self, "task_id") != nil || rows[0].decode(Bool?.self, "has_history") == true else {
             throw TaskError.notFound(what: subject)
         }
-        return try rows.compactMap { row -> TaskHistoryEntry? in
-            guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { return nil }
-            let changes = try Self.storedChanges(in: row)
-            return TaskHistoryEntry(
-                taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
-                actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
-                kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: changes)
+        var entries: [TaskHistoryEntry] = [], last: Int64?
+        for row in rows.prefix(page.limit) {
+            guard let taskID = try row.decode(Int64?.self, "entry_task_id") else { continue }
+            entries.append(
+                TaskHistoryEntry(
+                    taskID: TaskID(taskID), version: try row.decode(Int64.self, "entry_version"),
+                    actorID: UserID(try row.decode(Int64.self, "actor_id")), at: try row.decode(Date.self, "changed_at"),
+                    kind: try Self.enumValue(TaskHistoryEntry.Kind.self, row, "kind"), changes: try Self.storedChanges(in: row)))
+            last = try row.decode(Int64.self, "entry_id")
         }
+        return HistoryPage(entries: entries, nextCursor: rows.count > page.limit ? last.map(HistoryCursor.init(position:)) : nil)
     }
 }

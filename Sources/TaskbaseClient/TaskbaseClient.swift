@@ -147,17 +147,36 @@ public struct TaskbaseClient: TaskSession {
         return TaskPage(tasks: tasks, nextCursor: try document.nextCursor.value.map { try TaskCursor(encoded: $0) })
     }
 
-    /// A task's history.
-    public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] {
-        let documents = try await get([HistoryDocument].self, "v1", "tasks", key.description, "history")
-        guard let first = documents.first else { return [] }
+    /// A page of a task's history; the next page's cursor comes from the `Link` header.
+    public func history(of key: TaskKey, _ query: HistoryQuery) async throws -> HistoryPage {
+        try query.validate()
+        var items = [URLQueryItem(name: "limit", value: String(query.limit))]
+        if let after = query.after { items.append(URLQueryItem(name: "after", value: after.encoded)) }
+        let response = try await transport.send(HTTPRequest(method: "GET", path: ["v1", "tasks", key.description, "history"], query: items))
+        let documents = try decode([HistoryDocument].self, response)
+        let next = try Self.nextCursor(inLink: response.header("Link")).map(HistoryCursor.init(encoded:))
+        guard let first = documents.first else { return HistoryPage(entries: [], nextCursor: next) }
         // The documents name the task's id (a deleted task has no other document); an older
         // server's do not, and the task itself does.
         let taskID: TaskID
         if let id = first.taskID { taskID = TaskID(id) } else { taskID = try await task(key).id }
         var entries: [TaskHistoryEntry] = []
         for document in documents { entries.append(try await entry(from: document, of: taskID, team: key.team)) }
-        return entries
+        return HistoryPage(entries: entries, nextCursor: next)
+    }
+
+    /// The `after` parameter of a `Link` header's `rel="next"` target (RFC 8288), if any.
+    static func nextCursor(inLink header: String?) -> String? {
+        guard let header else { return nil }
+        for link in header.split(separator: ",") {
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "rel=\"next\"" }),
+                let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">"),
+                let components = URLComponents(string: String(target.dropFirst().dropLast()))
+            else { continue }
+            return components.queryItems?.first { $0.name == "after" }?.value
+        }
+        return nil
     }
 
     /// The team's summary.

@@ -214,6 +214,38 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    @Test(
+        "history comes in pages of `limit` (default 100) with a Link header to the next; a bad limit, cursor or parameter is 422",
+        arguments: StoreKind.allCases)
+    func historyPages(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Busy"), as: .id(f.member.id))
+        for round in 1...104 {
+            _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Busy \(round)"), expectedVersion: nil, as: .id(f.member.id))
+        }
+        let viewer = f.client("viewer")
+        let first = try await viewer.get("/v1/tasks/\(task.key)/history")
+        #expect(try first.decode([HistoryDocument].self).map(\.version) == Array(1...100))
+        let link = try #require(first.header("Link"))
+        #expect(link.hasPrefix("</v1/tasks/\(task.key)/history?after=") && link.hasSuffix(">; rel=\"next\""), "\(link)")
+        let last = try await viewer.get(String(link.dropFirst().prefix { $0 != ">" }))
+        #expect(try last.decode([HistoryDocument].self).map(\.version) == Array(101...105))
+        #expect(last.header("Link") == nil)
+        // The Link keeps the page size asked for.
+        var path: String? = "/v1/tasks/\(task.key)/history?limit=40", versions: [Int64] = []
+        while let next = path {
+            let reply = try await viewer.get(next)
+            versions += try reply.decode([HistoryDocument].self).map(\.version)
+            path = reply.header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) }
+        }
+        #expect(versions == Array(1...105))
+        for query in ["limit=0", "limit=1001", "limit=ten", "after=nonsense", "sort=desc"] {
+            let refused = try await viewer.get("/v1/tasks/\(task.key)/history?\(query)")
+            #expect(refused.status == 422, "\(query): \(refused.text)")
+        }
+        await f.stop()
+    }
+
     @Test("a deleted task's history is still 200 to the team, ending with who deleted it, and 404 to an outsider", arguments: StoreKind.allCases)
     func historyOfDeletedTask(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

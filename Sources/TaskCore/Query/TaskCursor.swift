@@ -23,11 +23,7 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
 
     /// Decodes a token from `encoded`; anything else is a validation error on `cursor`.
     public init(encoded token: String) throws {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
-            throw Self.invalid(token)
-        }
+        guard let text = CursorToken.text(of: token) else { throw Self.invalid(token) }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0] == "t1", let sort = TaskSort(rawValue: String(parts[1])),
             parts[2] == "a" || parts[2] == "d",
@@ -43,10 +39,7 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
 
     /// The opaque token to hand back to the caller.
     public var encoded: String {
-        let text = "t1.\(sort.rawValue).\(descending ? "d" : "a").\(primaryKey).\(number)"
-        return Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        CursorToken.token(of: "t1.\(sort.rawValue).\(descending ? "d" : "a").\(primaryKey).\(number)")
     }
 
     /// The opaque token.
@@ -60,5 +53,22 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
 
     private static func invalid(_ token: String) -> TaskError {
         .validation(field: "cursor", reason: "\"\(token)\" is not a cursor from a previous page of this list")
+    }
+}
+
+/// A cursor's text as the short opaque token callers hand back (base64url, unpadded).
+enum CursorToken {
+    static func token(of text: String) -> String {
+        Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The text of `token`; nil when it is not base64url of UTF-8.
+    static func text(of token: String) -> String? {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return String(data: data, encoding: .utf8)
     }
 }

@@ -51,10 +51,7 @@ public struct TaskQuery: Hashable, Sendable {
 
     /// Checks the limit, and that the cursor belongs to this order.
     public func validate() throws {
-        guard Self.limitRange.contains(limit) else {
-            throw TaskError.validation(
-                field: "limit", reason: "a page holds \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound) tasks, got \(limit)")
-        }
+        try PageLimit.check(limit, in: Self.limitRange, of: "tasks")
         if let after, after.sort != sort || after.descending != descending {
             throw TaskError.validation(
                 field: "cursor",

@@ -19,8 +19,9 @@ public protocol TaskRepository: Sendable {
     func deleteTask(_ key: TaskKey, expectedVersion: Int64?, access: AccessRequirement, at time: Date) async throws
     /// One page of the team's tasks matching `query` as of `today`.
     func listTasks(in team: TeamKey, query: TaskQuery, today: CalendarDate, access: AccessRequirement) async throws -> TaskPage
-    /// The task's history, oldest first, found by key also when the task was deleted.
-    func history(of key: TaskKey, access: AccessRequirement) async throws -> [TaskHistoryEntry]
+    /// A page of the task's history, oldest first, found by key also when the task was deleted
+    /// (`notFound` when it never existed, whatever the page).
+    func history(of key: TaskKey, _ query: HistoryQuery, access: AccessRequirement) async throws -> HistoryPage
     /// How the team's tasks divide up as of `today`, counted in the store (one read however
     /// many tasks); gated like `listTasks`.
     func taskCounts(in team: TeamKey, today: CalendarDate, access: AccessRequirement) async throws -> TaskCounts

@@ -54,9 +54,16 @@ extension TaskService {
         return try await store.listTasks(in: team, query: query, today: clock.today(), access: AccessRequirement(actor: actor, action: .readTasks))
     }
 
-    /// The task's history, oldest first (anyone in the team), also once the task is deleted.
+    /// A page of the task's history, oldest first (anyone in the team), also once the task is
+    /// deleted.
+    public func history(of key: TaskKey, _ query: HistoryQuery, as actor: UserRef) async throws -> HistoryPage {
+        try query.validate()
+        return try await store.history(of: key, query, access: AccessRequirement(actor: actor, action: .readTasks))
+    }
+
+    /// The task's whole history, oldest first (anyone in the team), read page by page.
     public func history(of key: TaskKey, as actor: UserRef) async throws -> [TaskHistoryEntry] {
-        try await store.history(of: key, access: AccessRequirement(actor: actor, action: .readTasks))
+        try await HistoryPage.all { try await history(of: key, $0, as: actor) }
     }
 
     /// The team's summary as of today (anyone in the team): counted by the store in one read,

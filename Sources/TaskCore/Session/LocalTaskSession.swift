@@ -52,7 +52,9 @@ public struct LocalTaskSession: TaskSession {
     /// One page of tasks.
     public func listTasks(in team: TeamKey, _ query: TaskQuery) async throws -> TaskPage { try await service.listTasks(in: team, query, as: actor) }
     /// A task's history.
-    public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] { try await service.history(of: key, as: actor) }
+    public func history(of key: TaskKey, _ query: HistoryQuery) async throws -> HistoryPage {
+        try await service.history(of: key, query, as: actor)
+    }
     /// The team's summary.
     public func summary(of team: TeamKey) async throws -> TeamSummary { try await service.summary(of: team, as: actor) }
     /// The team's changes.

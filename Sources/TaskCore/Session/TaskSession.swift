@@ -34,8 +34,8 @@ public protocol TaskSession: Sendable {
     func deleteTask(_ key: TaskKey, expectedVersion: Int64?) async throws
     /// One page of the team's tasks (anyone in the team).
     func listTasks(in team: TeamKey, _ query: TaskQuery) async throws -> TaskPage
-    /// The task's history, oldest first (anyone in the team), also of a deleted task.
-    func history(of key: TaskKey) async throws -> [TaskHistoryEntry]
+    /// A page of the task's history, oldest first (anyone in the team), also of a deleted task.
+    func history(of key: TaskKey, _ query: HistoryQuery) async throws -> HistoryPage
     /// The team's summary as of the service's today (anyone in the team).
     func summary(of team: TeamKey) async throws -> TeamSummary
     /// The team's changes, by anyone (anyone in the team): with `after: nil` those committed
@@ -74,6 +74,11 @@ extension TaskSession {
     /// Deletes the task whatever its version (members).
     public func deleteTask(_ key: TaskKey) async throws {
         try await deleteTask(key, expectedVersion: nil)
+    }
+
+    /// The task's whole history, oldest first (anyone in the team), page after page.
+    public func history(of key: TaskKey) async throws -> [TaskHistoryEntry] {
+        try await HistoryPage.all { try await history(of: key, $0) }
     }
 
     /// Every task matching `query`, page after page (`query.after` is where it starts).

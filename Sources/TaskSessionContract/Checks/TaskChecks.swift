@@ -40,6 +40,20 @@ extension TaskSessionContract {
             #expect(kept.last?.actorID == f.member.user.id)
             #expect(await Outcome.of { _ = try await f.outsider.session.history(of: task.key) } == .notFound)
         },
+        SessionCheck("history pages through the session as through the service, each page and its cursor alike") { f in
+            let task = try await f.makeTask("Paged")
+            for round in 1...4 { _ = try await f.member.session.updateTask(task.key, try TaskChanges(title: "Paged \(round)"), expectedVersion: nil) }
+            var query = HistoryQuery(limit: 2), pages: [HistoryPage] = []
+            repeat {
+                let page = try await f.viewer.session.history(of: task.key, query)
+                #expect(page == (try await f.service.history(of: task.key, query, as: f.viewer.ref)))
+                pages.append(page)
+                query.after = page.nextCursor
+            } while query.after != nil
+            #expect(pages.map(\.entries.count) == [2, 2, 1])
+            #expect(pages.flatMap(\.entries).map(\.version) == [1, 2, 3, 4, 5])
+            #expect(await Outcome.of { _ = try await f.viewer.session.history(of: task.key, HistoryQuery(limit: 0)) } == .invalid(field: "limit"))
+        },
         SessionCheck("history and summary are exactly what the service reports") { f in
             let task = try await f.makeTask(
                 "Draft", TaskDraftFields(priority: .low, dueDate: ContractFixture.today.adding(days: -2), category: "Ops"))

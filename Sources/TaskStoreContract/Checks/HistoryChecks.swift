@@ -61,6 +61,45 @@ extension TaskStoreContract {
             #expect(await Outcome.of { _ = try await f.service.history(of: first.key, as: f.disabled) } != .ok)
             #expect(await Outcome.of { _ = try await f.service.history(of: TaskKey(team: first.key.team, number: 3), as: f.viewer) } == .notFound)
         },
+        ContractCheck("history pages: every entry once, in order, across pages and entries added between them; limits and cursors checked") { f in
+            let task = try await f.makeTask("Paged")
+            for round in 1...4 {
+                _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Paged \(round)"), expectedVersion: nil, as: f.member)
+            }
+            let whole = try await f.service.history(of: task.key, as: f.viewer)
+            #expect(whole.map(\.version) == [1, 2, 3, 4, 5])
+            let first = try await f.service.history(of: task.key, HistoryQuery(limit: 2), as: f.viewer)
+            #expect(first.entries == Array(whole[0..<2]))
+            // An entry written between two pages is on a later one, as the history grows at its end only.
+            _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Paged 5"), expectedVersion: nil, as: f.member)
+            try await f.service.deleteTask(task.key, as: f.member)
+            var pages = [first], query = HistoryQuery(limit: 2, after: first.nextCursor)
+            while let after = query.after {
+                let page = try await f.service.history(
+                    of: task.key, HistoryQuery(limit: 2, after: try HistoryCursor(encoded: after.encoded)), as: f.viewer)
+                pages.append(page)
+                query.after = page.nextCursor
+            }
+            #expect(pages.map(\.entries.count) == [2, 2, 2, 1])
+            let all = pages.flatMap(\.entries)
+            #expect(all.map(\.version) == [1, 2, 3, 4, 5, 6, 6] && all.last?.kind == .deleted)
+            #expect(all == (try await f.service.history(of: task.key, as: f.viewer)))
+            // Paging a deleted task past its end is an empty last page, not "not found".
+            let lastCursor = try #require(pages[2].nextCursor)
+            let past = try await f.service.history(of: task.key, HistoryQuery(limit: 5, after: lastCursor), as: f.viewer)
+            #expect(past.entries.count == 1 && past.nextCursor == nil)
+            let beyond = try await f.service.history(of: task.key, HistoryQuery(limit: 5, after: HistoryCursor(position: Int64.max)), as: f.viewer)
+            #expect(beyond.entries.isEmpty && beyond.nextCursor == nil)
+            for limit in [0, 1_001] {
+                #expect(
+                    await Outcome.of { _ = try await f.service.history(of: task.key, HistoryQuery(limit: limit), as: f.viewer) }
+                        == .invalid(field: "limit"))
+            }
+            #expect(throws: TaskError.self) { try HistoryCursor(encoded: "bm90IGEgY3Vyc29y") }
+            #expect(
+                await Outcome.of { _ = try await f.service.history(of: task.key, HistoryQuery(limit: 2, after: lastCursor), as: f.outsider) }
+                    == .notFound)
+        },
         ContractCheck("a task imported and then deleted keeps its import history under its key") { f in
             let summary = try await f.service.importTasks(
                 into: f.team, policy: .update, drafts: [try TaskImportDraft(try TaskDraft(title: "Imported", externalID: "gone-1"))], as: f.member)

@@ -112,7 +112,13 @@ enum OpenAPIDocument {
                 summary: "Delete a task (its history stays); If-Match makes it conditional.", headers: ["If-Match"], success: 204,
                 errors: [403, 404, 412, 422]),
             "GET /v1/tasks/{key}/history": Operation(
-                summary: "The task's history, oldest first, also of a deleted task.", successSchema: "[HistoryEntry]", errors: [404]),
+                summary:
+                    "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",
+                query: [
+                    ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "entries per page (default 100)"),
+                    ("after", string, "the cursor in the previous page's Link header"),
+                ],
+                successSchema: "[HistoryEntry]", errors: [404, 422]),
         ]
     }
 

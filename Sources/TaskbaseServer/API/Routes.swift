@@ -254,17 +254,33 @@ struct APIHandlers: Sendable {
         return try await taskResponse(task, actor: actor)
     }
 
-    /// A task's whole history, on the global executor: it is not paged, and a task edited
-    /// thousands of times would otherwise hold up the I/O thread as a long task page did; the
-    /// hop costs microseconds on a route that is not hot.
+    /// A page of a task's history (`limit`, default 100, and `after`, a cursor), as an array
+    /// of entries, with a `Link: <…>; rel="next"` header while there is more. A long page is
+    /// read and written on the global executor, as a long task page is.
     func history(_ context: RouteContext) async throws -> HTTPResponse {
-        try await withTaskExecutorPreference(globalConcurrentExecutor) {
-            let (key, actor) = (try taskKey(context), try context.actor)
-            let entries = try await service.history(of: key, as: actor)
-            let directory = try await directories.directory(
-                naming: entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
-            return try .json(entries.map { HistoryDocument($0, users: directory) })
+        let query = try Self.historyQuery(context.request)
+        guard query.limit > Self.loopPageLimit else { return try await historyPage(context, query) }
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await historyPage(context, query) }
+    }
+
+    private func historyPage(_ context: RouteContext, _ query: HistoryQuery) async throws -> HTTPResponse {
+        let (key, actor) = (try taskKey(context), try context.actor)
+        let page = try await service.history(of: key, query, as: actor)
+        let directory = try await directories.directory(
+            naming: page.entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
+        var headers: [(name: String, value: String)] = []
+        if let next = page.nextCursor {
+            headers.append(("Link", "<\(TaskListParameters.nextPage(of: context.request, cursor: next.encoded))>; rel=\"next\""))
         }
+        return try .json(page.entries.map { HistoryDocument($0, users: directory) }, headers: headers)
+    }
+
+    /// The history route's `limit` and `after`; any other parameter is refused.
+    static func historyQuery(_ request: HTTPRequest) throws -> HistoryQuery {
+        if let unknown = request.query.first(where: { $0.name != "limit" && $0.name != "after" }) {
+            throw TaskError.validation(field: unknown.name, reason: "the history takes no such parameter; it takes limit and after")
+        }
+        return HistoryQuery(limit: try request.limit(default: 100), after: try request.queryValue("after").map(HistoryCursor.init(encoded:)))
     }
 
     /// Longer pages than this are read and written on the global executor: a page of 1,000

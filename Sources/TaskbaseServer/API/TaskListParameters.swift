@@ -25,7 +25,7 @@ enum TaskListParameters {
             dueAfter: try request.queryValue("due_after").map { try CalendarDate(iso: $0, field: "due_after") },
             overdueOnly: try request.flag("overdue"), text: request.queryValue("text"),
             sort: try request.queryValue("sort").map { try TaskSort(parsing: $0) } ?? .number, descending: try request.flag("desc"),
-            limit: try limit(in: request), after: try request.queryValue("after").map { try TaskCursor(encoded: $0) })
+            limit: try request.limit(default: 50), after: try request.queryValue("after").map { try TaskCursor(encoded: $0) })
         let assignee = request.queryValue("assignee"), category = request.queryValue("category")
         if try request.flag("unassigned") {
             guard assignee == nil else { throw TaskError.validation(field: "unassigned", reason: "unassigned cannot be combined with assignee") }
@@ -50,12 +50,6 @@ enum TaskListParameters {
         return request.path + "?" + kept.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
-    private static func limit(in request: HTTPRequest) throws -> Int {
-        guard let text = request.queryValue("limit") else { return 50 }
-        guard let limit = Int(text) else { throw TaskError.validation(field: "limit", reason: "\(text) is not a number") }
-        return limit
-    }
-
     private static func encode(_ text: String) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#")
@@ -64,6 +58,14 @@ enum TaskListParameters {
 }
 
 extension HTTPRequest {
+    /// The page size the query asks for (`limit`), else `fallback`; not a number is a
+    /// validation error (the range is the service's to check).
+    func limit(default fallback: Int) throws -> Int {
+        guard let text = queryValue("limit") else { return fallback }
+        guard let limit = Int(text) else { throw TaskError.validation(field: "limit", reason: "\(text) is not a number") }
+        return limit
+    }
+
     /// The boolean query parameter `name`: absent, `false` or `0` is false; `true` or `1` is
     /// true; anything else (an empty value too) is a validation error naming it.
     func flag(_ name: String) throws -> Bool {
