@@ -110,10 +110,11 @@ let package = Package(
             ]),
 
         // Import.
-        .target(name: "CSVImport", dependencies: ["TaskCore", "SafeText"]),
+        .target(name: "CSVImport", dependencies: ["TaskCore", "TaskbaseWire", "SafeText"]),
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
         .executableTarget(
-            name: "taskimport", dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
+            name: "taskimport",
+            dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
         // Conformance/ holds the edge-case files, their manifest and the Python reference reader.
         .testTarget(
             name: "TaskimportTests", dependencies: ["taskimport", "taskctl", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"],

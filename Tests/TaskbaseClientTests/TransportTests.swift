@@ -108,6 +108,20 @@ struct TransportTests {
         #expect(lastIDs == [nil, "2", "4", "6"])
     }
 
+    @Test("an export cut off before its last chunk is an error after the retries, never a short file")
+    func truncatedExport() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("truncated", run: run) { $0.retries = 1 }
+        let outcome = await Result { try await client.exportTasks(of: TeamKey("CORE")) }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a cut-off export came back as \(try outcome.get().count) bytes")
+            return
+        }
+        #expect(error is TaskbaseClientError, "\(error)")
+        // A GET: retried once, then the failure is reported.
+        #expect(try await server.log(run).map { $0["path"] ?? nil } == ["v1/teams/CORE/export", "v1/teams/CORE/export"])
+    }
+
     @Test("heartbeats keep a quiet stream open past its idle timeout")
     func heartbeatsKeepStreamOpen() async throws {
         let server = try Self.server.get(), run = run()

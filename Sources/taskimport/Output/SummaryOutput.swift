@@ -2,6 +2,7 @@ import CSVImport
 import CommandLineToolkit
 import Foundation
 import TaskCore
+import TaskbaseWire
 
 /// The end of an import in words: one line on stderr for people, or one JSON document on
 /// stdout for scripts. It never says "imported" when nothing was.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP fixture for the client's transport tests: answers like taskserve for a
-few routes, but on purpose unavailable, slow, or dropping its event stream, so retries,
+few routes, but on purpose unavailable, slow, dropping its event stream or cutting an export short, so retries,
 timeouts, cancellation, reconnection and a failure's request id can be tested where the real server would need to be
 broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each request carried
 (and an "ended" entry when an event stream stopped because the client had gone).
@@ -77,8 +77,22 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, [MEMBER])
         if route == "v1/teams/CORE/events" and scenario == "dropping":
             return self.events(attempt_of_route(run, route))
+        if route == "v1/teams/CORE/export" and scenario == "truncated":
+            return self.truncated_export()
         self.reply(404, {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "x not found",
                          "code": "not_found", "what": "x"})
+
+    def truncated_export(self):
+        """A chunked CSV that stops after its first chunk, without the last (empty) one: what
+        taskserve sends when an export fails half-way."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        body = b"External ID,Title\r\nEXT-1,Half of it\r\n"
+        self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+        self.wfile.flush()
+        self.close_connection = True
 
     def events(self, connection):
         """Each connection sends the two events after Last-Event-ID, then drops (the first three
