@@ -64,6 +64,40 @@ struct CompressionTests {
         #expect(throws: Gzip.InflateError.notGzip) { try Gzip.inflate(from: &empty, limit: 10) { _ in true } }
     }
 
+    @Test("gzip made piece by piece: the pieces are one gzip of the whole, and a flush makes all so far unpackable at once")
+    func streamingDeflate() throws {
+        var text: [UInt8] = []
+        for index in 0..<30_000 { text += Array("EXT-\(index),Write the spec,In Progress,2026-03-10,\(index % 7)\r\n".utf8) }
+        let stream = try #require(Gzip.Stream(level: 1))
+        var packed: [UInt8] = []
+        var cut = 0
+        // Pieces of odd sizes, several larger than zlib's output buffer, a flush after the third.
+        for (number, size) in [1, 100, 70_000, 300_000, 5, 500_000].enumerated() {
+            let end = min(cut + size, text.count)
+            packed += try #require(text[cut..<end].withUnsafeBytes { stream.append($0, flush: number == 2) })
+            cut = end
+            if number == 2 {
+                // What has gone out so far unpacks to everything given so far, though the gzip is not finished.
+                var source = MemoryByteSource(packed)
+                var unpacked: [UInt8] = []
+                #expect(throws: Gzip.InflateError.notGzip) {
+                    try Gzip.inflate(from: &source, limit: text.count) { piece in
+                        unpacked += piece
+                        return true
+                    }
+                }
+                let flushed = unpacked == Array(text[..<cut])
+                #expect(flushed)
+            }
+        }
+        packed += try #require(text[cut...].withUnsafeBytes { stream.append($0) })
+        packed += try #require(stream.finish())
+        let whole = Gzip.decompress(packed, limit: text.count) == text
+        #expect(whole)
+        #expect(packed.count < text.count / 4)
+        #expect(try #require(Gzip.Stream(level: 1)).finish().flatMap { Gzip.decompress($0) } == [], "an empty stream is an empty gzip")
+    }
+
     @Test("an answer made once is gzipped once: what it prepared is sent, not compressed again")
     func preparedOnce() async throws {
         let body = Array(String(repeating: #"{"title":"Fix the login loop"},"#, count: 300).utf8)

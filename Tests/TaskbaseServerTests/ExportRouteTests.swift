@@ -79,7 +79,63 @@ struct ExportRouteTests {
         let defused = try await f.client("viewer").get("/v1/teams/\(f.team)/export?defuse-formulas=true")
         #expect(defused.status == 200)
         #expect(defused.text.contains("\r\nEXT-1,'=1+1,"), "\(defused.text)")
+        // HEAD: the headers only, and the export started for it is let go.
+        let head = try RawConnection(port: f.server.http.port)
+        head.send(
+            "HEAD /v1/teams/\(f.team)/export HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(f.tokens["viewer"]!)\r\nConnection: close\r\n\r\n"
+        )
+        #expect(await head.readUntilClosed())
+        #expect(head.text.hasPrefix("HTTP/1.1 200") && head.text.contains("Content-Type: text/csv") && !head.text.contains("External ID"))
+        try await waitUntil("the HEAD's export to be let go") { f.server.http.openStreams == 0 }
         await f.stop()
+    }
+
+    @Test("with Accept-Encoding: gzip the export is gzipped as it is written: unpacked, the same bytes; Vary either way")
+    func gzipped() async throws {
+        let f = try await ServerFixture.start(.memory)
+        _ = try await importFile(f, Self.file(rows: 2_500, assignee: f.member.email), into: f.team)
+        let collected = Collected()
+        _ = try await TaskExport(service: f.service, team: f.team, actor: .id(f.viewer.id)).write(as: .csv) { collected.append($0) }
+        let raw = try RawConnection(port: f.server.http.port)
+        raw.get(
+            "/v1/teams/\(f.team)/export",
+            headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)", "Accept-Encoding": "gzip", "Connection": "close"])
+        #expect(await raw.readUntilClosed())
+        let (head, body) = try #require(Self.split(raw.received))
+        #expect(head.contains("\r\nContent-Encoding: gzip\r\n") && head.contains("\r\nVary: Accept-Encoding\r\n"), "\(head)")
+        let packed = try #require(Self.unchunked(body))
+        let unpacked = Gzip.decompress(packed).map { Data($0) }
+        #expect(unpacked == collected.data)
+        #expect(packed.count * 4 < collected.data.count, "\(packed.count) of \(collected.data.count)")
+        // Without the header: plain, and still Vary.
+        let plain = try RawConnection(port: f.server.http.port)
+        plain.get("/v1/teams/\(f.team)/export", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)", "Connection": "close"])
+        #expect(await plain.readUntilClosed())
+        let (plainHead, plainBody) = try #require(Self.split(plain.received))
+        #expect(!plainHead.contains("Content-Encoding") && plainHead.contains("\r\nVary: Accept-Encoding\r\n"))
+        #expect(Self.unchunked(plainBody).map { Data($0) } == collected.data)
+        await f.stop()
+    }
+
+    /// A response's head (as text) and body.
+    static func split(_ response: Data) -> (String, [UInt8])? {
+        let bytes = [UInt8](response)
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0..<$0 + 4].elementsEqual("\r\n\r\n".utf8) }) else { return nil }
+        return (String(decoding: bytes[..<(end + 2)], as: UTF8.self), Array(bytes[(end + 4)...]))
+    }
+
+    /// A chunked body's bytes; nil when it is not whole (no last chunk).
+    static func unchunked(_ body: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = [], index = 0
+        while let lineEnd = (index..<max(index, body.count - 1)).first(where: { body[$0] == 13 && body[$0 + 1] == 10 }) {
+            guard let size = Int(String(decoding: body[index..<lineEnd], as: UTF8.self), radix: 16) else { return nil }
+            if size == 0 { return output }
+            let start = lineEnd + 2
+            guard start + size + 2 <= body.count else { return nil }
+            output += body[start..<(start + size)]
+            index = start + size + 2
+        }
+        return nil
     }
 
     /// A server with about 1 MB of CSV to export, far more than the socket buffers hold, and a

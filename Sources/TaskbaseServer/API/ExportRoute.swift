@@ -25,28 +25,48 @@ extension APIHandlers {
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes, resumable: false)
         var export = TaskExport(service: service, team: team, actor: actor)
         export.csvConfiguration.defusesFormulas = defuses
+        // gzip as for other large GET answers, made as the file is written (a sync flush after
+        // each page, so the client can unpack what it has).
+        let gzipLevel = options.compression.flatMap { AcceptEncoding.takesGzip(context.request.header("accept-encoding")) ? $0.level : nil }
         let producer = Task {
+            let gzip = gzipLevel.flatMap(Gzip.Stream.init(level:))
+            func send(_ bytes: UnsafeRawBufferPointer, flush: Bool = false) throws {
+                guard let gzip else {
+                    guard buffer.write(bytes: bytes) else { throw CancellationError() }
+                    return
+                }
+                guard let packed = gzip.append(bytes, flush: flush) else { throw ExportFailure.compression }
+                guard packed.withUnsafeBytes({ buffer.write(bytes: $0) }) else { throw CancellationError() }
+            }
             do {
                 _ = try await export.write(
-                    as: .csv,
-                    to: { bytes in
-                        guard buffer.write(bytes: bytes) else { throw CancellationError() }
-                    },
+                    as: .csv, to: { try send($0) },
                     afterPage: {
+                        if gzip != nil { try send(UnsafeRawBufferPointer(start: nil, count: 0), flush: true) }
                         guard await buffer.drain(patience: Self.exportPatience) else { throw CancellationError() }
                     })
+                if let gzip {
+                    guard let last = gzip.finish() else { throw ExportFailure.compression }
+                    guard last.withUnsafeBytes({ buffer.write(bytes: $0) }) else { throw CancellationError() }
+                }
                 buffer.close()
             } catch {
                 buffer.abort()
             }
         }
         buffer.onTerminate { producer.cancel() }
-        return HTTPResponse(
-            status: 200,
-            headers: [
-                ("Content-Type", "text/csv; charset=utf-8"), ("Content-Disposition", "attachment; filename=\"\(team)-tasks.csv\""),
-                ("Cache-Control", "no-store"),
-            ],
-            body: .stream(buffer))
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "text/csv; charset=utf-8"), ("Content-Disposition", "attachment; filename=\"\(team)-tasks.csv\""),
+            ("Cache-Control", "no-store"),
+        ]
+        if options.compression != nil { headers.append(("Vary", "Accept-Encoding")) }
+        if gzipLevel != nil { headers.append(("Content-Encoding", "gzip")) }
+        return HTTPResponse(status: 200, headers: headers, body: .stream(buffer))
     }
+}
+
+/// Why an export stopped that is not the reader's doing.
+enum ExportFailure: Error {
+    /// zlib failed to compress.
+    case compression
 }

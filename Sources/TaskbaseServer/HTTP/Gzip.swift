@@ -23,6 +23,58 @@ public enum Gzip {
         return output
     }
 
+    /// A gzip stream made piece by piece, for a body sent as it is written (an export): each
+    /// call returns the compressed bytes ready so far; `flush` makes everything given so far
+    /// decodable by the client now (a sync flush, a few bytes dearer); `finish` ends the stream.
+    /// Not shared between tasks.
+    public final class Stream {
+        private var stream = z_stream()
+        private var output = [UInt8](repeating: 0, count: 64 << 10)
+
+        /// A stream at `level`; nil if zlib cannot start one.
+        public init?(level: Int32) {
+            guard taskbase_deflate_init_gzip(&stream, level) == Z_OK else { return nil }
+        }
+
+        deinit { deflateEnd(&stream) }
+
+        /// `bytes` compressed: what zlib has ready (often nothing until its window fills, or
+        /// everything so far with `flush`); nil if zlib fails.
+        public func append(_ bytes: UnsafeRawBufferPointer, flush: Bool = false) -> [UInt8]? {
+            run(bytes, mode: flush ? Z_SYNC_FLUSH : Z_NO_FLUSH)
+        }
+
+        /// The stream's last bytes (what zlib still holds and gzip's trailer); nil if zlib fails.
+        public func finish() -> [UInt8]? {
+            run(UnsafeRawBufferPointer(start: nil, count: 0), mode: Z_FINISH)
+        }
+
+        private func run(_ bytes: UnsafeRawBufferPointer, mode: Int32) -> [UInt8]? {
+            var produced: [UInt8] = []
+            stream.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            stream.avail_in = uInt(bytes.count)
+            while true {
+                let (status, made) = output.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    let status = deflate(&stream, mode)
+                    return (status, out.count - Int(stream.avail_out))
+                }
+                produced += output[..<made]
+                if status == Z_STREAM_END { return produced }
+                // Z_BUF_ERROR is "no progress possible": harmless when nothing was left to do.
+                guard status == Z_OK || (status == Z_BUF_ERROR && made == 0) else { return nil }
+                if mode == Z_FINISH {
+                    if status == Z_BUF_ERROR { return nil }
+                    continue
+                }
+                // Done once zlib took all the input and left room in the output (it then holds
+                // nothing more for this mode); a full output may mean more is waiting.
+                if stream.avail_in == 0 && made < output.count { return produced }
+            }
+        }
+    }
+
     /// Why gzipped bytes could not be unpacked.
     public enum InflateError: Error, Equatable {
         /// Not gzip, damaged, or cut short.

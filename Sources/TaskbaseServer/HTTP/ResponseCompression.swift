@@ -11,7 +11,8 @@ import TaskCore
 ///   documents are small anyway, go as they are.
 /// - No other method: what a POST answers may carry a secret (a new token) beside what the
 ///   caller wrote, the mix that compression leaks through lengths (BREACH).
-/// - Errors and event streams go as they are: small, or written as they come.
+/// - Errors and event streams go as they are: small, or written as they come. The export, a
+///   stream too, compresses itself as it is written (`ExportRoute`, with `Gzip.Stream`).
 public struct ResponseCompression: Sendable, Equatable {
     /// zlib's level: 1 (fastest, nginx's default) to 9 (smallest).
     public var level: Int32
