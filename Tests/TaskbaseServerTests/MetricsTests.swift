@@ -50,6 +50,13 @@ struct MetricsTests {
         }
     }
 
+    @Test("a server started without metrics refuses to serve /metrics rather than counters that never move")
+    func noCounters() async throws {
+        let f = try await ServerFixture.start(.memory)
+        #expect(throws: HTTPServerStartFailure.self) { _ = try f.server.startMetrics(host: "127.0.0.1", port: 0) }
+        await f.stop()
+    }
+
     @Test("a server's /metrics port counts what the API port answered, with the pool's gauges; neither port serves the other's routes")
     func server() async throws {
         let store = try await StoreKind.postgresStore.value

@@ -91,9 +91,14 @@ extension APIServer {
     /// Serves `GET /metrics` on `host:port` (0: any free port), apart from the API: what
     /// `options.metrics` counted, this server's gauges (requests in flight, event streams and
     /// hubs, the build), and `samples()` (the database pool's, in taskserve). Nothing else is
-    /// served there; no token is asked for, so bind it where only the scraper reaches.
+    /// served there; no token is asked for, so bind it where only the scraper reaches. A
+    /// server started without `options.metrics` counts nothing, and is refused here rather than
+    /// exposing counters that stay at zero.
     public func startMetrics(host: String, port: UInt16, samples: @escaping @Sendable () -> [MetricsSample] = { [] }) throws -> HTTPServer {
-        let metrics = options.metrics ?? APIMetrics()
+        guard let metrics = options.metrics else {
+            throw HTTPServerStartFailure(
+                description: "this server counts no requests: set APIOptions.metrics before starting it, then start /metrics")
+        }
         let (http, eventHubs, version) = (http, eventHubs, options.version)
         let started = Date().timeIntervalSince1970
         return try HTTPServer.start(host: host, port: port, limits: HTTPServerLimits(maxBodyBytes: 0, maxConnections: 16)) { request in
