@@ -52,7 +52,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let disabled = TaskbaseClientError.unauthorized("the token is unknown, expired or revoked, or its user is disabled")
         // The server's token cache learns of a disabled user by NOTIFY: a request in the
         // moment between the commit and the notification is still served.
-        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled)), revocationDelay: .seconds(2)) { user in
+        // Within moments; the bound is what a CI machine running the whole suite in parallel on
+        // two cores needs for the ring's task to be scheduled (2 s was once too short there).
+        // The check polls, so a quick refusal still ends it at once, and a lost ring fails it.
+        return SessionHost(service: service, disabledRefusal: .failed(String(describing: disabled)), revocationDelay: .seconds(15)) { user in
             let (secret, digest) = try secrets.generate()
             _ = try await service.createToken(for: .id(user.id), name: "contract", lifetime: 3_600, digest: digest)
             return TaskbaseClient(ClientConfiguration(baseURL: baseURL, token: secret, backoff: .milliseconds(20)))

@@ -93,7 +93,7 @@ struct ExportRouteTests {
     @Test("with Accept-Encoding: gzip the export is gzipped as it is written: unpacked, the same bytes; Vary either way")
     func gzipped() async throws {
         let f = try await ServerFixture.start(.memory)
-        _ = try await importFile(f, Self.file(rows: 2_500, assignee: f.member.email), into: f.team)
+        _ = try await importFile(f, Self.file(rows: 600, assignee: f.member.email), into: f.team)
         let collected = Collected()
         _ = try await TaskExport(service: f.service, team: f.team, actor: .id(f.viewer.id)).write(as: .csv) { collected.append($0) }
         let raw = try RawConnection(port: f.server.http.port)
@@ -138,11 +138,11 @@ struct ExportRouteTests {
         return nil
     }
 
-    /// A server with about 1 MB of CSV to export, far more than the socket buffers hold, and a
+    /// A server with about 350 KB of CSV to export, more than the socket buffers hold, and a
     /// reader that has the export's first bytes and reads no more.
     func startStalledDownload() async throws -> (ServerFixture, RawConnection) {
         let f = try await ServerFixture.start(.memory, streamBufferBytes: 4_096)
-        _ = try await importFile(f, Self.file(rows: 1_200, assignee: f.member.email, notesBytes: 800), into: f.team)
+        _ = try await importFile(f, Self.file(rows: 400, assignee: f.member.email, notesBytes: 800), into: f.team)
         let reader = try RawConnection(port: f.server.http.port, receiveBuffer: 2_048)
         reader.get("/v1/teams/\(f.team)/export", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)"])
         #expect(await reader.read(until: { $0.contains("External ID") }))
