@@ -1,4 +1,5 @@
 import Foundation
+import TaskCore
 import TaskbaseServer
 import Testing
 
@@ -40,6 +41,28 @@ struct OpenAPITests {
         for name in ["Task", "TaskPage", "Problem", "Change", "TaskPatch", "CreateTaskRequest", "Token", "NewToken"] {
             #expect(schemas[name] != nil, "\(name)")
         }
+        await f.stop()
+    }
+
+    @Test("paged answers declare the Link header they send while there is more; the export declares its download headers")
+    func pagedAndDownloadHeaders() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        func declared(_ path: String) -> Set<String> {
+            let operation = paths[path]?["get"] as? [String: Any]
+            let success = (operation?["responses"] as? [String: Any])?["200"] as? [String: Any]
+            return Set((success?["headers"] as? [String: Any])?.keys.map { $0 } ?? [])
+        }
+        #expect(declared("/v1/teams/{team}/tasks").contains("Link") && declared("/v1/tasks/{key}/history").contains("Link"))
+        #expect(declared("/v1/teams/{team}/export").isSuperset(of: ["Content-Disposition", "Content-Encoding"]))
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Twice"), as: .id(f.member.id))
+        _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Twice more"), expectedVersion: nil, as: .id(f.member.id))
+        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Other"), as: .id(f.member.id))
+        let viewer = f.client("viewer")
+        #expect(try await viewer.get("/v1/tasks/\(task.key)/history?limit=1").header("Link") != nil)
+        #expect(try await viewer.get("/v1/teams/\(f.team)/tasks?limit=1").header("Link") != nil)
+        #expect(try await viewer.get("/v1/teams/\(f.team)/export").header("Content-Disposition") != nil)
         await f.stop()
     }
 

@@ -17,7 +17,12 @@ enum OpenAPIDocument {
         /// Errors whose body is not the plain `Problem` (status → schema).
         var errorSchemas: [Int: String] = [:]
         var authenticated = true
+        /// Headers of the success answer beyond those every answer may carry (name, what it says).
+        var successHeaders: [(name: String, description: String)] = []
     }
+
+    /// The `Link` header of a paged answer.
+    static let nextLink = (name: "Link", description: "`<path?…&after=cursor>; rel=\"next\"` while there is a next page")
 
     static var string: [String: Any] { ["type": "string"] }
     static var boolean: [String: Any] { ["type": "boolean"] }
@@ -68,7 +73,7 @@ enum OpenAPIDocument {
                     ("desc", boolean, "reverse the order"),
                     ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "tasks per page (default 50)"),
                     ("after", string, "the previous page's next_cursor"),
-                ], successSchema: "TaskPage", errors: [404, 422]),
+                ], successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
             "POST /v1/teams/{team}/tasks": Operation(
                 summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
                 successSchema: "Task", errors: [400, 403, 404, 409, 422]),
@@ -101,7 +106,11 @@ enum OpenAPIDocument {
                 summary:
                     "Every task of the team as the CSV the imports route reads (columns External ID, Title, Notes, Status, Priority, Due Date, Assignee, Category; a task without an external id exports its key as one), streamed. A body cut off without its end is incomplete.",
                 query: [("defuse-formulas", boolean, "start cells beginning with = + - or @ with ' so a spreadsheet shows them as text")],
-                successSchema: "CSV", successMedia: "text/csv", errors: [404, 422]),
+                successSchema: "CSV", successMedia: "text/csv", errors: [404, 422],
+                successHeaders: [
+                    ("Content-Disposition", "`attachment; filename=\"TEAM-tasks.csv\"`"),
+                    ("Content-Encoding", "`gzip` when the request's Accept-Encoding takes it"),
+                ]),
             "GET /v1/tasks/{key}": Operation(
                 summary: "One task; ETag is its version; If-None-Match gives 304.", headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
             "PATCH /v1/tasks/{key}": Operation(
@@ -118,7 +127,7 @@ enum OpenAPIDocument {
                     ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "entries per page (default 100)"),
                     ("after", string, "the cursor in the previous page's Link header"),
                 ],
-                successSchema: "[HistoryEntry]", errors: [404, 422]),
+                successSchema: "[HistoryEntry]", errors: [404, 422], successHeaders: [nextLink]),
         ]
     }
 
@@ -169,6 +178,7 @@ enum OpenAPIDocument {
         if operation.success == 201 {
             successHeaders["Location"] = ["required": true, "schema": string, "description": "the path of what was created"]
         }
+        for header in operation.successHeaders { successHeaders[header.name] = ["schema": string, "description": header.description] }
         success["headers"] = successHeaders
         if let links = links[operation.successSchema ?? ""], operation.success == 201 {
             success["links"] = links.mapValues { target in
