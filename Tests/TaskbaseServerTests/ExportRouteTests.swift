@@ -179,6 +179,18 @@ struct ExportRouteTests {
         await f.stop()
     }
 
+    @Test("a download whose token stops working meanwhile (its user disabled) is cut off after the page it was on")
+    func tokenRevokedMidway() async throws {
+        let (f, reader) = try await startStalledDownload()
+        _ = try await f.service.setUserDisabled(.id(f.viewer.id), true)
+        // Once the server refuses the token, the export, waiting for its reader, checks it too.
+        try await waitUntil("the viewer's token to be refused") { try await f.client("viewer").get("/v1/me").status == 401 }
+        #expect(await reader.readUntilClosed())
+        #expect(reader.text.hasPrefix("HTTP/1.1 200"))
+        #expect(!reader.text.hasSuffix("\r\n0\r\n\r\n"), "the export must end cut off, not complete")
+        await f.stop()
+    }
+
     @Test("a download that is read finishes during shutdown's grace, complete")
     func finishesWithinGrace() async throws {
         let f = try await ServerFixture.start(.memory, streamBufferBytes: 4_096)

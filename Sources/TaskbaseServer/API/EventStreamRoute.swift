@@ -27,7 +27,7 @@ extension APIHandlers {
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         buffer.write(": connected\n\n")
         let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
-        let secret = context.request.header("authorization").map { String($0.split(separator: " ", maxSplits: 1).last ?? "") } ?? ""
+        let secret = context.tokenSecret
         let beats = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)

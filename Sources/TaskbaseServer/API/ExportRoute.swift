@@ -6,8 +6,9 @@ import TaskbaseExport
 /// taskimport read (`taskctl export`'s, by the same code), streamed page by page so memory stays
 /// flat whatever the team's size. `defuse-formulas=true` starts cells beginning with `=`, `+`,
 /// `-` or `@` with `'`, for spreadsheets. A read that fails half-way, a client that takes no
-/// bytes for `exportPatience`, or a server stopping past its grace cuts the connection off
-/// without the body's proper end, so a partial file never looks complete.
+/// bytes for `exportPatience`, a token revoked meanwhile (checked after each page), or a server
+/// stopping past its grace cuts the connection off without the body's proper end, so a partial
+/// file never looks complete.
 extension APIHandlers {
     /// How long an export waits for its client to take a page before cutting it off.
     static let exportPatience: Duration = .seconds(30)
@@ -28,6 +29,7 @@ extension APIHandlers {
         // gzip as for other large GET answers, made as the file is written (a sync flush after
         // each page, so the client can unpack what it has).
         let gzipLevel = options.compression.flatMap { AcceptEncoding.takesGzip(context.request.header("accept-encoding")) ? $0.level : nil }
+        let (verifier, secret) = (verifier, context.tokenSecret)
         let producer = Task {
             let gzip = gzipLevel.flatMap(Gzip.Stream.init(level:))
             func send(_ bytes: UnsafeRawBufferPointer, flush: Bool = false) throws {
@@ -44,6 +46,8 @@ extension APIHandlers {
                     afterPage: {
                         if gzip != nil { try send(UnsafeRawBufferPointer(start: nil, count: 0), flush: true) }
                         guard await buffer.drain(patience: Self.exportPatience) else { throw CancellationError() }
+                        // A token revoked during a long export ends it, as it ends an event stream.
+                        guard await verifier.stillValid(secret) else { throw ExportFailure.tokenRevoked }
                     })
                 if let gzip {
                     guard let last = gzip.finish() else { throw ExportFailure.compression }
@@ -69,4 +73,6 @@ extension APIHandlers {
 enum ExportFailure: Error {
     /// zlib failed to compress.
     case compression
+    /// The request's token was revoked (or its user disabled) while the export ran.
+    case tokenRevoked
 }

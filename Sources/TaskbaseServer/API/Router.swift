@@ -72,6 +72,12 @@ public struct RouteContext: Sendable {
         }
     }
 
+    /// The token the request carried ("" when none), to check again during a long answer (an
+    /// event stream, an export): a token revoked meanwhile ends it.
+    var tokenSecret: String {
+        if case .secret(let secret) = TokenVerifier.Bearer(of: request) { secret } else { "" }
+    }
+
     /// Path parameter `name`.
     func parameter(_ name: String) -> String {
         parameters[name] ?? ""
