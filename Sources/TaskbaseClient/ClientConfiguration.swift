@@ -36,10 +36,25 @@ public struct ClientConfiguration: Sendable {
         guard let text = environment["TASKBASE_URL"], let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
             throw TaskbaseClientError.configuration("set TASKBASE_URL to the server's address, e.g. http://127.0.0.1:8080")
         }
+        if let refusal = Self.unreachableLiteral(url) { throw refusal }
         guard let token = environment["TASKBASE_TOKEN"], !token.isEmpty else {
             throw TaskbaseClientError.configuration("set TASKBASE_TOKEN to an API token (taskctl token create EMAIL)")
         }
         return ClientConfiguration(baseURL: url, token: token)
+    }
+
+    /// Why `url` cannot be reached from this platform's URLSession, if it cannot: on Linux,
+    /// FoundationNetworking refuses a URL whose host is an IPv6 literal (`http://[::1]:8080`)
+    /// as a bad URL, which says nothing of the cause.
+    static func unreachableLiteral(_ url: URL) -> TaskbaseClientError? {
+        #if canImport(FoundationNetworking)
+        guard let host = url.host, host.contains(":") else { return nil }
+        return .configuration(
+            "\(url.absoluteString) names the server by an IPv6 literal, which URLSession on Linux cannot reach; "
+                + "use a host name for it instead (localhost for ::1, or one in /etc/hosts)")
+        #else
+        return nil
+        #endif
     }
 
     /// The pause before attempt `attempt` (1 for the first retry).

@@ -79,6 +79,7 @@ final class HTTPTransport: Sendable {
     /// (or a `TaskbaseClientError`). Retries a retryable request after a connection failure,
     /// a 503 or a 429, pausing as `configuration` (and `Retry-After`) say.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let refusal = ClientConfiguration.unreachableLiteral(configuration.baseURL) { throw refusal }
         var attempt = 0
         while true {
             let outcome: Result<HTTPResponse, any Error>

@@ -18,6 +18,26 @@ struct TransportTests {
 
     func run() -> String { UUID().uuidString }
 
+    @Test("an IPv6 literal server address, which URLSession on Linux refuses as a bad URL, is a configuration error saying so")
+    func ipv6Literal() async throws {
+        let url = try #require(URL(string: "http://[::1]:8080"))
+        let environment = ["TASKBASE_URL": url.absoluteString, "TASKBASE_TOKEN": "tb_test"]
+        #if canImport(FoundationNetworking)
+        #expect(throws: TaskbaseClientError.self) { _ = try ClientConfiguration.fromEnvironment(environment) }
+        let client = TaskbaseClient(baseURL: url, token: "tb_test")
+        for call in [{ _ = try await client.me() }, { _ = try await client.changes(in: TeamKey("CORE")) }] as [@Sendable () async throws -> Void] {
+            let outcome = await Result { try await call() }
+            guard case .failure(TaskbaseClientError.configuration(let detail)) = outcome else {
+                Issue.record("an IPv6 literal came back as \(outcome)")
+                continue
+            }
+            #expect(detail.contains("IPv6 literal") && detail.contains("localhost"), "\(detail)")
+        }
+        #else
+        #expect(try ClientConfiguration.fromEnvironment(environment).baseURL == url)
+        #endif
+    }
+
     @Test("a GET after two 503s is retried and succeeds; the log shows three attempts")
     func retriesIdempotent() async throws {
         let server = try Self.server.get(), run = run()
