@@ -30,7 +30,10 @@ extension APIHandlers {
         // each page, so the client can unpack what it has).
         let gzipLevel = options.compression.flatMap { AcceptEncoding.takesGzip(context.request.header("accept-encoding")) ? $0.level : nil }
         let (verifier, secret) = (verifier, context.tokenSecret)
-        let producer = Task {
+        // Pages of 1,000 tasks are read and written on the global executor, as long task pages
+        // are (`loopPageLimit`): on the I/O thread each would hold up every other request. (An
+        // unstructured task does not inherit the handler's preference; this says it outright.)
+        let producer = Task(executorPreference: globalConcurrentExecutor) {
             let gzip = gzipLevel.flatMap(Gzip.Stream.init(level:))
             func send(_ bytes: UnsafeRawBufferPointer, flush: Bool = false) throws {
                 guard let gzip else {

@@ -177,7 +177,8 @@ public final class HTTPServer: Sendable {
     var openStreamBuffers: [EventStreamBuffer] { tracker.withLock { Array($0.streams.values) } }
 
     /// Stops gracefully: no new connections, every event stream ended, in-flight requests
-    /// answered (waiting up to `grace`), then the daemon stops. A request whose handler is still
+    /// answered and downloads (streams not `resumable`) finished, waiting up to `grace`; a
+    /// download still running then is cut off (`abort`). Then the daemon stops. A request whose handler is still
     /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
     /// comes, goes nowhere): stopping the daemon with a connection suspended is undefined.
     /// `answeredHere` hears of each such request, its 503 and how long it had run (for the log).
