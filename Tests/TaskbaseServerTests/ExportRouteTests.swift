@@ -205,6 +205,31 @@ struct ExportRouteTests {
         #expect(reader.text.contains("EXT-300,"))
     }
 
+    @Test("the byte queue gives back what was queued, in order, whatever the piece sizes, across its compactions")
+    func byteQueue() {
+        var queue = ByteQueue()
+        var expected: [UInt8] = [], taken: [UInt8] = []
+        var out = [UInt8](repeating: 0, count: 70_000)
+        var seed: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % bound
+        }
+        for round in 0..<400 {
+            let piece = (0..<next(50_000)).map { UInt8(truncatingIfNeeded: $0 &+ round) }
+            queue.append(contentsOf: piece)
+            expected += piece
+            for _ in 0..<next(4) {
+                let count = out.withUnsafeMutableBytes { queue.take(into: $0.baseAddress!, max: 1 + next(70_000)) }
+                taken += out[..<count]
+            }
+            #expect(queue.count == expected.count - taken.count)
+        }
+        while !queue.isEmpty { taken += out[..<out.withUnsafeMutableBytes { queue.take(into: $0.baseAddress!, max: 4_096) }] }
+        let same = taken == expected
+        #expect(same)
+    }
+
     @Test("a download's buffer waits for its reader instead of overflowing, and a cut-off reads as an error, not an end")
     func downloadBuffer() async {
         let buffer = EventStreamBuffer(capacity: 100, resumable: false)

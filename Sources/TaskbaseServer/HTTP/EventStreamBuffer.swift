@@ -8,7 +8,7 @@ import Synchronization
 /// looking complete when it is not.
 public final class EventStreamBuffer: Sendable {
     private struct State {
-        var pending: [UInt8] = []
+        var pending = ByteQueue()
         var closed = false
         var aborted = false
         var overflowed = false
@@ -42,7 +42,7 @@ public final class EventStreamBuffer: Sendable {
             if resumable, state.pending.count + text.utf8.count > capacity {
                 state.closed = true
                 state.overflowed = true
-                state.pending = []
+                state.pending.removeAll()
                 // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
                 if !state.gone { state.disconnect?() }
                 state.disconnect = nil
@@ -121,7 +121,7 @@ public final class EventStreamBuffer: Sendable {
             state.closed = true
             if aborting {
                 state.aborted = true
-                state.pending = []
+                state.pending.removeAll()
                 // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
                 if !state.gone { state.disconnect?() }
                 state.disconnect = nil
@@ -155,12 +155,7 @@ public final class EventStreamBuffer: Sendable {
     func read(into buffer: UnsafeMutableRawPointer, max: Int, suspend: () -> Void, resume: @escaping @Sendable () -> Void) -> Int {
         state.withLock { state in
             if state.aborted { return -2 }
-            if !state.pending.isEmpty {
-                let count = Swift.min(max, state.pending.count)
-                state.pending.withUnsafeBytes { bytes in buffer.copyMemory(from: bytes.baseAddress!, byteCount: count) }
-                state.pending.removeFirst(count)
-                return count
-            }
+            if !state.pending.isEmpty { return state.pending.take(into: buffer, max: max) }
             if state.closed { return -1 }
             state.wake = resume
             suspend()
@@ -186,5 +181,43 @@ public final class EventStreamBuffer: Sendable {
             return body
         }
         body?()
+    }
+}
+
+/// Bytes queued at the back and taken from the front in pieces (libmicrohttpd asks for 4 KiB at
+/// a time), in linear time overall: what was taken leaves the storage only once it is at least
+/// half of it, rather than moving the rest forward on every take (a 1 MB page of an export
+/// would move ~100 MB).
+struct ByteQueue {
+    private var storage: [UInt8] = []
+    private var start = 0
+
+    /// Bytes queued and not yet taken.
+    var count: Int { storage.count - start }
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        storage.append(contentsOf: bytes)
+    }
+
+    mutating func removeAll() {
+        storage = []
+        start = 0
+    }
+
+    /// Copies up to `max` bytes from the front to `buffer` and drops them; returns how many.
+    mutating func take(into buffer: UnsafeMutableRawPointer, max: Int) -> Int {
+        let taken = Swift.min(max, count)
+        storage.withUnsafeBytes { bytes in buffer.copyMemory(from: bytes.baseAddress! + start, byteCount: taken) }
+        start += taken
+        if start == storage.count {
+            // Drained: an idle event stream keeps no more than a small buffer.
+            storage.removeAll(keepingCapacity: storage.capacity <= 4_096)
+            start = 0
+        } else if start >= 64 << 10, start * 2 >= storage.count {
+            storage.removeFirst(start)
+            start = 0
+        }
+        return taken
     }
 }
