@@ -45,8 +45,9 @@ def checked(command, input=None):
     return completed
 
 BENCH_OWNER = "bench.owner@example.com"
-WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9")
-HTTP_WORKLOADS = ("w7", "w8", "w9")
+EXPORT_TEAM = "BX10"  # W10's team: export_rows tasks of the import generator's kind
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10")
+HTTP_WORKLOADS = ("w7", "w8", "w9", "w10")
 
 
 def log(message):
@@ -452,10 +453,11 @@ class Bench:
             f"WITH (FORMAT csv, HEADER true, FORCE_NOT_NULL (notes))"])
         self.psql(f"DROP TABLE {table}")
 
-    def measure(self, workload, tool, operations, command, stdin=None):
-        """Runs `command`, records operations/s, returns its peak resident memory in KiB."""
+    def measure(self, workload, tool, operations, command, stdin=None, stdout=subprocess.PIPE, env=None):
+        """Runs `command`, records operations/s, returns its peak resident memory in KiB. Its
+        output is kept for a short JSON answer; an export's goes to `stdout=DEVNULL`."""
         started = time.perf_counter()
-        process = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
         stderr = process.stderr.read().decode()
@@ -463,6 +465,45 @@ class Bench:
             raise failure(command, status, stderr)
         self.record(workload, tool, operations / elapsed)
         return usage.ru_maxrss
+
+    # -- W10: a team's tasks out as CSV ----------------------------------------------------
+    def w10(self):
+        """The export of W10's team, its tools taking turns: `taskctl export` (peak memory kept),
+        `GET /v1/teams/{team}/export` through curl plain and gzipped, and psql \\copy of the same
+        columns out of one query (the floor any client pays)."""
+        rows, team = self.args.export_rows, EXPORT_TEAM
+        port = self.taskserve("taskserve", self.http_port)
+        url = f"http://127.0.0.1:{port}/v1/teams/{team}/export"
+        # The token goes to curl in a file of headers, not on its command line.
+        curl = ["curl", "-fsS", "-o", "/dev/null", "-H", "@" + self.header_file, url]
+        reference = (f"SELECT coalesce(t.external_id, tm.key || '-' || t.number), t.title, nullif(t.notes, ''), t.status, t.priority, "
+                     f"t.due_date, u.email, t.category FROM tasks t JOIN teams tm ON tm.id = t.team_id "
+                     f"LEFT JOIN users u ON u.id = t.assignee_id WHERE tm.key = '{team}' ORDER BY t.number")
+        tools = [
+            ("taskctl", lambda: self.notes.setdefault("w10_taskctl_peak_rss_mib", []).append(round(self.measure(
+                "w10", "taskctl", rows, [self.bin + "/taskctl", "export", "--team", team, "--as", BENCH_OWNER],
+                stdout=subprocess.DEVNULL, env=self.http_env()) / 1024, 1))),
+            ("taskserve-http", lambda: self.measure("w10", "taskserve-http", rows, curl, stdout=subprocess.DEVNULL)),
+            ("taskserve-http-gzip", lambda: self.measure("w10", "taskserve-http-gzip", rows, curl[:1] + ["--compressed"] + curl[1:],
+                                                         stdout=subprocess.DEVNULL)),
+            ("psql-copy", lambda: self.measure("w10", "psql-copy", rows, [
+                "psql", "-q", "-X", self.url, "-c", f"\\copy ({reference}) TO '/dev/null' WITH (FORMAT csv, HEADER true)"],
+                stdout=subprocess.DEVNULL)),
+        ]
+        for _, run in (tools if self.round_number % 2 == 1 else list(reversed(tools))):
+            run()
+
+    def prepare_export(self):
+        """W10's team: `export_rows` rows of the import generator's kind, loaded once by taskimport."""
+        rows = self.args.export_rows
+        path = os.path.join(self.work, f"export-{rows}.csv")
+        subprocess.run([self.python, os.path.join(HERE, "make_tasks_csv.py"), str(rows), path], check=True)
+        subprocess.run([self.bin + "/taskbase-bench", "team", EXPORT_TEAM], check=True, capture_output=True)
+        checked([self.bin + "/taskimport", path, "--team", EXPORT_TEAM, "--as", BENCH_OWNER, "--no-progress", "--json"])
+        os.remove(path)
+        self.header_file = os.path.join(self.work, "export-headers")
+        with open(os.open(self.header_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as headers:
+            headers.write(f"Authorization: Bearer {self.token}\n")
 
     # -- setup -------------------------------------------------------------------------
     def prepare(self):
@@ -484,6 +525,8 @@ class Bench:
         self.token, self.wrk_script = None, None
         if any(workload in self.args.only for workload in HTTP_WORKLOADS):
             self.prepare_http()
+        if "w10" in self.args.only:
+            self.prepare_export()
         self.csv_files = {}
         if os.path.exists(self.bin + "/taskimport") and "w4" in self.args.only:
             for rows in {self.args.import_rows, self.args.import_small}:
@@ -638,6 +681,9 @@ end
                 "value": measured["w9_p99_after_answer_ms"], "target": None, "met": None}
             ratios["W9 KiB per idle subscriber (taskserve RSS growth)"] = {
                 "value": measured["w9_kib_per_idle_subscriber"], "target": "<= 64", "met": measured["w9_kib_per_idle_subscriber"] <= 64}
+        ratio("W10 taskctl export / psql \\copy of the same columns (info)", "w10", "taskctl", "psql-copy", None)
+        ratio("W10 HTTP export / taskctl export (info)", "w10", "taskserve-http", "taskctl", None)
+        ratio("W10 HTTP export gzipped / plain (info)", "w10", "taskserve-http-gzip", "taskserve-http", None)
         if "w4_memory_ratio" in self.notes:
             value = self.notes["w4_memory_ratio"]
             ratios[f"W4 peak memory {self.args.import_rows} / {self.args.import_small} rows"] = {
@@ -666,7 +712,7 @@ end
     def main(self):
         try:
             self.prepare()
-            plan = [getattr(self, name) for name in ("w1", "w2", "w3", "w5", "w6", "w7", "w8", "w9", "w4") if name in self.args.only]
+            plan = [getattr(self, name) for name in ("w1", "w2", "w3", "w5", "w6", "w7", "w8", "w9", "w4", "w10") if name in self.args.only]
             for round_number in range(1, self.args.rounds + 1):
                 self.round_number = round_number
                 self.first_round = round_number == 1
@@ -689,7 +735,7 @@ def parse():
     parser.add_argument("--ref", required=True, help="the C reference binary")
     parser.add_argument("--python", default=sys.executable, help="the Python with asyncpg/psycopg")
     parser.add_argument("--only", action="append", choices=WORKLOADS, metavar="WORKLOAD",
-                        help="run only this workload (w1 ... w9; repeatable), e.g. --only w4")
+                        help="run only this workload (w1 ... w10; repeatable), e.g. --only w4")
     parser.add_argument("--rounds", type=int, help="rounds instead of the default 3")
     parser.add_argument("--import-rows", type=int, help="W4's file size instead of the default")
     parser.add_argument("--subscribers", type=int, help="W9's event-stream subscribers instead of the default (1,000)")
@@ -703,11 +749,13 @@ def parse():
         args.slices = 2
         args.list_team, args.import_rows, args.import_small = 100_000, 50_000, 5_000
         args.latency_seconds, args.subscribers_default, args.sse_writes, args.http_writes = 3, 100, 10, 500
+        args.export_rows = 20_000
     else:
         args.rounds, args.reads, args.writes, args.pages, args.seconds = 3, 20_000, 20_000, 500, 10
         args.slices = 4
         args.list_team, args.import_rows, args.import_small = 1_000_000, 1_000_000, 10_000
         args.latency_seconds, args.subscribers_default, args.sse_writes, args.http_writes = 10, 1_000, 50, 20_000
+        args.export_rows = 100_000
     args.only = only
     args.rounds = rounds or args.rounds
     args.import_rows = import_rows or args.import_rows
