@@ -27,7 +27,7 @@ struct PoolPipelineTests {
                     for await _ in stream { break }
                 }
             }
-            try await waitUntil("the holder to check the connection out", limit: .seconds(10), every: .milliseconds(2)) {
+            try await waitUntil("the holder to check the connection out", limit: .seconds(30), every: .milliseconds(2)) {
                 pool.statistics.inUse == 1
             }
         }
@@ -37,7 +37,7 @@ struct PoolPipelineTests {
             let before = pool.statistics.waiting
             let pool = pool
             let task = Task { try await body(pool) }
-            try await waitUntil("waiter \(before + 1) to line up", limit: .seconds(10), every: .milliseconds(2)) {
+            try await waitUntil("waiter \(before + 1) to line up", limit: .seconds(30), every: .milliseconds(2)) {
                 pool.statistics.waiting == before + 1
             }
             return task
@@ -181,7 +181,7 @@ struct PoolPipelineTests {
                 try await pool.pipeline([PGQuery(unsafeSQL: "INSERT INTO \(table) VALUES (2)")])
             }
             cancelled.cancel()
-            try await waitUntil("the cancelled waiter to leave the line", limit: .seconds(10), every: .milliseconds(2)) {
+            try await waitUntil("the cancelled waiter to leave the line", limit: .seconds(30), every: .milliseconds(2)) {
                 held.pool.statistics.waiting == 1
             }
             try await held.release()

@@ -205,29 +205,41 @@ struct ExportRouteTests {
         #expect(reader.text.contains("EXT-300,"))
     }
 
-    @Test("the byte queue gives back what was queued, in order, whatever the piece sizes, across its compactions")
+    @Test("the byte queue gives back what was queued, in order, across its compactions and drains")
     func byteQueue() {
+        // Small on purpose: a synchronous test holds one of the two cooperative threads the
+        // whole parallel suite shares (an earlier, 10 MB version starved other tests' clocks).
         var queue = ByteQueue()
-        var expected: [UInt8] = [], taken: [UInt8] = []
-        var out = [UInt8](repeating: 0, count: 70_000)
-        var seed: UInt64 = 7
-        func next(_ bound: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % bound
-        }
-        for round in 0..<400 {
-            let piece = (0..<next(50_000)).map { UInt8(truncatingIfNeeded: $0 &+ round) }
+        var expected: [UInt8] = [], taken: [UInt8] = [], next: UInt8 = 0
+        var out = [UInt8](repeating: 0, count: 8_192)
+        func append(_ count: Int) {
+            var piece = [UInt8](repeating: 0, count: count)
+            for index in piece.indices {
+                piece[index] = next
+                next &+= 1
+            }
             queue.append(contentsOf: piece)
             expected += piece
-            for _ in 0..<next(4) {
-                let count = out.withUnsafeMutableBytes { queue.take(into: $0.baseAddress!, max: 1 + next(70_000)) }
-                taken += out[..<count]
-            }
+        }
+        func take(_ max: Int) {
+            let count = out.withUnsafeMutableBytes { queue.take(into: $0.baseAddress!, max: max) }
+            taken += out[..<count]
+        }
+        // A large backlog taken in small pieces while more arrives: the taken prefix passes
+        // 64 KiB and half the storage, so the queue compacts, more than once.
+        append(100_000)
+        for _ in 0..<60 {
+            take(4_096)
+            append(1_000)
             #expect(queue.count == expected.count - taken.count)
         }
-        while !queue.isEmpty { taken += out[..<out.withUnsafeMutableBytes { queue.take(into: $0.baseAddress!, max: 4_096) }] }
-        let same = taken == expected
-        #expect(same)
+        while !queue.isEmpty { take(7_000) }
+        // Drained, then used again.
+        append(10)
+        take(3)
+        take(100)
+        #expect(queue.isEmpty && taken.count == expected.count)
+        #expect(taken == expected)
     }
 
     @Test("a download's buffer waits for its reader instead of overflowing, and a cut-off reads as an error, not an end")
