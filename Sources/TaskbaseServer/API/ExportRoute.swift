@@ -24,13 +24,13 @@ extension APIHandlers {
         // Refusals (404 to outsiders) are problems, answered before the stream begins.
         _ = try await service.team(team, as: actor)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes, resumable: false)
-        var export = TaskExport(service: service, team: team, actor: actor)
+        var export = TaskExport(service: service, team: team, actor: actor, pageSize: options.exportPageSize)
         export.csvConfiguration.defusesFormulas = defuses
         // gzip as for other large GET answers, made as the file is written (a sync flush after
         // each page, so the client can unpack what it has).
         let gzipLevel = options.compression.flatMap { AcceptEncoding.takesGzip(context.request.header("accept-encoding")) ? $0.level : nil }
         let (verifier, secret) = (verifier, context.tokenSecret)
-        // Pages of 1,000 tasks are read and written on the global executor, as long task pages
+        // Pages (1,000 tasks by default) are read and written on the global executor, as long task pages
         // are (`loopPageLimit`): on the I/O thread each would hold up every other request. (An
         // unstructured task does not inherit the handler's preference; this says it outright.)
         let producer = Task(executorPreference: globalConcurrentExecutor) {

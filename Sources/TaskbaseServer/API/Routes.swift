@@ -38,6 +38,8 @@ public struct APIOptions: Sendable {
     public var metrics: APIMetrics?
     /// gzip for larger answers to clients that take it (`ResponseCompression`); nil: none.
     public var compression: ResponseCompression? = .standard
+    /// The tasks an export reads (and hands to its client) at a time.
+    public var exportPageSize = TaskQuery.limitRange.upperBound
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
