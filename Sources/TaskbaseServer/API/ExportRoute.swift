@@ -12,14 +12,9 @@ import TaskbaseExport
 extension APIHandlers {
     /// How long an export waits for its client to take a page before cutting it off.
     static let exportPatience: Duration = .seconds(30)
-    /// The parameters the route reads; others are refused so a typo is not silently ignored.
-    static let exportParameters: Set<String> = ["defuse-formulas"]
-
     func exportTasks(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        if let unknown = context.request.query.first(where: { !Self.exportParameters.contains($0.name) }) {
-            throw TaskError.validation(field: unknown.name, reason: "the export takes no such parameter; it takes defuse-formulas")
-        }
+        try context.request.refuseParameters(except: ["defuse-formulas"], of: "export")
         let defuses = try context.request.flag("defuse-formulas")
         // Refusals (404 to outsiders) are problems, answered before the stream begins.
         _ = try await service.team(team, as: actor)
@@ -35,13 +30,15 @@ extension APIHandlers {
         // unstructured task does not inherit the handler's preference; this says it outright.)
         let producer = Task(executorPreference: globalConcurrentExecutor) {
             let gzip = gzipLevel.flatMap(Gzip.Stream.init(level:))
+            func queue(_ bytes: UnsafeRawBufferPointer) throws {
+                guard buffer.write(bytes: bytes) else { throw CancellationError() }
+            }
+            func queue(compressed packed: [UInt8]?) throws {
+                guard let packed else { throw ExportFailure.compression }
+                try packed.withUnsafeBytes(queue)
+            }
             func send(_ bytes: UnsafeRawBufferPointer, flush: Bool = false) throws {
-                guard let gzip else {
-                    guard buffer.write(bytes: bytes) else { throw CancellationError() }
-                    return
-                }
-                guard let packed = gzip.append(bytes, flush: flush) else { throw ExportFailure.compression }
-                guard packed.withUnsafeBytes({ buffer.write(bytes: $0) }) else { throw CancellationError() }
+                if let gzip { try queue(compressed: gzip.append(bytes, flush: flush)) } else { try queue(bytes) }
             }
             do {
                 _ = try await export.write(
@@ -52,10 +49,7 @@ extension APIHandlers {
                         // A token revoked during a long export ends it, as it ends an event stream.
                         guard await verifier.stillValid(secret) else { throw ExportFailure.tokenRevoked }
                     })
-                if let gzip {
-                    guard let last = gzip.finish() else { throw ExportFailure.compression }
-                    guard last.withUnsafeBytes({ buffer.write(bytes: $0) }) else { throw CancellationError() }
-                }
+                if let gzip { try queue(compressed: gzip.finish()) }
                 buffer.close()
             } catch {
                 buffer.abort()

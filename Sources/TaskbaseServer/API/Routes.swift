@@ -261,8 +261,7 @@ struct APIHandlers: Sendable {
     /// read and written on the global executor, as a long task page is.
     func history(_ context: RouteContext) async throws -> HTTPResponse {
         let query = try Self.historyQuery(context.request)
-        guard query.limit > Self.loopPageLimit else { return try await historyPage(context, query) }
-        return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await historyPage(context, query) }
+        return try await Self.page(of: query.limit) { try await historyPage(context, query) }
     }
 
     private func historyPage(_ context: RouteContext, _ query: HistoryQuery) async throws -> HTTPResponse {
@@ -270,18 +269,13 @@ struct APIHandlers: Sendable {
         let page = try await service.history(of: key, query, as: actor)
         let directory = try await directories.directory(
             naming: page.entries.flatMap(HistoryDocument.userIDs), in: key.team, ttl: options.directoryTTL, service: service, as: actor)
-        var headers: [(name: String, value: String)] = []
-        if let next = page.nextCursor {
-            headers.append(("Link", "<\(TaskListParameters.nextPage(of: context.request, cursor: next.encoded))>; rel=\"next\""))
-        }
-        return try .json(page.entries.map { HistoryDocument($0, users: directory) }, headers: headers)
+        return try .json(
+            page.entries.map { HistoryDocument($0, users: directory) }, headers: context.request.nextPageLink(cursor: page.nextCursor?.encoded))
     }
 
     /// The history route's `limit` and `after`; any other parameter is refused.
     static func historyQuery(_ request: HTTPRequest) throws -> HistoryQuery {
-        if let unknown = request.query.first(where: { $0.name != "limit" && $0.name != "after" }) {
-            throw TaskError.validation(field: unknown.name, reason: "the history takes no such parameter; it takes limit and after")
-        }
+        try request.refuseParameters(except: ["limit", "after"], of: "history")
         return HistoryQuery(limit: try request.limit(default: 100), after: try request.queryValue("after").map(HistoryCursor.init(encoded:)))
     }
 
@@ -290,10 +284,16 @@ struct APIHandlers: Sendable {
     /// would otherwise wait out (as for large request bodies and large gzipped answers).
     static let loopPageLimit = 100
 
+    /// Answers a page of `limit` items with `answer`: where the request already runs (the I/O
+    /// thread) when it is short, on the global executor when it is longer than `loopPageLimit`.
+    static func page(of limit: Int, _ answer: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        guard limit > loopPageLimit else { return try await answer() }
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await answer() }
+    }
+
     func listTasks(_ context: RouteContext) async throws -> HTTPResponse {
         let query = try TaskListParameters.query(from: context.request)
-        guard query.limit > Self.loopPageLimit else { return try await listPage(context, query) }
-        return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await listPage(context, query) }
+        return try await Self.page(of: query.limit) { try await listPage(context, query) }
     }
 
     private func listPage(_ context: RouteContext, _ query: TaskQuery) async throws -> HTTPResponse {
@@ -304,11 +304,7 @@ struct APIHandlers: Sendable {
         let today = service.clock.today()
         let document = TaskPageDocument(
             tasks: page.tasks.map { TaskDocument($0, users: directory, today: today) }, nextCursor: JSONNullable(page.nextCursor?.encoded))
-        var headers: [(name: String, value: String)] = []
-        if let next = page.nextCursor {
-            headers.append(("Link", "<\(TaskListParameters.nextPage(of: context.request, cursor: next.encoded))>; rel=\"next\""))
-        }
-        return try .json(document, headers: headers)
+        return try .json(document, headers: context.request.nextPageLink(cursor: page.nextCursor?.encoded))
     }
 
     /// A task as JSON with its ETag, for an actor who was just allowed to read or write it:

@@ -58,6 +58,21 @@ enum TaskListParameters {
 }
 
 extension HTTPRequest {
+    /// Refuses a query parameter other than `names` (a validation error naming it and saying
+    /// which `route` takes), so a misspelt one is never silently ignored.
+    func refuseParameters(except names: [String], of route: String) throws {
+        if let unknown = query.first(where: { !names.contains($0.name) }) {
+            throw TaskError.validation(
+                field: unknown.name, reason: "the \(route) takes no such parameter; it takes \(names.joined(separator: " and "))")
+        }
+    }
+
+    /// The `Link: <…>; rel="next"` header of a page whose next one starts at `cursor` (none
+    /// on the last page): this request's path and parameters with `after` set to it.
+    func nextPageLink(cursor: String?) -> [(name: String, value: String)] {
+        cursor.map { [("Link", "<\(TaskListParameters.nextPage(of: self, cursor: $0))>; rel=\"next\"")] } ?? []
+    }
+
     /// The page size the query asks for (`limit`), else `fallback`; not a number is a
     /// validation error (the range is the service's to check).
     func limit(default fallback: Int) throws -> Int {
