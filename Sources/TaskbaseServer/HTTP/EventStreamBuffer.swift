@@ -16,6 +16,15 @@ public final class EventStreamBuffer: Sendable {
         var onTerminate: (@Sendable () -> Void)?
         var disconnect: (@Sendable () -> Void)?
         var gone = false
+
+        /// Ends the stream with nothing more sent and shuts the socket down (called under the
+        /// lock, so the connection cannot close, and its socket be reused, meanwhile).
+        mutating func cutOff() {
+            closed = true
+            pending.removeAll()
+            if !gone { disconnect?() }
+            disconnect = nil
+        }
     }
 
     private let state = Mutex(State())
@@ -37,24 +46,7 @@ public final class EventStreamBuffer: Sendable {
     /// stream is then closed and the client disconnected).
     @discardableResult
     public func write(_ text: String) -> Bool {
-        let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
-            guard !state.closed else { return (false, nil) }
-            if resumable, state.pending.count + text.utf8.count > capacity {
-                state.closed = true
-                state.overflowed = true
-                state.pending.removeAll()
-                // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
-                if !state.gone { state.disconnect?() }
-                state.disconnect = nil
-            } else {
-                state.pending.append(contentsOf: text.utf8)
-            }
-            let wake = state.wake
-            state.wake = nil
-            return (!state.overflowed, wake)
-        }
-        wake?()
-        return accepted
+        enqueue(count: text.utf8.count) { $0.append(contentsOf: text.utf8) }
     }
 
     /// Queues `text`, waiting up to `patience` for room while the client drains a burst; a
@@ -73,12 +65,24 @@ public final class EventStreamBuffer: Sendable {
     /// with `drain`); false once the stream has ended.
     @discardableResult
     public func write(bytes: UnsafeRawBufferPointer) -> Bool {
+        enqueue(count: bytes.count) { $0.append(contentsOf: bytes) }
+    }
+
+    /// Queues `count` bytes with `add` and wakes the connection. An event stream that would
+    /// hold more than `capacity` is closed and its client disconnected instead; a download
+    /// (`resumable: false`) takes them whatever it holds. False once the stream has ended.
+    private func enqueue(count: Int, _ add: (inout ByteQueue) -> Void) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
             guard !state.closed else { return (false, nil) }
-            state.pending.append(contentsOf: bytes)
+            if resumable, state.pending.count + count > capacity {
+                state.overflowed = true
+                state.cutOff()
+            } else {
+                add(&state.pending)
+            }
             let wake = state.wake
             state.wake = nil
-            return (true, wake)
+            return (!state.overflowed, wake)
         }
         wake?()
         return accepted
@@ -121,10 +125,7 @@ public final class EventStreamBuffer: Sendable {
             state.closed = true
             if aborting {
                 state.aborted = true
-                state.pending.removeAll()
-                // Under the lock, so the connection cannot close (and its socket be reused) meanwhile.
-                if !state.gone { state.disconnect?() }
-                state.disconnect = nil
+                state.cutOff()
             }
             let wake = state.wake
             state.wake = nil
