@@ -12,7 +12,7 @@ struct EventFeed: Sendable {
     /// Opens the first connection (its refusal, e.g. `notFound` for an outsider, is thrown
     /// here), then returns the stream; it ends when the consumer stops or a reconnect is refused.
     func open(after: Int64?) async throws -> TaskChangeStream {
-        if let refusal = ClientConfiguration.unreachableLiteral(client.configuration.baseURL) { throw refusal }
+        if let unreachable = client.transport.unreachable { throw unreachable }
         let first = try await connect(lastEventID: after.map(String.init))
         let (stream, sink) = TaskChangeStream.makeStream()
         let reader = Task { await follow(first, into: sink) }

@@ -41,9 +41,13 @@ struct HTTPResponse: Sendable {
 final class HTTPTransport: Sendable {
     let configuration: ClientConfiguration
     private let session: URLSession
+    /// Why no request can reach the configured server, when none can (`unreachableLiteral`):
+    /// every call, the event feed's too, throws it before trying.
+    let unreachable: TaskbaseClientError?
 
     init(configuration: ClientConfiguration) {
         self.configuration = configuration
+        unreachable = ClientConfiguration.unreachableLiteral(configuration.baseURL)
         let settings = URLSessionConfiguration.ephemeral
         settings.timeoutIntervalForRequest = configuration.requestTimeout.seconds
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -79,7 +83,7 @@ final class HTTPTransport: Sendable {
     /// (or a `TaskbaseClientError`). Retries a retryable request after a connection failure,
     /// a 503 or a 429, pausing as `configuration` (and `Retry-After`) say.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if let refusal = ClientConfiguration.unreachableLiteral(configuration.baseURL) { throw refusal }
+        if let unreachable { throw unreachable }
         var attempt = 0
         while true {
             let outcome: Result<HTTPResponse, any Error>
