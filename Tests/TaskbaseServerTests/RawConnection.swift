@@ -82,6 +82,7 @@ final class RawConnection: @unchecked Sendable {
             return false
         }
         received.append(contentsOf: buffer[0..<count])
+        decodedText = nil
         return true
     }
 
@@ -104,18 +105,84 @@ final class RawConnection: @unchecked Sendable {
         return closedByPeer
     }
 
-    /// Everything received, as text.
-    var text: String { String(decoding: received, as: UTF8.self) }
+    /// Everything received, as text (decoded once per arrival, not per look).
+    var text: String {
+        if let decodedText { return decodedText }
+        let decoded = String(decoding: received, as: UTF8.self)
+        decodedText = decoded
+        return decoded
+    }
+    private var decodedText: String?
 
-    /// The `data:` lines of `event: change` events received so far, decoded.
+    /// How far `changeEvents()` has read `received`, the body it has decoded but not yet split
+    /// into events, and the change events found so far: each call reads only what arrived
+    /// since, so a test that waits for the n-th of many events costs linear time, not
+    /// quadratic (a re-parse of everything per read once held a cooperative thread for seconds
+    /// and starved the tests running beside it).
+    private var scanned = 0
+    private var headersRead = false
+    private var chunked = false
+    private var chunkLeft = 0
+    private var pending: [UInt8] = []
+    private var parsed: [(id: Int64, data: String)] = []
+
+    /// The `data:` lines of `event: change` events received so far, decoded: the body is taken
+    /// out of chunked encoding first (a chunk may end anywhere, mid-line included), then an
+    /// event is a block of lines ended by a blank line.
     func changeEvents() -> [(id: Int64, data: String)] {
-        // "\r\n" (chunked encoding's line end) is one Character in Swift: make it "\n" first.
-        text.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n").compactMap { block in
-            let lines = block.split(separator: "\n").map(String.init)
-            guard lines.contains("event: change"), let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.dropFirst(4)) }),
-                let data = lines.first(where: { $0.hasPrefix("data: ") })
-            else { return nil }
-            return (id, String(data.dropFirst(6)))
+        if !headersRead {
+            guard let end = received.firstRange(of: Data("\r\n\r\n".utf8)) else { return parsed }
+            chunked = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased().contains("transfer-encoding: chunked")
+            headersRead = true
+            scanned = end.upperBound
         }
+        unchunk()
+        var start = pending.startIndex
+        var index = start
+        while index + 1 < pending.endIndex {
+            guard pending[index] == UInt8(ascii: "\n"), pending[index + 1] == UInt8(ascii: "\n") else {
+                index += 1
+                continue
+            }
+            if let event = Self.changeEvent(in: pending[start..<index]) { parsed.append(event) }
+            index += 2
+            start = index
+        }
+        pending.removeSubrange(..<start)
+        return parsed
+    }
+
+    /// Moves the body bytes received since the last call to `pending`, out of chunked encoding
+    /// when the response uses it (a size line, that many bytes, CRLF; a size line waits until
+    /// it is whole).
+    private func unchunk() {
+        guard chunked else {
+            pending.append(contentsOf: received[scanned...])
+            scanned = received.endIndex
+            return
+        }
+        while scanned < received.endIndex {
+            if chunkLeft > 0 {
+                let take = min(chunkLeft, received.endIndex - scanned)
+                pending.append(contentsOf: received[scanned..<(scanned + take)])
+                scanned += take
+                chunkLeft -= take
+                continue
+            }
+            guard let lineEnd = received[scanned...].firstRange(of: Data("\r\n".utf8)) else { return }
+            let line = String(decoding: received[scanned..<lineEnd.lowerBound], as: UTF8.self)
+            scanned = lineEnd.upperBound
+            // The CRLF after a chunk's data reads as an empty line; a size line may carry extensions.
+            if let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16) { chunkLeft = size }
+        }
+    }
+
+    /// The change event in one block of lines, or nil when it is another kind of block.
+    private static func changeEvent(in block: ArraySlice<UInt8>) -> (id: Int64, data: String)? {
+        let lines = String(decoding: block, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard lines.contains("event: change"), let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.dropFirst(4)) }),
+            let data = lines.first(where: { $0.hasPrefix("data: ") })
+        else { return nil }
+        return (id, String(data.dropFirst(6)))
     }
 }

@@ -49,10 +49,12 @@ extension TaskStoreContract {
             let second = try await f.makeTask("Two")
             try await f.service.deleteTask(first.key, as: f.member)
             let seen = try await collect(3, from: live)
+            try #require(seen.count == 3, "\(seen)")
             #expect(seen.changes.map(\.kind) == [.created, .created, .deleted])
             let resumed = try await f.service.changes(in: f.team, after: seen[0].sequence, as: f.viewer)
             let third = try await f.makeTask("Three")
             let events = try await collect(3, from: resumed)
+            try #require(events.count == 3, "\(events)")
             #expect(events == Array(seen.dropFirst()) + [events[2]])
             #expect(events.changes.map(\.key) == [second.key, first.key, third.key])
             #expect(events.map(\.sequence) == [seen[1].sequence, seen[2].sequence, seen[2].sequence + 1])
@@ -86,6 +88,7 @@ extension TaskStoreContract {
             _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: big, as: f.member)
             let after = try await f.makeTask("After")
             let events = try await collect(5, from: stream)
+            try #require(events.count == 5, "\(events)")
             #expect(Array(events.prefix(3)).changes.map(\.kind) == [.created, .created, .created])
             let bulk = events[2].sequence + 1
             #expect(events[3] == .resync(through: bulk))
@@ -135,24 +138,33 @@ extension TaskStoreContract {
         },
     ]
 
-    /// The first `count` events of `stream`, or fewer when `seconds` pass first.
-    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 10) async throws -> [TaskFeedEvent] {
-        try await withThrowingTaskGroup(of: [TaskFeedEvent]?.self) { group in
+    /// The first `count` events of `stream`, or those that arrived when `seconds` pass first
+    /// (a check then fails on what it got, not on an empty list). The wait ends as soon as
+    /// `count` arrive, so the generous default costs a passing check nothing; it covers a
+    /// loaded machine running the whole suite in parallel.
+    public static func collect(_ count: Int, from stream: TaskChangeStream, within seconds: Int = 30) async throws -> [TaskFeedEvent] {
+        let received = Received()
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                var events: [TaskFeedEvent] = []
                 for try await event in stream {
-                    events.append(event)
-                    if events.count == count { break }
+                    if await received.append(event) == count { break }
                 }
-                return events
             }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = try await group.next() ?? nil
+            group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+            try await group.next()
             group.cancelAll()
-            return first ?? []
+        }
+        return await received.events
+    }
+
+    /// The events `collect` has received so far.
+    private actor Received {
+        private(set) var events: [TaskFeedEvent] = []
+
+        /// Adds `event`; returns how many there are now.
+        func append(_ event: TaskFeedEvent) -> Int {
+            events.append(event)
+            return events.count
         }
     }
 }
