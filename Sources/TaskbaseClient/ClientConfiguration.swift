@@ -75,6 +75,8 @@ public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConverti
     case invalidResponse(String)
     /// The client is not set up: what to do.
     case configuration(String)
+    /// A local file to send or to write cannot be: its path and why.
+    case file(String)
 
     /// An event the stream cannot read: reconnecting would read it again, so the feed ends.
     struct Unreadable: Error {
@@ -89,6 +91,7 @@ public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConverti
         case .transport(let detail): "cannot reach the server: \(detail)"
         case .invalidResponse(let detail): "the server's answer is not readable: \(detail)"
         case .configuration(let detail): "the client is not configured: \(detail)"
+        case .file(let detail): "cannot use the local file \(detail)"
         }
     }
 }

@@ -16,6 +16,12 @@ struct HTTPRequest: Sendable {
     var query: [URLQueryItem] = []
     /// A JSON body.
     var body: Data?
+    /// A file sent as the body instead, read from disk as it goes (its `Content-Type` in
+    /// `headers`).
+    var bodyFile: URL?
+    /// Where a successful response's body goes instead of memory: written to disk as it
+    /// arrives, and put at this path only once it arrived whole (`HTTPTransport.download`).
+    var destination: URL?
     /// Extra headers (`If-Match`, `Last-Event-ID`).
     var headers: [String: String] = [:]
 
@@ -88,9 +94,11 @@ final class HTTPTransport: Sendable {
         while true {
             let outcome: Result<HTTPResponse, any Error>
             do {
-                outcome = .success(try await exchange(urlRequest(request)))
+                outcome = .success(try await exchange(urlRequest(request), file: request.bodyFile, destination: request.destination))
             } catch let error as CancellationError {
                 throw error
+            } catch TaskbaseClientError.file(let detail) {
+                throw TaskbaseClientError.file(detail)
             } catch {
                 outcome = .failure(error)
             }
@@ -114,25 +122,71 @@ final class HTTPTransport: Sendable {
         }
     }
 
-    /// One round trip; cancelling the calling task cancels the data task.
-    private func exchange(_ request: URLRequest) async throws -> HTTPResponse {
+    /// One round trip; cancelling the calling task cancels the data task. With `file`, the body
+    /// is read from it as it is sent; with `destination`, a success's body is written to disk
+    /// as it arrives and moved there whole (`keep(_:at:)`), and a refusal's is read back.
+    private func exchange(_ request: URLRequest, file: URL? = nil, destination: URL? = nil) async throws -> HTTPResponse {
         let box = DataTaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
+                let finish = { @Sendable (body: () throws -> Data, response: URLResponse?, error: (any Error)?) in
                     if let error {
                         continuation.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : error)
                     } else if let response = response as? HTTPURLResponse {
                         continuation.resume(
-                            returning: HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: data ?? Data()))
+                            with: Result {
+                                HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: try body())
+                            })
                     } else {
                         continuation.resume(throwing: TaskbaseClientError.invalidResponse("no HTTP response"))
                     }
+                }
+                let task: URLSessionTask
+                if let destination {
+                    task = session.downloadTask(with: request) { location, response, error in
+                        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                        finish(
+                            {
+                                guard let location else { return Data() }
+                                if (200..<300).contains(status) {
+                                    try Self.keep(location, at: destination)
+                                    return Data()
+                                }
+                                return try Data(contentsOf: location)
+                            }, response, error)
+                    }
+                } else if let file {
+                    task = session.uploadTask(with: request, fromFile: file) { data, response, error in
+                        finish({ data ?? Data() }, response, error)
+                    }
+                } else {
+                    task = session.dataTask(with: request) { data, response, error in finish({ data ?? Data() }, response, error) }
                 }
                 box.start(task)
             }
         } onCancel: {
             box.cancel()
+        }
+    }
+
+    /// Puts the downloaded file at `location` (which URLSession deletes once its handler
+    /// returns) at `destination` in one step: moved beside it first (a copy when they are on
+    /// different file systems), then renamed over it, so `destination` is either what it was
+    /// or the whole new file, never part of it.
+    static func keep(_ location: URL, at destination: URL) throws {
+        let beside = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+        do {
+            try FileManager.default.moveItem(at: location, to: beside)
+            guard rename(beside.path, destination.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: beside)
+                throw TaskbaseClientError.file("\(destination.path): \(reason)")
+            }
+        } catch let error as TaskbaseClientError {
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: beside)
+            throw TaskbaseClientError.file("\(destination.path): \((error as NSError).localizedDescription)")
         }
     }
 

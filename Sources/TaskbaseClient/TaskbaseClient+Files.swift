@@ -50,10 +50,41 @@ extension TaskbaseClient {
     /// column; `onConflict: .fail` meeting a known external id is `alreadyExists`. Safe to
     /// retry: the request carries an `Idempotency-Key`, so a retry never imports twice.
     public func importTasks(csv: Data, into team: TeamKey, settings: ImportSettings = ImportSettings()) async throws -> ImportReportDocument {
-        let request = HTTPRequest(
-            method: "POST", path: ["v1", "teams", team.rawValue, "imports"], query: settings.queryItems, body: csv,
-            headers: ["Content-Type": "text/csv; charset=utf-8", "Idempotency-Key": UUID().uuidString])
+        var request = Self.importRequest(into: team, settings: settings)
+        request.body = csv
         return try decode(ImportReportDocument.self, try await transport.send(request))
+    }
+
+    /// `importTasks(csv:into:settings:)` for the file at `file`, read from disk as it is sent
+    /// rather than held in memory: a file of any size costs the client a buffer. A file that
+    /// cannot be read is `TaskbaseClientError.file`, before anything is sent.
+    public func importTasks(
+        contentsOf file: URL, into team: TeamKey, settings: ImportSettings = ImportSettings()
+    ) async throws
+        -> ImportReportDocument
+    {
+        try Self.checkReadable(file)
+        var request = Self.importRequest(into: team, settings: settings)
+        request.bodyFile = file
+        return try decode(ImportReportDocument.self, try await transport.send(request))
+    }
+
+    /// The imports route's request for `team` with `settings`, its body still to be set. The
+    /// `Idempotency-Key` is made once, so the transport's retries all carry it.
+    private static func importRequest(into team: TeamKey, settings: ImportSettings) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", path: ["v1", "teams", team.rawValue, "imports"], query: settings.queryItems,
+            headers: ["Content-Type": "text/csv; charset=utf-8", "Idempotency-Key": UUID().uuidString])
+    }
+
+    /// Throws `TaskbaseClientError.file` unless `file` is a regular file this process can read.
+    private static func checkReadable(_ file: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard file.isFileURL, FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            throw TaskbaseClientError.file("\(file.path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw TaskbaseClientError.file("\(file.path): a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: file.path) else { throw TaskbaseClientError.file("\(file.path): not readable") }
     }
 
     /// Every task of `team` as the CSV the importer reads, the bytes `taskctl export` writes
@@ -61,8 +92,23 @@ extension TaskbaseClient {
     /// `'`, for spreadsheets. A download the server cut off (a failed read, a stop) is an error,
     /// never a short file.
     public func exportTasks(of team: TeamKey, defusingFormulas: Bool = false) async throws -> Data {
+        try await transport.send(Self.exportRequest(of: team, defusingFormulas: defusingFormulas)).body
+    }
+
+    /// `exportTasks(of:defusingFormulas:)` written to the file at `destination` as it arrives
+    /// rather than held in memory. The file appears, or is replaced, only once the whole export
+    /// arrived: a download cut off, refused or cancelled leaves `destination` as it was.
+    /// A destination that cannot be written is `TaskbaseClientError.file`.
+    public func exportTasks(of team: TeamKey, to destination: URL, defusingFormulas: Bool = false) async throws {
+        guard destination.isFileURL else { throw TaskbaseClientError.file("\(destination): not a file URL") }
+        var request = Self.exportRequest(of: team, defusingFormulas: defusingFormulas)
+        request.destination = destination
+        _ = try await transport.send(request)
+    }
+
+    /// The export route's request for `team`.
+    private static func exportRequest(of team: TeamKey, defusingFormulas: Bool) -> HTTPRequest {
         let query = defusingFormulas ? [URLQueryItem(name: "defuse-formulas", value: "true")] : []
-        let request = HTTPRequest(method: "GET", path: ["v1", "teams", team.rawValue, "export"], query: query, headers: ["Accept": "text/csv"])
-        return try await transport.send(request).body
+        return HTTPRequest(method: "GET", path: ["v1", "teams", team.rawValue, "export"], query: query, headers: ["Accept": "text/csv"])
     }
 }

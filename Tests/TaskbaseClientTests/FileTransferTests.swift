@@ -92,6 +92,74 @@ struct FileTransferTests {
     }
 }
 
+@Suite("The client's file calls: importTasks(contentsOf:) and exportTasks(of:to:) stream from and to disk")
+struct FileOnDiskTests {
+    /// A fresh directory for one test, removed by `defer` in the test.
+    static func directory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("taskbase-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("a file on disk imports as the same bytes in memory would; an export to a file holds what the in-memory export returns")
+    func fromAndToDisk() async throws {
+        let s = try await FileTransferTests.start()
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Enough rows that the body is sent in many pieces, with a multi-byte title among them.
+        var text = "Summary,Ref,Notes\n"
+        for number in 1...3_000 { text += "Task \(number) — ünïcödé,REF-\(number),\(String(repeating: "n", count: number % 97))\n" }
+        let source = directory.appendingPathComponent("tasks.csv")
+        try Data(text.utf8).write(to: source)
+        let settings = ImportSettings(columns: ["title": "Summary", "external_id": "Ref"])
+        let report = try await s.owner.importTasks(contentsOf: source, into: s.team, settings: settings)
+        #expect((report.read, report.inserted, report.rejected) == (3_000, 3_000, 0))
+        #expect(try await s.viewer.listTasks(in: s.team).tasks.first?.title == "Task 1 — ünïcödé")
+
+        let destination = directory.appendingPathComponent("export.csv")
+        try Data("an older export\n".utf8).write(to: destination)
+        try await s.viewer.exportTasks(of: s.team, to: destination)
+        let inMemory = try await s.viewer.exportTasks(of: s.team)
+        #expect(try Data(contentsOf: destination) == inMemory)
+        #expect(String(decoding: inMemory, as: UTF8.self).contains("REF-3000,Task 3000 — ünïcödé,"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["export.csv", "tasks.csv"])
+        let again = try await s.owner.importTasks(contentsOf: destination, into: s.team)
+        #expect(!again.changed && again.unchanged == 3_000)
+        await s.server.shutdown(grace: .seconds(2))
+    }
+
+    @Test("a file that cannot be read is a file error before anything is sent; a refused export leaves the destination as it was")
+    func localFileErrors() async throws {
+        let s = try await FileTransferTests.start()
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing.csv")
+        for (file, words) in [(missing, "no such file"), (directory, "a directory")] {
+            let outcome = await Result { try await s.owner.importTasks(contentsOf: file, into: s.team) }
+            guard case .failure(TaskbaseClientError.file(let detail)) = outcome else {
+                Issue.record("importing \(file.path) came back \(outcome)")
+                continue
+            }
+            #expect(detail.contains(file.path) && detail.contains(words), "\(detail)")
+        }
+        #expect(try await s.owner.listTasks(in: s.team).tasks.isEmpty)
+
+        let kept = directory.appendingPathComponent("kept.csv")
+        try Data("kept\n".utf8).write(to: kept)
+        #expect(await Result { try await s.outsider.exportTasks(of: s.team, to: kept) }.taskError == .notFound(what: "team FILES"))
+        #expect(try String(contentsOf: kept, encoding: .utf8) == "kept\n")
+        let nowhere = directory.appendingPathComponent("no-such-directory/export.csv")
+        let unwritable = await Result { try await s.owner.exportTasks(of: s.team, to: nowhere) }
+        guard case .failure(TaskbaseClientError.file(let detail)) = unwritable else {
+            Issue.record("an export into a missing directory came back \(unwritable)")
+            return
+        }
+        #expect(detail.contains(nowhere.path), "\(detail)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["kept.csv"])
+        await s.server.shutdown(grace: .seconds(2))
+    }
+}
+
 extension Result where Failure == any Error {
     /// The `TaskError` a failure carries, nil otherwise.
     var taskError: TaskError? {

@@ -144,6 +144,26 @@ struct TransportTests {
         #expect(try await server.log(run).map { $0["path"] ?? nil } == ["v1/teams/CORE/export", "v1/teams/CORE/export"])
     }
 
+    @Test("an export to a file cut off before its last chunk leaves the file as it was and no part file behind")
+    func truncatedExportToFile() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("truncated", run: run) { $0.retries = 1 }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("taskbase-truncated-\(run)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("core.csv")
+        try Data("yesterday's export\n".utf8).write(to: destination)
+        let outcome = await Result { try await client.exportTasks(of: TeamKey("CORE"), to: destination) }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a cut-off export to a file succeeded")
+            return
+        }
+        #expect(error is TaskbaseClientError, "\(error)")
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "yesterday's export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["core.csv"])
+        #expect(try await server.log(run).map { $0["path"] ?? nil } == ["v1/teams/CORE/export", "v1/teams/CORE/export"])
+    }
+
     @Test("heartbeats keep a quiet stream open past its idle timeout")
     func heartbeatsKeepStreamOpen() async throws {
         let server = try Self.server.get(), run = run()
