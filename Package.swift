@@ -135,7 +135,8 @@ let package = Package(
         .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(
-            name: "taskbase-bench", dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations", "TaskbaseServer", "APITokens"],
+            name: "taskbase-bench",
+            dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations", "TaskbaseServer", "APITokens", "TaskbaseClient"],
             path: "Benchmarks/taskbase-bench"),
     ],
     swiftLanguageModes: [.v6]

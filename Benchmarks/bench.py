@@ -469,13 +469,20 @@ class Bench:
     # -- W10: a team's tasks out as CSV ----------------------------------------------------
     def w10(self):
         """The export of W10's team, its tools taking turns: `taskctl export` (peak memory kept),
-        `GET /v1/teams/{team}/export` through curl plain and gzipped, and psql \\copy of the same
+        `GET /v1/teams/{team}/export` through curl plain and gzipped and through the Swift client
+        (to a file, and in memory first; peak memory kept for both), and psql \\copy of the same
         columns out of one query (the floor any client pays)."""
         rows, team = self.args.export_rows, EXPORT_TEAM
         port = self.taskserve("taskserve", self.http_port)
         url = f"http://127.0.0.1:{port}/v1/teams/{team}/export"
         # The token goes to curl in a file of headers, not on its command line.
         curl = ["curl", "-fsS", "-o", "/dev/null", "-H", "@" + self.header_file, url]
+        # The Swift client's two forms, to a file by a download or whole in memory first; the
+        # token in its environment, its output in the run's folder (each run writes over it).
+        client_env = dict(os.environ, TASKBASE_BENCH_TOKEN=self.token)
+        client_out = os.path.join(self.work, "w10-client.csv")
+        def client(form):
+            return [self.bin + "/taskbase-bench", "client-export", f"http://127.0.0.1:{port}", team, form, client_out]
         reference = (f"SELECT coalesce(t.external_id, tm.key || '-' || t.number), t.title, nullif(t.notes, ''), t.status, t.priority, "
                      f"t.due_date, u.email, t.category FROM tasks t JOIN teams tm ON tm.id = t.team_id "
                      f"LEFT JOIN users u ON u.id = t.assignee_id WHERE tm.key = '{team}' ORDER BY t.number")
@@ -486,6 +493,10 @@ class Bench:
             ("taskserve-http", lambda: self.measure("w10", "taskserve-http", rows, curl, stdout=subprocess.DEVNULL)),
             ("taskserve-http-gzip", lambda: self.measure("w10", "taskserve-http-gzip", rows, curl[:1] + ["--compressed"] + curl[1:],
                                                          stdout=subprocess.DEVNULL)),
+            ("client-file", lambda: self.notes.setdefault("w10_client_file_peak_rss_mib", []).append(round(self.measure(
+                "w10", "client-file", rows, client("file"), stdout=subprocess.DEVNULL, env=client_env) / 1024, 1))),
+            ("client-memory", lambda: self.notes.setdefault("w10_client_memory_peak_rss_mib", []).append(round(self.measure(
+                "w10", "client-memory", rows, client("memory"), stdout=subprocess.DEVNULL, env=client_env) / 1024, 1))),
             ("psql-copy", lambda: self.measure("w10", "psql-copy", rows, [
                 "psql", "-q", "-X", self.url, "-c", f"\\copy ({reference}) TO '/dev/null' WITH (FORMAT csv, HEADER true)"],
                 stdout=subprocess.DEVNULL)),
@@ -684,6 +695,7 @@ end
         ratio("W10 taskctl export / psql \\copy of the same columns (info)", "w10", "taskctl", "psql-copy", None)
         ratio("W10 HTTP export / taskctl export (info)", "w10", "taskserve-http", "taskctl", None)
         ratio("W10 HTTP export gzipped / plain (info)", "w10", "taskserve-http-gzip", "taskserve-http", None)
+        ratio("W10 Swift client export to a file / curl (info)", "w10", "client-file", "taskserve-http", None)
         if "w4_memory_ratio" in self.notes:
             value = self.notes["w4_memory_ratio"]
             ratios[f"W4 peak memory {self.args.import_rows} / {self.args.import_small} rows"] = {

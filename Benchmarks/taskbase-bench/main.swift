@@ -2,6 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 import TaskStorePG
+import TaskbaseClient
 
 // taskbase-bench: the Taskbase side of scripts/bench. Every subcommand prints one JSON
 // Measurement on stdout; scripts/bench runs it interleaved with the references.
@@ -16,6 +17,9 @@ import TaskStorePG
 //   taskbase-bench w8-update COUNT           W8's change through TaskService, no HTTP
 //   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
 //   taskbase-bench dump w1|w2 FILE
+//   taskbase-bench client-export URL TEAM file|memory FILE   W10's export through the Swift
+//                                            client, to FILE by a download or in memory first
+//                                            (the token in TASKBASE_BENCH_TOKEN)
 let arguments = Array(CommandLine.arguments.dropFirst())
 func argument(_ index: Int, _ fallback: Int) -> Int { index < arguments.count ? Int(arguments[index]) ?? fallback : fallback }
 
@@ -53,9 +57,23 @@ do {
     case "dump":
         guard arguments.count == 3 else { throw BenchError("usage: taskbase-bench dump w1|w2 FILE") }
         try StatementDump.write(try await StatementDump.capture(config: config, workload: arguments[1]), to: arguments[2])
+    case "client-export":
+        guard arguments.count == 5, let url = URL(string: arguments[1]), ["file", "memory"].contains(arguments[3]) else {
+            throw BenchError("usage: taskbase-bench client-export URL TEAM file|memory FILE")
+        }
+        guard let token = ProcessInfo.processInfo.environment["TASKBASE_BENCH_TOKEN"] else {
+            throw BenchError("client-export reads the API token from TASKBASE_BENCH_TOKEN")
+        }
+        let client = TaskbaseClient(baseURL: url, token: token)
+        let team = try TeamKey(arguments[2]), destination = URL(fileURLWithPath: arguments[4])
+        if arguments[3] == "file" {
+            try await client.exportTasks(of: team, to: destination)
+        } else {
+            try await client.exportTasks(of: team).write(to: destination)
+        }
     default:
         throw BenchError(
-            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|w7-router|w8-update|team|dump ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
+            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|w7-router|w8-update|team|dump|client-export ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
         )
     }
 } catch {
