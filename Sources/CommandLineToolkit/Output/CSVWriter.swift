@@ -106,25 +106,27 @@ public final class CSVWriter {
     private func append(_ text: String) {
         var field = configuration.escapesForTerminal ? TerminalText.escape(text) : text
         if configuration.defusesFormulas, let first = field.first, Self.formulaStarts.contains(first) { field = "'" + field }
-        let bytes = field.utf8
-        if needsQuotes(bytes) {
+        // Over the field's contiguous UTF-8 (a native string's own storage): a generic walk of
+        // the UTF8View was a tenth of `taskctl export`'s time.
+        field.withUTF8 { bytes in
+            guard needsQuotes(bytes) else { return buffer.append(contentsOf: bytes) }
             buffer.append(UInt8(ascii: "\""))
             for byte in bytes {
                 if byte == UInt8(ascii: "\"") { buffer.append(byte) }
                 buffer.append(byte)
             }
             buffer.append(UInt8(ascii: "\""))
-        } else {
-            buffer.append(contentsOf: bytes)
         }
     }
 
-    private func needsQuotes(_ bytes: String.UTF8View) -> Bool {
+    private func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first, let last = bytes.last else { return true }
         let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
         if first == space || first == tab || last == space || last == tab { return true }
-        return bytes.contains { byte in
-            byte == configuration.delimiter || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+        let delimiter = configuration.delimiter
+        for byte in bytes where byte == delimiter || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") {
+            return true
         }
+        return false
     }
 }
