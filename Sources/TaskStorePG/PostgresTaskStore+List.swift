@@ -60,17 +60,22 @@ extension PostgresTaskStore {
         let direction = query.descending ? " DESC" : ""
         let key = Self.sortKey(query.sort, descending: query.descending)
         let order = query.sort == .number ? "t.number\(direction)" : "\(key)\(direction), t.number\(direction)"
+        // The outer ORDER BY repeats the page's own order (the key is selected as sort_key, and
+        // the number breaks ties, unique in the team), so the page keeps it whatever plan joins
+        // it to the access facts. On rows that arrive in that order, the sort is a check.
+        let keyColumn = query.sort == .number ? "" : ", \(key) AS sort_key"
+        let outerOrder = query.sort == .number ? "p.number\(direction)" : "p.sort_key\(direction), p.number\(direction)"
         let sql: PGQuery = """
             SELECT \(unsafeSQL: Self.userColumns), m.role, p.*
               FROM \(Self.accessFactsFrom(access.actor, team: team))
               LEFT JOIN LATERAL (
-                  SELECT \(unsafeSQL: Self.taskColumns), row_number() OVER () AS position
-                    FROM (SELECT * FROM tasks t
-                           WHERE t.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled AND \(Self.filters(query, today: today))
-                           ORDER BY \(unsafeSQL: order)
-                           LIMIT \(query.limit + 1)) t
+                  SELECT \(unsafeSQL: Self.taskColumns)\(unsafeSQL: keyColumn)
+                    FROM tasks t
+                   WHERE t.team_id = tm.id AND m.role IS NOT NULL AND NOT u.disabled AND \(Self.filters(query, today: today))
+                   ORDER BY \(unsafeSQL: order)
+                   LIMIT \(query.limit + 1)
               ) p ON true
-             ORDER BY p.position
+             ORDER BY \(unsafeSQL: outerOrder)
             """
         let rows = try await statement(as: access.actor, sql)
         try access.verify(AccessFacts(actor: Self.user(in: rows[0]), role: Self.role(in: rows[0])), subject: "team \(team)")
