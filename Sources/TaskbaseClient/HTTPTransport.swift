@@ -20,7 +20,7 @@ struct HTTPRequest: Sendable {
     /// `headers`).
     var bodyFile: URL?
     /// Where a successful response's body goes instead of memory: written to disk as it
-    /// arrives, and put at this path only once it arrived whole (`HTTPTransport.download`).
+    /// arrives, and put at this path only once it arrived whole (`HTTPTransport.keep(_:at:)`).
     var destination: URL?
     /// Extra headers (`If-Match`, `Last-Event-ID`).
     var headers: [String: String] = [:]
@@ -172,11 +172,15 @@ final class HTTPTransport: Sendable {
     /// Puts the downloaded file at `location` (which URLSession deletes once its handler
     /// returns) at `destination` in one step: moved beside it first (a copy when they are on
     /// different file systems), then renamed over it, so `destination` is either what it was
-    /// or the whole new file, never part of it.
+    /// or the whole new file, never part of it. A file replaced keeps its permissions (an
+    /// export someone made private stays private).
     static func keep(_ location: URL, at destination: URL) throws {
         let beside = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
         do {
             try FileManager.default.moveItem(at: location, to: beside)
+            if let mode = try? FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: beside.path)
+            }
             guard rename(beside.path, destination.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(at: beside)

@@ -118,7 +118,10 @@ struct FileOnDiskTests {
 
         let destination = directory.appendingPathComponent("export.csv")
         try Data("an older export\n".utf8).write(to: destination)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: destination.path)
         try await s.viewer.exportTasks(of: s.team, to: destination)
+        let mode = try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "a replaced export keeps its permissions: \(String(mode ?? 0, radix: 8))")
         let inMemory = try await s.viewer.exportTasks(of: s.team)
         #expect(try Data(contentsOf: destination) == inMemory)
         #expect(String(decoding: inMemory, as: UTF8.self).contains("REF-3000,Task 3000 — ünïcödé,"))
