@@ -124,6 +124,7 @@ struct EventFeedTests {
             received.append(change)
         }
         let logged = try await TaskStoreContract.collect(5, from: try await service.changes(in: team, after: 0, as: .id(writer.id))).changes
+        try #require(logged.count == 5, "\(logged)")
         #expect(received == Array(logged.dropFirst()))
         #expect(received.map(\.key) == [down.key, first.key, down.key, after.key])
         #expect(received.map(\.kind) == [.created, .updated, .deleted, .created])

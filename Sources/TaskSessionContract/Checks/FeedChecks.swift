@@ -12,6 +12,7 @@ extension TaskSessionContract {
             let updated = try await f.member.session.completeTask(created.key, expectedVersion: 1)
             try await f.admin.session.deleteTask(created.key, expectedVersion: 2)
             let changes = try await TaskStoreContract.collect(3, from: stream).changes
+            try #require(changes.count == 3, "\(changes)")
             #expect(changes.map(\.kind) == [.created, .updated, .deleted])
             #expect(changes.map(\.key) == [created.key, created.key, created.key])
             #expect(changes.map(\.version) == [1, 2, 2])
