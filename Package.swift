@@ -79,7 +79,7 @@ let package = Package(
             ]),
 
         // The HTTP client: TaskCore types over the API, no libpq, no libmicrohttpd.
-        .target(name: "TaskbaseClient", dependencies: ["TaskCore", "TaskbaseWire"]),
+        .target(name: "TaskbaseClient", dependencies: ["TaskCore", "TaskbaseWire", "SafeFiles"]),
         .testTarget(
             name: "TaskbaseClientTests",
             dependencies: [
@@ -90,6 +90,8 @@ let package = Package(
 
         // Command line: the shared toolkit and the programs.
         .target(name: "SafeText"),
+        .target(name: "SafeFiles"),
+        .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TaskbaseTestSupport"]),
         .target(name: "CommandLineToolkit", dependencies: ["SafeText"]),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "SafeText", "toolkit-example", "TaskbaseTestSupport"]),
         // A team's tasks as the importer's CSV or as JSON, page by page: taskctl export and the API's.
@@ -99,14 +101,14 @@ let package = Package(
         .executableTarget(
             name: "taskctl",
             dependencies: [
-                "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens", "TaskStorePG",
-                "PGStore",
+                "CommandLineToolkit", "SafeText", "SafeFiles", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens",
+                "TaskStorePG", "PGStore",
             ]),
         .testTarget(
             name: "TaskctlTests",
             dependencies: [
                 "taskctl", "CommandLineToolkit", "SafeText", "TaskCore", "TaskbaseWire", "TaskStoreMemory", "CSVImport", "TaskbaseTestSupport",
-                "TaskbaseCommandLine", "TaskbaseExport", "PGStore",
+                "TaskbaseCommandLine", "TaskbaseExport", "PGStore", "TaskStorePG",
             ]),
 
         // Import.

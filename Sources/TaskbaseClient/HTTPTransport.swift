@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 import TaskCore
 import TaskbaseWire
 
@@ -170,27 +171,14 @@ final class HTTPTransport: Sendable {
     }
 
     /// Puts the downloaded file at `location` (which URLSession deletes once its handler
-    /// returns) at `destination` in one step: moved beside it first (a copy when they are on
-    /// different file systems), then renamed over it, so `destination` is either what it was
-    /// or the whole new file, never part of it. A file replaced keeps its permissions (an
-    /// export someone made private stays private).
+    /// returns) at `destination` in one step (`AtomicFile.replace`): `destination` is either
+    /// what it was or the whole new file, never part of it, and a file replaced keeps its
+    /// permissions.
     static func keep(_ location: URL, at destination: URL) throws {
-        let beside = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
         do {
-            try FileManager.default.moveItem(at: location, to: beside)
-            if let mode = try? FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: beside.path)
-            }
-            guard rename(beside.path, destination.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: beside)
-                throw TaskbaseClientError.file("\(destination.path): \(reason)")
-            }
-        } catch let error as TaskbaseClientError {
-            throw error
+            try AtomicFile.replace(destination, with: location)
         } catch {
-            try? FileManager.default.removeItem(at: beside)
-            throw TaskbaseClientError.file("\(destination.path): \((error as NSError).localizedDescription)")
+            throw TaskbaseClientError.file(error.description)
         }
     }
 

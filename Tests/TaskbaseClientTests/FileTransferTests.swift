@@ -4,6 +4,7 @@ import TaskCore
 import TaskStoreMemory
 import TaskbaseClient
 import TaskbaseServer
+import TaskbaseTestSupport
 import Testing
 
 @Suite("The client's whole-file calls: importTasks and exportTasks against a real server")
@@ -94,17 +95,10 @@ struct FileTransferTests {
 
 @Suite("The client's file calls: importTasks(contentsOf:) and exportTasks(of:to:) stream from and to disk")
 struct FileOnDiskTests {
-    /// A fresh directory for one test, removed by `defer` in the test.
-    static func directory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("taskbase-files-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test("a file on disk imports as the same bytes in memory would; an export to a file holds what the in-memory export returns")
     func fromAndToDisk() async throws {
         let s = try await FileTransferTests.start()
-        let directory = try Self.directory()
+        let directory = try scratchFolder("taskbase-files")
         defer { try? FileManager.default.removeItem(at: directory) }
         // Enough rows that the body is sent in many pieces, with a multi-byte title among them.
         var text = "Summary,Ref,Notes\n"
@@ -134,7 +128,7 @@ struct FileOnDiskTests {
     @Test("a file that cannot be read is a file error before anything is sent; a refused export leaves the destination as it was")
     func localFileErrors() async throws {
         let s = try await FileTransferTests.start()
-        let directory = try Self.directory()
+        let directory = try scratchFolder("taskbase-files")
         defer { try? FileManager.default.removeItem(at: directory) }
         let missing = directory.appendingPathComponent("missing.csv")
         for (file, words) in [(missing, "no such file"), (directory, "a directory")] {

@@ -148,8 +148,7 @@ struct TransportTests {
     func truncatedExportToFile() async throws {
         let server = try Self.server.get(), run = run()
         let client = server.client("truncated", run: run) { $0.retries = 1 }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("taskbase-truncated-\(run)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchFolder("taskbase-truncated")
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("core.csv")
         try Data("yesterday's export\n".utf8).write(to: destination)

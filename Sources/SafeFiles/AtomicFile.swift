@@ -1,0 +1,133 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file written beside its destination and put in place in one step, so that whoever reads
+/// the destination finds what was there before or the whole new file, never part of it: an
+/// export cut off, refused, stopped by a signal or failing half-way leaves the old file alone.
+///
+/// The new file is `.NAME.RANDOM.part` in the destination's directory (a rename only stays
+/// atomic within one file system). `commit()` flushes it to disk, gives it the permissions of
+/// the file it replaces (an export someone made private stays private; a new file gets the
+/// umask's), and renames it over the destination. Anything else, `abandon()` or the last
+/// reference going away, removes it.
+public final class AtomicFile: @unchecked Sendable {
+    /// Where the file goes.
+    public let destination: URL
+    /// Where it is written until `commit()`.
+    public let temporary: URL
+    /// The temporary file, open for writing, until `commit()` or `abandon()`.
+    public private(set) var fileDescriptor: Int32
+    private let lock = NSLock()
+    private var finished = false
+
+    /// A new, empty temporary file beside `destination`. Fails with the path and the reason
+    /// when the directory is missing or not writable.
+    public init(replacing destination: URL) throws(AtomicFileError) {
+        self.destination = destination
+        temporary = Self.beside(destination)
+        fileDescriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fileDescriptor >= 0 else { throw AtomicFileError(destination, reason: Self.lastError()) }
+    }
+
+    deinit { abandon() }
+
+    /// Writes all of `bytes` to the temporary file.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(AtomicFileError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw AtomicFileError(destination, reason: Self.lastError())
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes the file to disk and puts it at the destination; afterwards nothing is left
+    /// beside it. On failure the destination is as it was and the temporary file is removed.
+    public func commit() throws(AtomicFileError) {
+        let descriptor = lock.withLock {
+            defer { finished = true }
+            return finished ? -1 : fileDescriptor
+        }
+        guard descriptor >= 0 else { throw AtomicFileError(destination, reason: "the file was already committed or abandoned") }
+        defer { unlink(temporary.path) }
+        let synced = fsync(descriptor) == 0
+        let reason = synced ? nil : Self.lastError()
+        let closed = close(descriptor) == 0
+        guard synced, closed else { throw AtomicFileError(destination, reason: reason ?? Self.lastError()) }
+        try Self.place(temporary, at: destination)
+    }
+
+    /// Closes and removes the temporary file; the destination is untouched. Harmless after
+    /// `commit()` and when called twice.
+    public func abandon() {
+        let descriptor = lock.withLock {
+            defer { finished = true }
+            return finished ? -1 : fileDescriptor
+        }
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        unlink(temporary.path)
+    }
+
+    /// Puts the finished file `file` (a download, anywhere) at `destination` in one step: moved
+    /// beside the destination first (copied when they are on different file systems, and then
+    /// flushed to disk), then renamed over it with the old file's permissions. On failure the
+    /// destination is as it was and nothing is left beside it.
+    public static func replace(_ destination: URL, with file: URL) throws(AtomicFileError) {
+        let temporary = beside(destination)
+        defer { unlink(temporary.path) }
+        do {
+            try FileManager.default.moveItem(at: file, to: temporary)
+        } catch {
+            throw AtomicFileError(destination, reason: (error as NSError).localizedDescription)
+        }
+        let descriptor = open(temporary.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            let reason = lastError()
+            if descriptor >= 0 { close(descriptor) }
+            throw AtomicFileError(destination, reason: reason)
+        }
+        close(descriptor)
+        try place(temporary, at: destination)
+    }
+
+    /// Gives `temporary` the permissions of the file at `destination`, if there is one, and
+    /// renames it there.
+    private static func place(_ temporary: URL, at destination: URL) throws(AtomicFileError) {
+        var existing = stat()
+        if stat(destination.path, &existing) == 0, chmod(temporary.path, existing.st_mode & 0o7777) != 0 {
+            throw AtomicFileError(destination, reason: lastError())
+        }
+        guard rename(temporary.path, destination.path) == 0 else { throw AtomicFileError(destination, reason: lastError()) }
+    }
+
+    /// `.NAME.RANDOM.part` in `destination`'s directory.
+    static func beside(_ destination: URL) -> URL {
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(random).part")
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
+}
+
+/// Why a file could not be written or put in place: its path and the system's reason.
+public struct AtomicFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The destination's path.
+    public let path: String
+    /// What the system said.
+    public let reason: String
+
+    init(_ destination: URL, reason: String) {
+        path = destination.path
+        self.reason = reason
+    }
+
+    /// `PATH: reason`.
+    public var description: String { "\(path): \(reason)" }
+}
