@@ -38,10 +38,12 @@ public struct TaskExport: Sendable {
     }
 
     /// Writes every task to `sink` in `format` and returns how many were written. With
-    /// `afterPage`, what a page wrote reaches the sink before it is called, once per page: a
-    /// sink that cannot block (an HTTP response) waits there for its reader to catch up.
+    /// `afterPage`, what a page wrote reaches the sink before it is called, once per page with
+    /// the number of tasks written so far: a sink that cannot block (an HTTP response) waits
+    /// there for its reader to catch up; a program draws its progress.
     public func write(
-        as format: ExportFormat, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void, afterPage: (() async throws -> Void)? = nil
+        as format: ExportFormat, to sink: @escaping (UnsafeRawBufferPointer) throws -> Void,
+        afterPage: ((Int) async throws -> Void)? = nil
     ) async throws -> Int {
         var directory = try await UserDirectory.of(team, service: service, as: actor)
         let today = service.clock.today()
@@ -65,7 +67,7 @@ public struct TaskExport: Sendable {
             if let afterPage {
                 try csv?.flush()
                 try json?.flush()
-                try await afterPage()
+                try await afterPage(count)
             }
             page = try await following
         }

@@ -40,6 +40,13 @@ public final class CSVWriter {
             return configuration
         }
 
+        /// The settings for CSV written to a file: every field exactly as it is.
+        public static func file(defusesFormulas: Bool = false) -> Configuration {
+            var configuration = Configuration()
+            configuration.defusesFormulas = defusesFormulas
+            return configuration
+        }
+
         /// Whether `byte` can separate fields; check user input (`--delimiter`) with it first.
         public static func isValidDelimiter(_ byte: UInt8) -> Bool {
             byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n")

@@ -43,7 +43,7 @@ extension APIHandlers {
             do {
                 _ = try await export.write(
                     as: .csv, to: { try send($0) },
-                    afterPage: {
+                    afterPage: { _ in
                         if gzip != nil { try send(UnsafeRawBufferPointer(start: nil, count: 0), flush: true) }
                         guard await buffer.drain(patience: Self.exportPatience) else { throw CancellationError() }
                         // A token revoked during a long export ends it, as it ends an event stream.

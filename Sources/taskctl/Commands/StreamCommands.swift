@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import Foundation
+import SafeFiles
 import TaskCore
 import TaskbaseExport
 
@@ -32,34 +33,68 @@ enum StreamCommands {
 
     /// `export`.
     static let export = Command(
-        "export", abstract: "Write every task of a team to stdout, as CSV for taskimport or as JSON.",
+        "export", abstract: "Write every task of a team to stdout or a file, as CSV for taskimport or as JSON.",
         discussion: """
             The CSV has the columns taskimport reads: External ID, Title, Notes, Status, Priority, \
             Due Date, Assignee (email), Category. A task without an external id exports its key \
             (CORE-7) as its external id, so importing the file into another team round-trips and \
             re-importing it changes nothing. The JSON is one array of task documents (as task show \
-            --json prints them). Tasks are read and written page by page: memory stays flat. CSV \
-            written to a terminal shows escape sequences and invisible characters escaped; to a file \
-            or pipe it is exact.
+            --json prints them). Tasks are read and written page by page, the next page read while \
+            one is written: memory stays flat. CSV written to a terminal shows escape sequences and \
+            invisible characters escaped; to a file or pipe it is exact. With --output FILE the \
+            export is written beside FILE and put in its place only once it is whole: a failure, \
+            Ctrl-C or SIGTERM leaves FILE as it was (a replaced FILE keeps its permissions), and a \
+            line on stderr says how many tasks were written. A progress line is drawn on stderr \
+            when it is a terminal.
             """,
         options: [
             SharedDeclarations.team,
             Option("format", help: "What to write.", type: .choice(of: ExportFormat.self), default: ExportFormat.csv.rawValue),
+            Option(
+                "output", short: "o", valueName: "FILE",
+                help: "Write to FILE instead of stdout, replacing it only once the whole export is written."),
         ],
         flags: [
             Flag(
                 "defuse-formulas",
                 help:
                     "Start CSV cells beginning with = + - or @ with ' so a spreadsheet shows them as text, not formulas (the file then no longer round-trips exactly)."
-            )
+            ),
+            Flag("no-progress", help: "Draw no progress line, even on a terminal."),
         ],
         run: Invocation.action { invocation in
             if invocation.values.flag("json") { throw UsageError("export takes --format json, not --json") }
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
-            var export = TaskExport(service: try await invocation.openService(), team: team, actor: actor)
-            export.csvConfiguration = .standardOutput(defusesFormulas: invocation.values.flag("defuse-formulas"))
-            _ = try await export.write(
+            let path = invocation.values.string("output")
+            // The file first: a folder that is missing or not writable is said before connecting.
+            let file = try path.map { path in
+                do {
+                    return try AtomicFile(replacing: URL(fileURLWithPath: path))
+                } catch {
+                    throw CommandFailure("cannot write \(error); check the folder exists and is writable", exitCode: .usage)
+                }
+            }
+            defer { file?.abandon() }
+            let service = try await invocation.openService()
+            var export = TaskExport(service: service, team: team, actor: actor)
+            let defuses = invocation.values.flag("defuse-formulas")
+            export.csvConfiguration = file == nil ? .standardOutput(defusesFormulas: defuses) : .file(defusesFormulas: defuses)
+            let progress = ProgressReporter.onStandardError(unit: "tasks", disabled: invocation.values.flag("no-progress"))
+            let total = progress.isEnabled ? try await service.summary(of: team, as: actor).total : nil
+            let count = try await export.write(
                 as: invocation.values.value("format", as: ExportFormat.self) ?? .csv,
-                to: { bytes in try invocation.write(bytes: Array(bytes)) })
+                to: { bytes in
+                    if let file {
+                        do { try file.write(bytes) } catch { throw CommandFailure("cannot write \(error)") }
+                    } else {
+                        try invocation.write(bytes: Array(bytes))
+                    }
+                },
+                afterPage: progress.isEnabled
+                    ? { written in progress.update(count: written, fraction: total.map { Double(written) / Double(max($0, 1)) }) } : nil)
+            progress.finish()
+            guard let file, let path else { return }
+            do { try file.commit() } catch { throw CommandFailure("cannot write \(error)") }
+            try invocation.note("exported \(ProgressLine.grouped(count)) tasks to \(path)")
         })
 }

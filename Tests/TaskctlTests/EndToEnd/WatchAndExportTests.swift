@@ -1,5 +1,12 @@
 import Foundation
+import TaskCore
+import TaskStorePG
+import TaskbaseTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("taskctl watch and export, as processes against PostgreSQL")
 struct WatchAndExportTests {
@@ -92,5 +99,99 @@ struct WatchAndExportTests {
         #expect(json.last?["external_id"] as? String == "JIRA-9")
         try await fixture.expectFailure(2, ["--json", "export", "-t", fixture.team], as: fixture.viewer)
         try await fixture.expectFailure(1, ["export", "-t", fixture.team], as: fixture.outsider)
+    }
+
+    @Test("export --output FILE writes stdout's bytes into FILE only once whole, says how many, and keeps FILE's permissions")
+    func exportToFile() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.addTask("Ship, \"now\"", ["--notes", "two\nlines"])
+        _ = try await fixture.addTask("Imported", ["--external-id", "JIRA-9"])
+        let folder = try scratchFolder("taskctl-export")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stdout = try await fixture.expectSuccess(["export", "-t", fixture.team], as: fixture.viewer).standardOutput
+        let file = folder.appendingPathComponent("tasks.csv")
+        try Data("last week's export\n".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        let written = try await fixture.run(["export", "-t", fixture.team, "-o", file.path], as: fixture.viewer)
+        #expect(written.exitCode == 0 && written.standardOutput.isEmpty, "\(written)")
+        #expect(written.standardError == "exported 2 tasks to \(file.path)\n")
+        #expect(try String(contentsOf: file, encoding: .utf8) == stdout)
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tasks.csv"])
+
+        // Refused (an outsider): the file is as it was, nothing is left beside it.
+        try Data("kept\n".utf8).write(to: file)
+        try await fixture.expectFailure(1, ["export", "-t", fixture.team, "--output", file.path], as: fixture.outsider)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "kept\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tasks.csv"])
+
+        // A folder that does not exist: a usage error naming the path.
+        let nowhere = folder.appendingPathComponent("missing/tasks.csv").path
+        let missing = try await fixture.expectFailure(2, ["export", "-t", fixture.team, "-o", nowhere], as: fixture.viewer)
+        #expect(missing.standardError.contains(nowhere) && missing.standardError.contains("check the folder exists"), "\(missing)")
+    }
+
+    @Test("export --output stopped by SIGTERM half-way exits 143 and leaves FILE as it was, with nothing beside it")
+    func exportToFileStopped() async throws {
+        let fixture = try await Fixture.make()
+        // Enough tasks that the export takes a while: several pages, each read and written.
+        let service = TaskService(store: try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 1))
+        let title = String(repeating: "x", count: 60)
+        let drafts = try (1...6_000).map { try TaskImportDraft(try TaskDraft(title: "Task \($0) \(title)", externalID: "BULK-\($0)")) }
+        _ = try await service.importTasks(into: try TeamKey(fixture.team), policy: .update, drafts: drafts, as: .email(fixture.owner))
+        let folder = try scratchFolder("taskctl-export")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("tasks.csv")
+        try Data("yesterday's export\n".utf8).write(to: file)
+        // The signal goes as soon as the part file appears beside FILE: the export has begun and
+        // is far from done. Should it ever finish first on a slow machine, try again.
+        var stopped = false
+        for _ in 1...3 where !stopped {
+            let export = try await BackgroundTaskctl(["export", "-t", fixture.team, "-o", file.path], as: fixture.viewer)
+            let trigger = PartFileTrigger(folder: folder, program: export)
+            let code = await export.waitForExit()
+            let signalled = trigger.stop()
+            if signalled && code == 143 {
+                stopped = true
+                #expect(export.standardError.contains("SIGTERM"), "\(export.standardError)")
+            } else {
+                #expect(code == 0, "exit \(code): \(export.standardError)")
+                try Data("yesterday's export\n".utf8).write(to: file)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tasks.csv"])
+        }
+        #expect(stopped, "the export finished before the signal three times")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "yesterday's export\n")
+    }
+
+    /// Sends SIGTERM to a program once a part file shows in a folder, polled by a thread of its
+    /// own (not the test's cooperative threads, which a loaded machine may hold up).
+    final class PartFileTrigger: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done = false
+        private var fired = false
+
+        /// Starts polling `folder` for `program`.
+        init(folder: URL, program: BackgroundTaskctl) {
+            Thread.detachNewThread { [self] in
+                while !lock.withLock({ done }) {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                    if names.contains(where: { $0.hasSuffix(".part") }) {
+                        program.terminate()
+                        lock.withLock { fired = true }
+                        return
+                    }
+                    usleep(500)
+                }
+            }
+        }
+
+        /// Stops polling; whether the signal was sent.
+        func stop() -> Bool {
+            lock.withLock {
+                done = true
+                return fired
+            }
+        }
     }
 }
