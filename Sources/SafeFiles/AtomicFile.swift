@@ -23,9 +23,11 @@ public final class AtomicFile: @unchecked Sendable {
     private let lock = NSLock()
     private var finished = false
 
-    /// A new, empty temporary file beside `destination`. Fails with the path and the reason
-    /// when the directory is missing or not writable.
+    /// A new, empty temporary file beside `destination` (beside the file it links to, when it
+    /// is a symbolic link: the link stays and its file is replaced). Fails with the path and
+    /// the reason when the folder is missing or not writable, or `destination` is a folder.
     public init(replacing destination: URL) throws(AtomicFileError) {
+        let destination = try Self.target(of: destination)
         self.destination = destination
         temporary = Self.beside(destination)
         fileDescriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
@@ -80,6 +82,7 @@ public final class AtomicFile: @unchecked Sendable {
     /// flushed to disk), then renamed over it with the old file's permissions. On failure the
     /// destination is as it was and nothing is left beside it.
     public static func replace(_ destination: URL, with file: URL) throws(AtomicFileError) {
+        let destination = try target(of: destination)
         let temporary = beside(destination)
         defer { unlink(temporary.path) }
         do {
@@ -105,6 +108,22 @@ public final class AtomicFile: @unchecked Sendable {
             throw AtomicFileError(destination, reason: lastError())
         }
         guard rename(temporary.path, destination.path) == 0 else { throw AtomicFileError(destination, reason: lastError()) }
+    }
+
+    /// The file `destination` names: the file a symbolic link leads to (so the link stays), the
+    /// path itself otherwise. A folder is refused: renaming over it would fail only at the end.
+    static func target(of destination: URL) throws(AtomicFileError) -> URL {
+        var target = destination
+        var link = stat()
+        if lstat(destination.path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(destination.path, nil) {
+            target = URL(fileURLWithPath: String(cString: resolved))
+            free(resolved)
+        }
+        var status = stat()
+        if stat(target.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw AtomicFileError(destination, reason: "a folder, not a file")
+        }
+        return target
     }
 
     /// `.NAME.RANDOM.part` in `destination`'s directory.

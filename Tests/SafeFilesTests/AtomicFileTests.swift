@@ -102,4 +102,22 @@ struct AtomicFileTests {
         #expect(try String(contentsOf: destination, encoding: .utf8) == "downloaded\n")
         #expect(try Self.names(in: folder) == ["export.csv"])
     }
+
+    @Test("a folder as the destination is refused before anything is written; a symbolic link stays and its file is replaced")
+    func folderAndLink() throws {
+        let folder = try scratchFolder("atomic-file")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = #expect(throws: AtomicFileError.self) { _ = try AtomicFile(replacing: folder) }
+        #expect(error?.description == "\(folder.path): a folder, not a file")
+
+        let real = folder.appendingPathComponent("real.csv"), link = folder.appendingPathComponent("latest.csv")
+        try Data("old\n".utf8).write(to: real)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.csv")
+        let file = try AtomicFile(replacing: link)
+        try Array("new\n".utf8).withUnsafeBytes { try file.write($0) }
+        try file.commit()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real.csv")
+        #expect(try String(contentsOf: real, encoding: .utf8) == "new\n")
+        #expect(try Self.names(in: folder) == ["latest.csv", "real.csv"])
+    }
 }
