@@ -71,7 +71,7 @@ enum StreamCommands {
                 do {
                     return try AtomicFile(replacing: URL(fileURLWithPath: path))
                 } catch {
-                    throw CommandFailure("cannot write \(error); check the folder exists and is writable", exitCode: .usage)
+                    throw CommandFailure("cannot write \(error); name a file in a folder that exists and is writable", exitCode: .usage)
                 }
             }
             defer { file?.abandon() }
