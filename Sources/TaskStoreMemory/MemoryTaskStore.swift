@@ -11,6 +11,11 @@ public final class MemoryTaskStore: Sendable {
         state.withLock { $0.changeLogLimit = changeLogLimit }
     }
 
+    /// A store holding `state` (a read snapshot's copy).
+    init(state: MemoryState) {
+        self.state.withLock { $0 = state }
+    }
+
     /// Runs `body` on the state and logs the changes it made in the team it names, under the
     /// lock, so the log's order is the order of the mutations. Each change is made from the
     /// sequence it is logged at.

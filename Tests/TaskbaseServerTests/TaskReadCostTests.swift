@@ -15,35 +15,19 @@ struct StatementLog {
     let database: TestDatabase
     let admin: PGConfig
 
+    /// Whose turn it is to count: one test at a time, the others waiting in line.
+    static let turn = OneAtATime()
+
     /// Runs `body` with statement logging on for `database`, once no other test is counting.
     static func with<T>(_ database: TestDatabase, _ body: (StatementLog) async throws -> T) async throws -> T {
-        await Turn.shared.take()
+        await Self.turn.take()
         do {
             let value = try await body(try await on(database))
-            await Turn.shared.pass()
+            await Self.turn.pass()
             return value
         } catch {
-            await Turn.shared.pass()
+            await Self.turn.pass()
             throw error
-        }
-    }
-
-    /// Whose turn it is to count: one test at a time, the others waiting in line.
-    private actor Turn {
-        static let shared = Turn()
-        private var taken = false
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-
-        func take() async {
-            guard taken else {
-                taken = true
-                return
-            }
-            await withCheckedContinuation { waiting.append($0) }
-        }
-
-        func pass() {
-            if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
         }
     }
 

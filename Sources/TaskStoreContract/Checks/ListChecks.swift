@@ -75,6 +75,22 @@ extension TaskStoreContract {
                 }
             }
         },
+        ContractCheck("a read snapshot's reads all see the moment of its first: changes, deletions and new tasks meanwhile are not seen") { f in
+            let kept = try await f.makeTask("Kept")
+            let doomed = try await f.makeTask("Doomed")
+            try await f.service.withReadSnapshot { snapshot in
+                let before = try await snapshot.listTasks(in: f.team, TaskQuery(limit: 1), as: f.viewer)
+                #expect(before.tasks.map(\.key) == [kept.key])
+                _ = try await f.service.updateTask(kept.key, try TaskChanges(title: "Changed"), expectedVersion: nil, as: f.member)
+                try await f.service.deleteTask(doomed.key, as: f.member)
+                try await f.makeTask("Later")
+                let rest = try await snapshot.listTasks(in: f.team, TaskQuery(limit: 10, after: before.nextCursor), as: f.viewer)
+                #expect(rest.tasks.map(\.title) == ["Doomed"])
+                #expect(try await snapshot.task(kept.key, as: f.viewer).title == "Kept")
+                #expect(try await snapshot.summary(of: f.team, as: f.viewer).total == 2)
+            }
+            #expect(try await f.allTasks().map(\.title) == ["Changed", "Later"])
+        },
         ContractCheck("a full page with nothing after it still ends the list") { f in
             for index in 0..<4 { try await f.makeTask("Task \(index)") }
             let first = try await f.service.listTasks(in: f.team, TaskQuery(limit: 2), as: f.viewer)
