@@ -40,7 +40,9 @@ enum StreamCommands {
             (CORE-7) as its external id, so importing the file into another team round-trips and \
             re-importing it changes nothing. The JSON is one array of task documents (as task show \
             --json prints them). Tasks are read and written page by page, the next page read while \
-            one is written: memory stays flat. CSV written to a terminal shows escape sequences and \
+            one is written: memory stays flat. Every page is read in one snapshot (one read-only \
+            transaction), so the export is the team as of one moment, whatever is written \
+            meanwhile. CSV written to a terminal shows escape sequences and \
             invisible characters escaped; to a file or pipe it is exact. With --output FILE the \
             export is written beside FILE and put in its place only once it is whole: a failure, \
             Ctrl-C or SIGTERM leaves FILE as it was (a replaced FILE keeps its permissions), and a \
@@ -76,22 +78,27 @@ enum StreamCommands {
             }
             defer { file?.abandon() }
             let service = try await invocation.openService()
-            var export = TaskExport(service: service, team: team, actor: actor)
             let defuses = invocation.values.flag("defuse-formulas")
-            export.csvConfiguration = file == nil ? .standardOutput(defusesFormulas: defuses) : .file(defusesFormulas: defuses)
+            let configuration: CSVWriter.Configuration = file == nil ? .standardOutput(defusesFormulas: defuses) : .file(defusesFormulas: defuses)
+            let format = invocation.values.value("format", as: ExportFormat.self) ?? .csv
             let progress = ProgressReporter.onStandardError(unit: "tasks", disabled: invocation.values.flag("no-progress"))
             let total = progress.isEnabled ? try await service.summary(of: team, as: actor).total : nil
-            let count = try await export.write(
-                as: invocation.values.value("format", as: ExportFormat.self) ?? .csv,
-                to: { bytes in
-                    if let file {
-                        do { try file.write(bytes) } catch { throw CommandFailure("cannot write \(error)") }
-                    } else {
-                        try invocation.write(bytes: Array(bytes))
-                    }
-                },
-                afterPage: progress.isEnabled
-                    ? { written in progress.update(count: written, fraction: total.map { Double(written) / Double(max($0, 1)) }) } : nil)
+            // Every page is read in one snapshot: the file is the team as of one moment.
+            let count = try await service.withReadSnapshot { snapshot in
+                var export = TaskExport(service: snapshot, team: team, actor: actor)
+                export.csvConfiguration = configuration
+                return try await export.write(
+                    as: format,
+                    to: { bytes in
+                        if let file {
+                            do { try file.write(bytes) } catch { throw CommandFailure("cannot write \(error)") }
+                        } else {
+                            try invocation.write(bytes: Array(bytes))
+                        }
+                    },
+                    afterPage: progress.isEnabled
+                        ? { written in progress.update(count: written, fraction: total.map { Double(written) / Double(max($0, 1)) }) } : nil)
+            }
             progress.finish()
             guard let file, let path else { return }
             do { try file.commit() } catch { throw CommandFailure("cannot write \(error)") }

@@ -138,11 +138,7 @@ struct WatchAndExportTests {
     @Test("export --output stopped by SIGTERM half-way exits 143 and leaves FILE as it was, with nothing beside it")
     func exportToFileStopped() async throws {
         let fixture = try await Fixture.make()
-        // Enough tasks that the export takes a while: several pages, each read and written.
-        let service = TaskService(store: try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 1))
-        let title = String(repeating: "x", count: 60)
-        let drafts = try (1...6_000).map { try TaskImportDraft(try TaskDraft(title: "Task \($0) \(title)", externalID: "BULK-\($0)")) }
-        _ = try await service.importTasks(into: try TeamKey(fixture.team), policy: .update, drafts: drafts, as: .email(fixture.owner))
+        _ = try await Self.fill(fixture, with: 6_000)
         let folder = try scratchFolder("taskctl-export")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("tasks.csv")
@@ -166,6 +162,50 @@ struct WatchAndExportTests {
         }
         #expect(stopped, "the export finished before the signal three times")
         #expect(try String(contentsOf: file, encoding: .utf8) == "yesterday's export\n")
+    }
+
+    /// Imports `count` tasks (BULK-1...) into the fixture's team in process, so that an export
+    /// of it takes a while (several pages, each read and written); the service it used.
+    static func fill(_ fixture: Fixture, with count: Int) async throws -> TaskService {
+        let service = TaskService(store: try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 1))
+        let title = String(repeating: "x", count: 60)
+        let drafts = try (1...count).map { try TaskImportDraft(try TaskDraft(title: "Task \($0) \(title)", externalID: "BULK-\($0)")) }
+        _ = try await service.importTasks(into: try TeamKey(fixture.team), policy: .update, drafts: drafts, as: .email(fixture.owner))
+        return service
+    }
+
+    @Test("export reads every page in one snapshot: a task deleted and one added while it runs leave the file as it began")
+    func exportIsOneSnapshot() async throws {
+        let fixture = try await Fixture.make()
+        let service = try await Self.fill(fixture, with: 20_000)
+        let team = try TeamKey(fixture.team), owner = UserRef.email(fixture.owner)
+        let folder = try scratchFolder("taskctl-snapshot")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("tasks.csv")
+        let export = try await BackgroundTaskctl(["export", "-t", fixture.team, "-o", file.path, "--no-progress"], as: fixture.viewer)
+        defer { export.terminate() }
+        // Bytes in the part file: the first page was read, so the snapshot is taken.
+        func partFile() -> URL? {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.first { $0.hasSuffix(".part") }.map { folder.appendingPathComponent($0) }
+        }
+        try await waitUntil("the export's first bytes", every: .milliseconds(2)) {
+            guard let part = partFile() else { return false }
+            return ((try? FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int) ?? 0) > 0
+        }
+        let last = try #require(try await service.listTasks(in: team, TaskQuery(descending: true, limit: 1), as: owner).tasks.first)
+        try await service.deleteTask(last.key, as: owner)
+        let added = try await service.createTask(in: team, try TaskDraft(title: "Added meanwhile"), as: owner)
+        // How far the export had got once the changes were committed (nil: it had ended).
+        let written = partFile().flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int }
+        #expect(await export.waitForExit() == 0, "\(export.standardError)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(export.standardError == "exported 20,000 tasks to \(file.path)\n")
+        #expect(text.contains("\r\nBULK-20000,Task 20000 "), "the task deleted meanwhile is in the file")
+        #expect(!text.contains("Added meanwhile") && !text.contains(added.key.description))
+        // Had the export got near its end before the changes, the file would prove nothing.
+        let whole = text.utf8.count
+        #expect(written.map { $0 < whole / 2 } == true, "the export had written \(written.map(String.init) ?? "all") of \(whole) bytes")
     }
 
     /// Sends SIGTERM to a program once a part file shows in a folder, polled by a thread of its
