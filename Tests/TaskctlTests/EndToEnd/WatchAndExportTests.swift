@@ -184,51 +184,58 @@ struct WatchAndExportTests {
         let file = folder.appendingPathComponent("tasks.csv")
         let export = try await BackgroundTaskctl(["export", "-t", fixture.team, "-o", file.path, "--no-progress"], as: fixture.viewer)
         defer { export.terminate() }
-        // Bytes in the part file: the first page was read, so the snapshot is taken.
-        func partFile() -> URL? {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            return names.first { $0.hasSuffix(".part") }.map { folder.appendingPathComponent($0) }
-        }
-        try await waitUntil("the export's first bytes", every: .milliseconds(2)) {
-            guard let part = partFile() else { return false }
-            return ((try? FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int) ?? 0) > 0
-        }
+        // Bytes in the part file: the first page was read, so the snapshot is taken. The export
+        // is paused there (SIGSTOP) while the changes are made, however slow the machine, and
+        // resumed after them.
+        let pause = PartFileTrigger(folder: folder, program: export, signal: SIGSTOP, whenWritten: true)
+        try await waitUntil("the export's first bytes", every: .milliseconds(5)) { pause.hasFired }
+        _ = pause.stop()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        let part = try #require(names.first { $0.hasSuffix(".part") }.map { folder.appendingPathComponent($0) }, "\(names)")
         let last = try #require(try await service.listTasks(in: team, TaskQuery(descending: true, limit: 1), as: owner).tasks.first)
         try await service.deleteTask(last.key, as: owner)
         let added = try await service.createTask(in: team, try TaskDraft(title: "Added meanwhile"), as: owner)
-        // How far the export had got once the changes were committed (nil: it had ended).
-        let written = partFile().flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int }
+        // How far the export had got when it was paused.
+        let written = try FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int ?? 0
+        export.send(SIGCONT)
         #expect(await export.waitForExit() == 0, "\(export.standardError)")
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(export.standardError == "exported 20,000 tasks to \(file.path)\n")
         #expect(text.contains("\r\nBULK-20000,Task 20000 "), "the task deleted meanwhile is in the file")
         #expect(!text.contains("Added meanwhile") && !text.contains(added.key.description))
-        // Had the export got near its end before the changes, the file would prove nothing.
+        // Had the export got near its end before the pause, the file would prove nothing.
         let whole = text.utf8.count
-        #expect(written.map { $0 < whole / 2 } == true, "the export had written \(written.map(String.init) ?? "all") of \(whole) bytes")
+        #expect(written < whole / 2, "the export had written \(written) of \(whole) bytes")
     }
 
-    /// Sends SIGTERM to a program once a part file shows in a folder, polled by a thread of its
-    /// own (not the test's cooperative threads, which a loaded machine may hold up).
+    /// Sends a signal to a program once a part file shows in a folder (with `whenWritten`, once
+    /// it holds bytes), polled by a thread of its own: not the test's cooperative threads,
+    /// which a loaded machine may hold up.
     final class PartFileTrigger: @unchecked Sendable {
         private let lock = NSLock()
         private var done = false
         private var fired = false
 
         /// Starts polling `folder` for `program`.
-        init(folder: URL, program: BackgroundTaskctl) {
+        init(folder: URL, program: BackgroundTaskctl, signal: Int32 = SIGTERM, whenWritten: Bool = false) {
             Thread.detachNewThread { [self] in
                 while !lock.withLock({ done }) {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-                    if names.contains(where: { $0.hasSuffix(".part") }) {
-                        program.terminate()
-                        lock.withLock { fired = true }
-                        return
+                    if let part = names.first(where: { $0.hasSuffix(".part") }) {
+                        let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(part).path)[.size] as? Int) ?? 0
+                        if !whenWritten || size > 0 {
+                            program.send(signal)
+                            lock.withLock { fired = true }
+                            return
+                        }
                     }
                     usleep(500)
                 }
             }
         }
+
+        /// Whether the signal was sent.
+        var hasFired: Bool { lock.withLock { fired } }
 
         /// Stops polling; whether the signal was sent.
         func stop() -> Bool {

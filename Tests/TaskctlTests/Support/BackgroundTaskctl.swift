@@ -36,8 +36,15 @@ final class BackgroundTaskctl: Sendable {
         await program.finish().exitCode
     }
 
-    /// Stops the process if it still runs (a failed test must not leave it behind).
+    /// Stops the process if it still runs (a failed test must not leave it behind). A process
+    /// paused with SIGSTOP is continued, so that it can act on the SIGTERM.
     func terminate() {
         program.send(SIGTERM)
+        program.send(SIGCONT)
+    }
+
+    /// Sends it `signal` (SIGSTOP pauses it, SIGCONT resumes it).
+    func send(_ signal: Int32) {
+        program.send(signal)
     }
 }
