@@ -19,7 +19,7 @@ public final class AtomicFile: @unchecked Sendable {
     /// Where it is written until `commit()`.
     public let temporary: URL
     /// The temporary file, open for writing, until `commit()` or `abandon()`.
-    public private(set) var fileDescriptor: Int32
+    public let fileDescriptor: Int32
     private let lock = NSLock()
     private var finished = false
 
@@ -52,11 +52,7 @@ public final class AtomicFile: @unchecked Sendable {
     /// Flushes the file to disk and puts it at the destination; afterwards nothing is left
     /// beside it. On failure the destination is as it was and the temporary file is removed.
     public func commit() throws(AtomicFileError) {
-        let descriptor = lock.withLock {
-            defer { finished = true }
-            return finished ? -1 : fileDescriptor
-        }
-        guard descriptor >= 0 else { throw AtomicFileError(destination, reason: "the file was already committed or abandoned") }
+        guard let descriptor = finish() else { throw AtomicFileError(destination, reason: "the file was already committed or abandoned") }
         defer { unlink(temporary.path) }
         let synced = fsync(descriptor) == 0
         let reason = synced ? nil : Self.lastError()
@@ -68,13 +64,17 @@ public final class AtomicFile: @unchecked Sendable {
     /// Closes and removes the temporary file; the destination is untouched. Harmless after
     /// `commit()` and when called twice.
     public func abandon() {
-        let descriptor = lock.withLock {
-            defer { finished = true }
-            return finished ? -1 : fileDescriptor
-        }
-        guard descriptor >= 0 else { return }
+        guard let descriptor = finish() else { return }
         close(descriptor)
         unlink(temporary.path)
+    }
+
+    /// The descriptor to close, the first time the file is committed or abandoned; nil after.
+    private func finish() -> Int32? {
+        lock.withLock {
+            defer { finished = true }
+            return finished ? nil : fileDescriptor
+        }
     }
 
     /// Puts the finished file `file` (a download, anywhere) at `destination` in one step: moved

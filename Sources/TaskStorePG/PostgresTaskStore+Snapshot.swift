@@ -38,14 +38,6 @@ final class OneConnectionSource: PGConnectionSource {
     }
 
     func withConnection<T>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        await turns.take()
-        do {
-            let value = try await body(connection)
-            await turns.pass()
-            return value
-        } catch {
-            await turns.pass()
-            throw error
-        }
+        try await turns.run { try await body(connection) }
     }
 }

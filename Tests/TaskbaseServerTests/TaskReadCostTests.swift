@@ -20,15 +20,7 @@ struct StatementLog {
 
     /// Runs `body` with statement logging on for `database`, once no other test is counting.
     static func with<T>(_ database: TestDatabase, _ body: (StatementLog) async throws -> T) async throws -> T {
-        await Self.turn.take()
-        do {
-            let value = try await body(try await on(database))
-            await Self.turn.pass()
-            return value
-        } catch {
-            await Self.turn.pass()
-            throw error
-        }
+        try await turn.run { try await body(try await on(database)) }
     }
 
     /// Turns statement logging on for `database` (connections opened afterwards log).

@@ -34,9 +34,8 @@ public final class CSVWriter {
 
         /// The settings for CSV on standard output: escaped when a person watches a terminal.
         public static func standardOutput(defusesFormulas: Bool = false) -> Configuration {
-            var configuration = Configuration()
+            var configuration = file(defusesFormulas: defusesFormulas)
             configuration.escapesForTerminal = StandardStream.standardOutput.isTerminal
-            configuration.defusesFormulas = defusesFormulas
             return configuration
         }
 
