@@ -5,4 +5,11 @@ public enum TaskStoreContract {
         permissionChecks + membershipChecks + validationChecks + listChecks + concurrencyChecks
             + historyChecks + changeFeedChecks + importChecks + summaryChecks + tokenChecks + operatorChecks
     }
+
+    /// The pool a database store needs to run every check at once (a 10,001-task import among
+    /// them): wider than the programs' and with a longer wait, so a loaded machine does not time
+    /// a check out waiting for a connection.
+    public static let concurrentRunConnections = 16
+    /// How long a check may wait for one of those connections.
+    public static let concurrentRunAcquireTimeout: Duration = .seconds(30)
 }

@@ -43,7 +43,10 @@ struct PgBouncerTests {
         try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             try await PgBouncerHarness.through(database) { config in
                 let direct = try PGConfig(connectionString: database.url)
-                let store = try await PostgresTaskStore.open(config: config, maxConnections: 8, listenConfig: direct)
+                // Every check runs at once, as over a direct connection.
+                let store = try await PostgresTaskStore.open(
+                    config: config, maxConnections: TaskStoreContract.concurrentRunConnections, listenConfig: direct,
+                    acquireTimeout: TaskStoreContract.concurrentRunAcquireTimeout)
                 #expect(try await Self.serverPort(config) != Int(PgBouncerHarness.port))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for check in TaskStoreContract.checks {

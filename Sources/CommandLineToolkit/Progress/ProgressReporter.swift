@@ -7,6 +7,8 @@ import Foundation
 /// per interval; `finish()` erases the line so the summary that follows starts clean. Safe to
 /// call from any task.
 public final class ProgressReporter: @unchecked Sendable {
+    /// What starts every drawing and the final erasure: back to the line's start, clear to its end.
+    public static let eraseLine = "\r\u{1B}[K"
     /// What is counted, e.g. `rows`.
     public let unit: String
     /// Whether anything is drawn at all.
@@ -47,7 +49,7 @@ public final class ProgressReporter: @unchecked Sendable {
         defer { lock.unlock() }
         if time - (lastDrawnAt ?? startedAt) < minimumInterval { return }
         lastDrawnAt = time
-        output("\r\u{1B}[K" + ProgressLine.text(count: count, unit: unit, elapsed: time - startedAt, fraction: fraction))
+        output(Self.eraseLine + ProgressLine.text(count: count, unit: unit, elapsed: time - startedAt, fraction: fraction))
     }
 
     /// Erases the progress line if one was drawn.
@@ -56,6 +58,6 @@ public final class ProgressReporter: @unchecked Sendable {
         defer { lock.unlock() }
         guard lastDrawnAt != nil else { return }
         lastDrawnAt = nil
-        output("\r\u{1B}[K")
+        output(Self.eraseLine)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PGStore
+import TaskStoreContract
 import TaskbaseTestSupport
 @testable import TaskStorePG
 
@@ -10,9 +11,10 @@ enum SharedStore {
         try await storeTask.value
     }
 
-    /// Every contract check runs at once over it (a 10,001-task import among them): a wider
-    /// pool and a longer wait than the programs' keep a loaded machine from timing them out.
+    /// Every contract check runs at once over it.
     private static let storeTask = Task<PostgresTaskStore, any Error> {
-        try await PostgresTaskStore.open(config: TestDatabases.shared.value, maxConnections: 16, acquireTimeout: .seconds(30))
+        try await PostgresTaskStore.open(
+            config: TestDatabases.shared.value, maxConnections: TaskStoreContract.concurrentRunConnections,
+            acquireTimeout: TaskStoreContract.concurrentRunAcquireTimeout)
     }
 }
