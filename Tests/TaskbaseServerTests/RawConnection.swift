@@ -87,7 +87,10 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads until `condition` holds on what was received, the peer closes, or `limit` passes.
-    func read(until condition: (String) -> Bool, limit: Duration = .seconds(10)) async -> Bool {
+    /// Every caller expects the condition to come, so it returns as soon as it does; the bound
+    /// is generous for a machine loaded by the whole suite (a resumed stream's catch-up beside
+    /// 40 writes once took more than 10 s there).
+    func read(until condition: (String) -> Bool, limit: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if condition(text) { return true }
@@ -100,7 +103,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads until the peer closes the connection (true) or `limit` passes (false).
-    func readUntilClosed(limit: Duration = .seconds(10)) async -> Bool {
+    func readUntilClosed(limit: Duration = .seconds(30)) async -> Bool {
         _ = await read(until: { _ in false }, limit: limit)
         return closedByPeer
     }
