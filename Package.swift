@@ -97,11 +97,11 @@ let package = Package(
         // A team's tasks as the importer's CSV or as JSON, page by page: taskctl export and the API's.
         .target(name: "TaskbaseExport", dependencies: ["CommandLineToolkit", "TaskCore", "TaskbaseWire"]),
         // What taskctl and taskimport share: reaching TaskService, and its errors as exit codes.
-        .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore"]),
+        .target(name: "TaskbaseCommandLine", dependencies: ["CommandLineToolkit", "TaskCore", "TaskStorePG", "PGStore", "SafeFiles"]),
         .executableTarget(
             name: "taskctl",
             dependencies: [
-                "CommandLineToolkit", "SafeText", "SafeFiles", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens",
+                "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens",
                 "TaskStorePG", "PGStore",
             ]),
         .testTarget(

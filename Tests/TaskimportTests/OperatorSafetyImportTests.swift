@@ -1,4 +1,6 @@
 import Foundation
+import PGStore
+import TaskbaseTestSupport
 import Testing
 
 /// What a careless operator or a hostile file can no longer do to taskimport.
@@ -21,6 +23,83 @@ struct OperatorSafetyImportTests {
             #expect(try String(contentsOfFile: input, encoding: .utf8) == Self.csv)
         }
         #expect(try await fixture.tasks().isEmpty)
+    }
+
+    @Test(
+        "the reject file replaces yesterday's only when the run keeps it: refused for its rows it does (mode kept), refused as a viewer it does not, nothing is left beside it"
+    )
+    func rejectFileWholeOrNotThere() async throws {
+        let fixture = try await ImportFixture.make()
+        let reject = fixture.folder.appendingPathComponent("bad.csv").path
+        let yesterday = "yesterday's rejects\n"
+        let input = try fixture.file("input.csv", "External ID,Title,Status\nx-1,Fine,open\nx-2,,open\nx-3,Odd,sleeping\n")
+        try yesterday.write(toFile: reject, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: reject)
+
+        // Refused before any row is read (a viewer may not import): the path keeps what it had.
+        let viewer = try await fixture.importFile(input, as: fixture.viewer, ["--reject-file", reject])
+        #expect(viewer.exitCode == 4, "\(viewer.standardError)")
+        #expect(try String(contentsOfFile: reject, encoding: .utf8) == yesterday)
+        #expect(try Self.entries(of: fixture.folder) == ["bad.csv", "input.csv"])
+
+        // Refused for its rows (two bad, none allowed): the reject file lists them, in place of
+        // yesterday's, still private.
+        let refused = try await fixture.importFile(input, ["--reject-file", reject])
+        #expect(refused.exitCode == 6, "\(refused.standardError)")
+        let rows = try String(contentsOfFile: reject, encoding: .utf8).split(separator: "\r\n")
+        #expect(rows.first == "External ID,Title,Status,reason")
+        #expect(rows.dropFirst().first?.hasPrefix(#"x-2,"",open,"#) == true, "\(rows)")
+        let mode = try FileManager.default.attributesOfItem(atPath: reject)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try Self.entries(of: fixture.folder) == ["bad.csv", "input.csv"])
+        #expect(try await fixture.tasks().isEmpty)
+
+        // A folder that does not exist: a usage error naming the path, before connecting.
+        let missing = fixture.folder.appendingPathComponent("no-such-folder/bad.csv").path
+        let nowhere = try await fixture.importFile(input, ["--reject-file", missing, "--max-errors", "5"])
+        #expect(nowhere.exitCode == 2, "\(nowhere.standardError)")
+        #expect(nowhere.standardError.contains("cannot write \(missing)"), "\(nowhere.standardError)")
+        #expect(try await fixture.tasks().isEmpty)
+    }
+
+    @Test("an import stopped by SIGTERM while it waits for the team's lock exits 143, imports nothing and leaves the reject file as it was")
+    func rejectFileKeptWhenStopped() async throws {
+        let fixture = try await ImportFixture.make()
+        let reject = fixture.folder.appendingPathComponent("bad.csv").path
+        let yesterday = "yesterday's rejects\n"
+        try yesterday.write(toFile: reject, atomically: true, encoding: .utf8)
+        let input = try fixture.file("input.csv", "External ID,Title,Status\nx-1,Fine,open\nx-2,,open\n")
+        // Another session holds the team's task counter, which every import locks first.
+        let config = try await ImportTestDatabase.config.value
+        let blocker = try await PGConnection.connect(config)
+        defer { Task { await blocker.close() } }
+        try await blocker.execute("BEGIN")
+        try await blocker.execute(
+            "SELECT FROM task_counters WHERE team_id = (SELECT id FROM teams WHERE key = \(fixture.team.rawValue)) FOR UPDATE")
+        let blockerPID = try await blocker.query("SELECT pg_backend_pid() AS pid")[0].decode(Int.self, "pid")
+
+        let importer = try await TaskimportProcess.start(
+            [input, "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress", "--max-errors", "5", "--reject-file", reject])
+        // Asked on a connection of its own: inside the blocker's transaction pg_stat_activity
+        // would stay as it was at the transaction's first look.
+        try await waitUntil("the import to wait for the team's counter", limit: .seconds(30)) {
+            try await PGConnection.with(config) { connection in
+                try await connection.query("SELECT count(*) AS n FROM pg_stat_activity WHERE \(blockerPID) = ANY(pg_blocking_pids(pid))")[0]
+                    .decode(Int.self, "n") == 1
+            }
+        }
+        importer.send(SIGTERM)
+        let stopped = try await importer.finish(within: .seconds(20))
+        try await blocker.execute("COMMIT")
+        #expect(stopped.exitCode == 128 + SIGTERM, "\(stopped)")
+        #expect(try String(contentsOfFile: reject, encoding: .utf8) == yesterday)
+        #expect(try Self.entries(of: fixture.folder) == ["bad.csv", "input.csv"])
+        #expect(try await fixture.tasks().isEmpty)
+    }
+
+    /// The names in `folder`, sorted (hidden ones too: a `.bad.csv.RANDOM.part` left behind shows).
+    static func entries(of folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     }
 
     @Test("a directory given as the input file is a usage error (exit 2)")

@@ -1,6 +1,6 @@
 import CommandLineToolkit
 import Foundation
-import SafeFiles
+import TaskbaseCommandLine
 import TaskCore
 import TaskbaseExport
 
@@ -69,13 +69,7 @@ enum StreamCommands {
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
             let path = invocation.values.string("output")
             // The file first: a folder that is missing or not writable is said before connecting.
-            let file = try path.map { path in
-                do {
-                    return try AtomicFile(replacing: URL(fileURLWithPath: path))
-                } catch {
-                    throw CommandFailure("cannot write \(error); name a file in a folder that exists and is writable", exitCode: .usage)
-                }
-            }
+            let file = try path.map { path throws(CommandFailure) in try OutputFile(path: path) }
             defer { file?.abandon() }
             let service = try await invocation.openService()
             let defuses = invocation.values.flag("defuse-formulas")
@@ -91,7 +85,7 @@ enum StreamCommands {
                     as: format,
                     to: { bytes in
                         if let file {
-                            do { try file.write(bytes) } catch { throw CommandFailure("cannot write \(error)") }
+                            try file.write(bytes)
                         } else {
                             try invocation.write(bytes: Array(bytes))
                         }
@@ -100,8 +94,8 @@ enum StreamCommands {
                         ? { written in progress.update(count: written, fraction: total.map { Double(written) / Double(max($0, 1)) }) } : nil)
             }
             progress.finish()
-            guard let file, let path else { return }
-            do { try file.commit() } catch { throw CommandFailure("cannot write \(error)") }
-            try invocation.note("exported \(ProgressLine.grouped(count)) tasks to \(path)")
+            guard let file else { return }
+            try file.commit()
+            try invocation.note("exported \(ProgressLine.grouped(count)) tasks to \(file.path)")
         })
 }

@@ -46,11 +46,13 @@ struct ImportRun {
                 onProgress: { progress.update(count: $0.rowsRead, fraction: $0.fraction) })
         } catch {
             progress.finish()
-            try rejects.close()
+            // Refused for its rows, the run's reject file is what the operator needs next; any
+            // other failure (the database, a signal) leaves the path as it was.
+            try rejects.finish(keeping: error is CSVImportFailure && !Task.isCancelled)
             throw error
         }
         progress.finish()
-        try rejects.close()
+        try rejects.finish(keeping: true)
         let output = SummaryOutput(report: report, file: path, team: team, policy: settings.policy, rejectFile: rejects.path)
         if values.flag("json") {
             try JSONOutput.write(output.document)

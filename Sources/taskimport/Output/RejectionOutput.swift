@@ -1,9 +1,14 @@
 import CSVImport
 import CommandLineToolkit
 import Foundation
+import TaskbaseCommandLine
 
 /// Where refused rows go: the reject file (the row's fields as read plus a reason column, via
 /// the toolkit's `CSVWriter`) and, for the first few within `--max-errors`, a warning on stderr.
+///
+/// The reject file is an `OutputFile`: it replaces what was at its path only when the run
+/// finishes keeping it (`finish(keeping:)`), so a run stopped by a signal or failing for a
+/// reason other than its rows leaves yesterday's reject file as it was.
 ///
 /// The importer calls `record` from one task at a time; the lock makes that safe to rely on.
 final class RejectionOutput: @unchecked Sendable {
@@ -11,9 +16,9 @@ final class RejectionOutput: @unchecked Sendable {
     private static let shownWarnings = 20
 
     /// The reject file's path, if there is one.
-    let path: String?
+    var path: String? { file?.path }
+    private let file: OutputFile?
     private let writer: CSVWriter?
-    private let handle: FileHandle?
     private let columnCount: Int
     private let delimiter: String
     private let shownLimit: Int
@@ -21,25 +26,21 @@ final class RejectionOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 
-    /// Creates (or empties) the reject file at `path` and writes its header: `header` plus `reason`.
+    /// Starts the reject file for `path` with its header: `header` plus `reason`. A folder that
+    /// is missing or not writable fails here, before anything is imported.
     init(path: String?, header: [String], delimiter: CSVDelimiter, shownLimit: Int, printer: ErrorPrinter) throws {
-        self.path = path
         self.columnCount = header.count
         self.delimiter = delimiter.rawValue
         self.shownLimit = shownLimit
         self.printer = printer
         guard let path else {
+            file = nil
             writer = nil
-            handle = nil
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw CommandFailure("cannot create the reject file \(path); check the folder exists and is writable")
-        }
-        self.handle = handle
-        let writer = CSVWriter(fileHandle: handle, configuration: .init(delimiter: delimiter.byte))
+        let file = try OutputFile(path: path)
+        self.file = file
+        let writer = CSVWriter(configuration: .init(delimiter: delimiter.byte)) { bytes in try file.write(bytes) }
         self.writer = writer
         let reasonColumn = header.contains { $0.lowercased() == "reason" } ? "reject_reason" : "reason"
         try writer.writeRow(header + [reasonColumn])
@@ -58,11 +59,19 @@ final class RejectionOutput: @unchecked Sendable {
         }
     }
 
-    /// Flushes and closes the reject file.
-    func close() throws {
+    /// Ends the reject file: with `keeping`, puts it at its path whole; otherwise drops it and
+    /// the path keeps what it had.
+    func finish(keeping: Bool) throws {
         try lock.withLock {
-            try writer?.flush()
-            try handle?.close()
+            guard let file, let writer else { return }
+            guard keeping else { return file.abandon() }
+            do {
+                try writer.flush()
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
         }
     }
 
