@@ -2,6 +2,7 @@ import Foundation
 import Hashing
 import Synchronization
 @testable import TaskbaseServer
+import TaskbaseWire
 import Testing
 
 @Suite("Bodies that go to a temporary file")
@@ -62,6 +63,19 @@ struct SpooledBodyTests {
         #expect(spooled.digest == digest)
         let inMemory = try #require(smallLog.first)
         #expect(inMemory.inMemory == small.count && inMemory.spooled == nil && inMemory.matches)
+    }
+
+    @Test(
+        "a body the server cannot store is 503 with Retry-After 5 whether the HTTP layer met it or a handler (an import unpacking gzip); another 503 a handler throws says 1"
+    )
+    func cannotStoreSaysFive() {
+        func retryAfter(_ response: HTTPResponse) -> String? { response.headers.first { $0.name == "Retry-After" }?.value }
+        #expect(ServerProblems.cannotSpool().status == 503)
+        #expect(retryAfter(ServerProblems.cannotSpool()) == "5")
+        // What the router answers for a problem a handler throws.
+        #expect(retryAfter(ServerProblems.response(thrown: ServerProblems.cannotSpoolProblem)) == "5")
+        #expect(retryAfter(ServerProblems.response(thrown: ProblemDocument(.unavailable, detail: "busy"))) == "1")
+        #expect(retryAfter(ServerProblems.response(thrown: ProblemDocument(.payloadTooLarge, detail: "big"))) == nil)
     }
 
     @Test("a spooled body over the route's cap is 413 and never reaches the handler")

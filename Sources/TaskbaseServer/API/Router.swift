@@ -235,7 +235,7 @@ public struct Router: Sendable {
                 let status = if case .validation(field: "body", _) = error { 400 } else { error.defaultStatus }
                 response = ServerProblems.response(error, status: status)
             } catch let problem as ProblemDocument {
-                response = ServerProblems.response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : [])
+                response = ServerProblems.response(thrown: problem)
             } catch {
                 response = ServerFailures.response(for: error)
             }

@@ -15,6 +15,13 @@ public enum ServerProblems {
                 body: .bytes(Array(#"{"status":500}"#.utf8) + [UInt8(ascii: "\n")]))
     }
 
+    /// A problem a handler threw, as its response: a 503 says when to try again, 5 s when the
+    /// server could not store a body (a full disk empties slowly), 1 s for anything else.
+    public static func response(thrown problem: ProblemDocument) -> HTTPResponse {
+        guard problem.status == 503 else { return response(problem) }
+        return response(problem, headers: [("Retry-After", problem == cannotSpoolProblem ? "5" : "1")])
+    }
+
     /// A service refusal as a response; a conflict carries the current version as the ETag.
     public static func response(_ error: TaskError, status: Int? = nil) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
@@ -34,7 +41,7 @@ public enum ServerProblems {
 
     /// 503: a body that goes to a temporary file found no room there.
     public static func cannotSpool() -> HTTPResponse {
-        response(cannotSpoolProblem, headers: [("Retry-After", "5")])
+        response(thrown: cannotSpoolProblem)
     }
 
     /// Why `cannotSpool` refuses.
