@@ -55,6 +55,11 @@ enum TaskServe {
                 "pool-timeout", valueName: "MS", help: "How long a request waits for a database connection before 503.", type: .integer,
                 default: "2000", environment: "TASKBASE_POOL_TIMEOUT_MS"),
             Option(
+                "max-exports", valueName: "N",
+                help:
+                    "Exports served at once, each read in one snapshot on a database connection it holds until its client has the file; one more is 503 with Retry-After. Default: a quarter of --pool-size, at least 1; at most --pool-size - 1.",
+                type: .integer, environment: "TASKBASE_MAX_EXPORTS"),
+            Option(
                 "heartbeat", valueName: "SECONDS", help: "Seconds between keep-alive comments on event streams.", type: .integer,
                 default: "15", environment: "TASKBASE_SSE_HEARTBEAT"),
             Option(
@@ -129,6 +134,7 @@ enum TaskServe {
             throw UsageError(String(describing: error))
         }
         let compression = try compression(values)
+        let maxExports = try maxExports(values)
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let secrets = TokenSecrets.fromEnvironment()
@@ -144,6 +150,7 @@ enum TaskServe {
         var options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
+        options.maxExports = maxExports
         options.rateLimit = try perMinute(values, "rate-limit")
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         options.trustedProxies = proxies
@@ -282,6 +289,17 @@ enum TaskServe {
         var compression = ResponseCompression.standard
         compression.level = Int32(level)
         return compression
+    }
+
+    /// `--max-exports`, or a quarter of the pool; always leaves other requests a connection.
+    private static func maxExports(_ values: ParsedValues) throws -> Int {
+        let pool = try positive(values, "pool-size")
+        guard values.string("max-exports") != nil else { return max(1, pool / 4) }
+        let exports = try positive(values, "max-exports")
+        guard exports < pool else {
+            throw UsageError("--max-exports \(exports) would let exports hold every connection of --pool-size \(pool); give fewer than \(pool)")
+        }
+        return exports
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

@@ -142,13 +142,72 @@ struct ExportRouteTests {
 
     /// A server with about 350 KB of CSV to export, more than the socket buffers hold, and a
     /// reader that has the export's first bytes and reads no more.
-    func startStalledDownload() async throws -> (ServerFixture, RawConnection) {
-        let f = try await ServerFixture.start(.memory, streamBufferBytes: 4_096)
+    func startStalledDownload(
+        _ store: StoreKind = .memory, exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4
+    )
+        async throws -> (ServerFixture, RawConnection)
+    {
+        let f = try await ServerFixture.start(store, streamBufferBytes: 4_096, exportPageSize: exportPageSize, maxExports: maxExports)
         _ = try await importFile(f, Self.file(rows: 400, assignee: f.member.email, notesBytes: 800), into: f.team)
         let reader = try RawConnection(port: f.server.http.port, receiveBuffer: 2_048)
         reader.get("/v1/teams/\(f.team)/export", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)"])
         #expect(await reader.read(until: { $0.contains("External ID") }))
         return (f, reader)
+    }
+
+    @Test(
+        "an export is the team as of its first page: a task changed, deleted or added while it downloads is as it was",
+        arguments: StoreKind.allCases)
+    func oneSnapshot(store: StoreKind) async throws {
+        // 400 tasks in pages of 20; the reader has taken the first page when the changes come,
+        // and the server has read only a few pages ahead of it.
+        let (f, reader) = try await startStalledDownload(store, exportPageSize: 20)
+        let owner = UserRef.id(f.owner.id)
+        _ = try await f.service.updateTask(
+            TaskKey(team: f.team, number: 400), try TaskChanges(title: "Changed meanwhile"), expectedVersion: nil, as: owner)
+        try await f.service.deleteTask(TaskKey(team: f.team, number: 399), as: owner)
+        _ = try await f.service.createTask(in: f.team, TaskDraft(title: "Added meanwhile"), as: owner)
+        #expect(await reader.read(until: { $0.hasSuffix("\r\n0\r\n\r\n") }, limit: .seconds(60)))
+        let file = String(decoding: Self.unchunked(reader.text), as: UTF8.self)
+        #expect(file.contains("EXT-399,"))
+        #expect(file.contains("EXT-400,Task 400,"))
+        #expect(!file.contains("Changed meanwhile") && !file.contains("Added meanwhile"))
+        #expect(file.components(separatedBy: "\r\nEXT-").count - 1 == 400)
+        // The change did happen: an export begun now sees it.
+        let now = try await f.client("viewer").get("/v1/teams/\(f.team)/export")
+        #expect(now.text.contains("Changed meanwhile") && !now.text.contains("EXT-399,"))
+        await f.stop()
+    }
+
+    @Test("past --max-exports another export is 503 with Retry-After 5 while other requests go on; once one ends, the next is served")
+    func exportsAreCapped() async throws {
+        let (f, reader) = try await startStalledDownload(maxExports: 1)
+        let refused = try await f.client("owner").get("/v1/teams/\(f.team)/export")
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "5")
+        #expect(refused.text.contains("--max-exports"), "\(refused.text)")
+        #expect(try await f.client("owner").get("/v1/teams/\(f.team)/tasks?limit=1").status == 200)
+        reader.reset()
+        try await waitUntil("the next export to be served") {
+            try await f.client("owner").get("/v1/teams/\(f.team)/export").status == 200
+        }
+        await f.stop()
+    }
+
+    /// The body of a chunked HTTP response (`text` from its status line on), chunk headers taken out.
+    static func unchunked(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        guard let headerEnd = text.range(of: "\r\n\r\n") else { return [] }
+        var index = text.utf8.distance(from: text.utf8.startIndex, to: headerEnd.upperBound)
+        var body: [UInt8] = []
+        while index < bytes.count, let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\r")),
+            let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16), size > 0
+        {
+            let start = lineEnd + 2
+            body += bytes[start..<min(start + size, bytes.count)]
+            index = start + size + 2
+        }
+        return body
     }
 
     @Test("a download still running when the grace ends is cut off without the body's end, so it never looks complete")

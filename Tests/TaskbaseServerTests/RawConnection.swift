@@ -7,7 +7,7 @@ import Glibc
 /// A bare TCP connection to the server, for what URLSession cannot do: read an event stream as
 /// it arrives, send a request slowly or with oversized headers, or stop reading.
 final class RawConnection: @unchecked Sendable {
-    private let socket: Int32
+    private var socket: Int32
     private(set) var received = Data()
     private(set) var closedByPeer = false
 
@@ -51,11 +51,22 @@ final class RawConnection: @unchecked Sendable {
         return (status, connection.text)
     }
 
-    deinit { close(socket) }
+    deinit { if socket >= 0 { close(socket) } }
 
     /// Hangs up: the server sees the connection end the next time it writes to it.
     func hangUp() {
         shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// Resets the connection (closed with a zero linger, so the kernel sends RST): the server's
+    /// side fails at once, even while it waits to write to a reader that had stopped reading.
+    /// Nothing can be read afterwards.
+    func reset() {
+        guard socket >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(socket)
+        socket = -1
     }
 
     /// Sends `text` as it is.

@@ -42,11 +42,12 @@ struct ServerFixture: Sendable {
 
     static func start(
         _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15), maxImportBytes: Int = 64 << 20,
-        streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2), exportPageSize: Int = TaskQuery.limitRange.upperBound
+        streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2), exportPageSize: Int = TaskQuery.limitRange.upperBound,
+        maxExports: Int = 4
     ) async throws -> ServerFixture {
         try await start(
             store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes,
-            streamPatience: streamPatience, exportPageSize: exportPageSize)
+            streamPatience: streamPatience, exportPageSize: exportPageSize, maxExports: maxExports)
     }
 
     static func start(
@@ -54,7 +55,7 @@ struct ServerFixture: Sendable {
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
-        host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound,
+        host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4,
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
@@ -81,6 +82,7 @@ struct ServerFixture: Sendable {
         options.compression = compression
         options.metrics = metrics
         options.exportPageSize = exportPageSize
+        options.maxExports = maxExports
         let server = try APIServer.start(service: service, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

@@ -72,8 +72,9 @@ struct SpooledBodyTests {
         func retryAfter(_ response: HTTPResponse) -> String? { response.headers.first { $0.name == "Retry-After" }?.value }
         #expect(ServerProblems.cannotSpool().status == 503)
         #expect(retryAfter(ServerProblems.cannotSpool()) == "5")
-        // What the router answers for a problem a handler throws.
-        #expect(retryAfter(ServerProblems.response(thrown: ServerProblems.cannotSpoolProblem)) == "5")
+        // What an import that cannot spool its unpacked body throws, and a plain thrown 503.
+        #expect(retryAfter(ServerProblems.cannotSpoolRefusal.response) == "5")
+        #expect(ServerProblems.cannotSpoolRefusal.response.status == 503)
         #expect(retryAfter(ServerProblems.response(thrown: ProblemDocument(.unavailable, detail: "busy"))) == "1")
         #expect(retryAfter(ServerProblems.response(thrown: ProblemDocument(.payloadTooLarge, detail: "big"))) == nil)
     }

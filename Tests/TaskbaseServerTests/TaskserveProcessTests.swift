@@ -42,7 +42,9 @@ struct TaskserveProcessTests {
         return (email, team, try WireJSON.makeDecoder().decode(NewTokenDocument.self, from: Data(minted.standardOutput.utf8)))
     }
 
-    @Test("--help and --version exit 0; a bad --listen, --trusted-proxy, --cors-origin or --gzip-level is a usage error; no database is exit 3")
+    @Test(
+        "--help and --version exit 0; a bad --listen, --trusted-proxy, --cors-origin, --gzip-level or --max-exports is a usage error; no database is exit 3"
+    )
     func commandLine() async throws {
         let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
         #expect(help.exitCode == 0)
@@ -61,7 +63,11 @@ struct TaskserveProcessTests {
         let gzip = try await Self.offline(["--gzip-level", "10"])
         #expect(gzip.exitCode == 2)
         #expect(gzip.standardError.contains("--gzip-level wants 1 (fastest) to 9 (smallest), or 0"), "\(gzip.standardError)")
-        let offline = try await Self.offline(["--listen", "127.0.0.1:0"])
+        let exports = try await Self.offline(["--pool-size", "4", "--max-exports", "4"])
+        #expect(exports.exitCode == 2)
+        #expect(
+            exports.standardError.contains("--max-exports 4 would let exports hold every connection of --pool-size 4"), "\(exports.standardError)")
+        let offline = try await Self.offline(["--listen", "127.0.0.1:0", "--pool-size", "4", "--max-exports", "3"])
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }
 

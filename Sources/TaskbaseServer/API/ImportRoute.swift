@@ -40,7 +40,7 @@ extension APIHandlers {
     /// byte of it: at most `--max-import-body` unpacked (413 beyond, however small the gzip), and
     /// not gzip at all is 400.
     func unpacked(_ request: HTTPRequest) throws -> FileByteSource {
-        guard let spool = BodySpool() else { throw ServerProblems.cannotSpoolProblem }
+        guard let spool = BodySpool() else { throw ServerProblems.cannotSpoolRefusal }
         var appended = true
         func keep(_ piece: UnsafeRawBufferPointer) -> Bool {
             appended = appended && spool.append(piece.baseAddress!, count: piece.count)
@@ -55,7 +55,7 @@ extension APIHandlers {
         } catch .notGzip {
             throw TaskError.validation(field: "body", reason: "the body says Content-Encoding: gzip but is not whole gzip")
         } catch .io(let reason) {
-            guard appended else { throw ServerProblems.cannotSpoolProblem }
+            guard appended else { throw ServerProblems.cannotSpoolRefusal }
             throw TaskError.validation(field: "body", reason: "the gzipped body could not be read: \(reason)")
         }
         return spool.finish().source()

@@ -104,7 +104,7 @@ enum OpenAPIDocument {
                 successMedia: "text/event-stream", errors: [404, 422]),
             "GET /v1/teams/{team}/export": Operation(
                 summary:
-                    "Every task of the team as the CSV the imports route reads (columns External ID, Title, Notes, Status, Priority, Due Date, Assignee, Category; a task without an external id exports its key as one), streamed. A body cut off without its end is incomplete.",
+                    "Every task of the team as the CSV the imports route reads (columns External ID, Title, Notes, Status, Priority, Due Date, Assignee, Category; a task without an external id exports its key as one), streamed, as the team was when it began. A body cut off without its end is incomplete; past the server's --max-exports at once, 503 with Retry-After.",
                 query: [("defuse-formulas", boolean, "start cells beginning with = + - or @ with ' so a spreadsheet shows them as text")],
                 successSchema: "CSV", successMedia: "text/csv", errors: [404, 422],
                 successHeaders: [

@@ -236,6 +236,8 @@ public struct Router: Sendable {
                 response = ServerProblems.response(error, status: status)
             } catch let problem as ProblemDocument {
                 response = ServerProblems.response(thrown: problem)
+            } catch let later as ServerProblems.RetryLater {
+                response = later.response
             } catch {
                 response = ServerFailures.response(for: error)
             }

@@ -40,6 +40,10 @@ public struct APIOptions: Sendable {
     public var compression: ResponseCompression? = .standard
     /// The tasks an export reads (and hands to its client) at a time.
     public var exportPageSize = TaskQuery.limitRange.upperBound
+    /// Exports read at once. Each reads the team in one snapshot, holding one database
+    /// connection for as long as its client takes to download; one more is 503 with
+    /// `Retry-After`, so slow downloads can never take every connection.
+    public var maxExports = 4
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
@@ -64,7 +68,9 @@ public func buildRouter(service: TaskService, verifier: TokenVerifier, options: 
 
 /// The router over `service`, its event streams fanned out by `eventHubs`.
 func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions, eventHubs: TeamEventHubs) -> Router {
-    let api = APIHandlers(service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs)
+    let api = APIHandlers(
+        service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs,
+        exports: Admission(limit: options.maxExports))
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
     return Router(
@@ -80,6 +86,8 @@ struct APIHandlers: Sendable {
     let verifier: TokenVerifier
     /// One fan-out per team for the event streams.
     let eventHubs: TeamEventHubs
+    /// The exports running, each holding a database connection (`APIOptions.maxExports`).
+    let exports: Admission
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 

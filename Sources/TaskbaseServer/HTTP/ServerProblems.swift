@@ -15,11 +15,20 @@ public enum ServerProblems {
                 body: .bytes(Array(#"{"status":500}"#.utf8) + [UInt8(ascii: "\n")]))
     }
 
-    /// A problem a handler threw, as its response: a 503 says when to try again, 5 s when the
-    /// server could not store a body (a full disk empties slowly), 1 s for anything else.
+    /// A problem a handler threw, as its response; a 503 says to try again in a second.
     public static func response(thrown problem: ProblemDocument) -> HTTPResponse {
-        guard problem.status == 503 else { return response(problem) }
-        return response(problem, headers: [("Retry-After", problem == cannotSpoolProblem ? "5" : "1")])
+        response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : [])
+    }
+
+    /// A refusal that names when to try again, for a handler to throw when a second is too soon.
+    public struct RetryLater: Error, Sendable {
+        /// What is refused.
+        public var problem: ProblemDocument
+        /// `Retry-After`.
+        public var seconds: Int
+
+        /// The response it stands for.
+        public var response: HTTPResponse { ServerProblems.response(problem, headers: [("Retry-After", String(seconds))]) }
     }
 
     /// A service refusal as a response; a conflict carries the current version as the ETag.
@@ -41,10 +50,14 @@ public enum ServerProblems {
 
     /// 503: a body that goes to a temporary file found no room there.
     public static func cannotSpool() -> HTTPResponse {
-        response(thrown: cannotSpoolProblem)
+        cannotSpoolRefusal.response
     }
 
-    /// Why `cannotSpool` refuses.
+    /// Why `cannotSpool` refuses, with 5 s to wait (a full disk empties slowly); what a handler
+    /// that spools throws.
+    static let cannotSpoolRefusal = RetryLater(problem: cannotSpoolProblem, seconds: 5)
+
+    /// The problem `cannotSpoolRefusal` reports.
     static let cannotSpoolProblem = ProblemDocument(
         .unavailable,
         detail:
