@@ -68,12 +68,14 @@ let package = Package(
             ]),
         .executableTarget(
             name: "taskserve",
-            dependencies: ["TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "APITokens", "PGStore", "TaskStorePG"]),
+            dependencies: [
+                "TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "TaskStorePG",
+            ]),
         .testTarget(
             name: "TaskbaseServerTests",
             dependencies: [
                 "TaskbaseServer", "TaskbaseWire", "TaskbaseExport", "TaskCore", "TaskStoreMemory", "TaskStorePG", "APITokens", "TaskbaseTestSupport",
-                "PGStore", "Hashing",
+                "PGStore", "Hashing", "CLibCrypto",
                 "CSVImport", "taskserve",
                 "taskctl",
             ]),

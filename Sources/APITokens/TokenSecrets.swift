@@ -40,7 +40,7 @@ public struct TokenSecrets: Sendable {
     public func generate() throws -> (secret: String, digest: TokenDigest) {
         var bytes = [UInt8](repeating: 0, count: 32)
         guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else { throw TokenSecretFailure("the random source failed (RAND_bytes)") }
-        let secret = Self.marker + Self.base64URL(bytes)
+        let secret = Self.marker + Base64URL.encode(bytes)
         return (secret, try digest(of: secret))
     }
 
@@ -64,10 +64,7 @@ public struct TokenSecrets: Sendable {
     /// Whether `text` has a token's shape (marker and 43 base64url characters).
     public static func looksLikeToken(_ text: String) -> Bool {
         text.hasPrefix(marker) && text.utf8.count == marker.utf8.count + 43
-            && text.utf8.dropFirst(marker.utf8.count).allSatisfy { byte in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-            }
+            && text.utf8.dropFirst(marker.utf8.count).allSatisfy(Base64URL.isAlphabet)
     }
 
     private func hmac(_ data: [UInt8]) throws -> [UInt8] {
@@ -93,10 +90,6 @@ public struct TokenSecrets: Sendable {
         return output
     }
 
-    private static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }
 
 /// libcrypto refused to make randomness or a hash; nothing was stored.

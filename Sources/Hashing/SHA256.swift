@@ -17,11 +17,16 @@ public struct SHA256: ~Copyable {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    /// The hex digest of `bytes` in one call.
-    public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    /// The digest of `bytes` in one call.
+    public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
-        return hasher.finalize().map { byte in
+        return hasher.finalize()
+    }
+
+    /// The hex digest of `bytes` in one call.
+    public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        digest(of: bytes).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()

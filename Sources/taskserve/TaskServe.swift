@@ -4,6 +4,7 @@ import Foundation
 import TaskCore
 import TaskbaseCommandLine
 import TaskbaseServer
+import TaskbaseWire
 
 /// The taskserve program: Taskbase's HTTP/JSON API over PostgreSQL, acting for whoever's API
 /// token a request carries.
@@ -21,7 +22,7 @@ enum TaskServe {
         abstract: "Serve Taskbase's HTTP/JSON API (see docs/api.md).",
         discussion: """
             Every request acts as the user of its API token (Authorization: Bearer <token>; make one \
-            with taskctl token create EMAIL). One JSON access-log line per request goes to stderr. \
+            with taskctl token create EMAIL), or of an identity provider's JWT when --oidc-issuer names one. One JSON access-log line per request goes to stderr. \
             SIGTERM, SIGHUP or Ctrl-C stops gracefully: no new connections, event streams ended, requests \
             in flight answered, exit 0.
 
@@ -104,6 +105,27 @@ enum TaskServe {
                     "Serve Prometheus metrics at GET /metrics on this address, apart from the API (requests by route and status, their durations, the database pool, event streams). No token is asked for there: bind it where only the scraper reaches. Off by default.",
                 default: "", environment: "TASKBASE_METRICS_ADDR"),
             Option(
+                "oidc-issuer", valueName: "URL",
+                help:
+                    "Also accept JWTs from this identity provider (OpenID Connect): its iss, exactly. Needs --oidc-audience and --oidc-jwks. A token's user is the Taskbase user its email claim names, who must exist and be enabled. Off by default.",
+                default: "", environment: "TASKBASE_OIDC_ISSUER"),
+            Option(
+                "oidc-audience", valueName: "AUD", help: "A value the provider's tokens must carry in aud (this API's client id or audience).",
+                default: "", environment: "TASKBASE_OIDC_AUDIENCE"),
+            Option(
+                "oidc-jwks", valueName: "FILE|URL",
+                help:
+                    "The provider's signing keys, a JWK set: a file, or its https:// jwks_uri (http:// to this machine only). Read at start, and again when a token names a key id not in it (at most every 30 s).",
+                default: "", environment: "TASKBASE_OIDC_JWKS"),
+            Option(
+                "oidc-algorithms", valueName: "LIST",
+                help: "The signature algorithms accepted, comma-separated: RS256, ES256. A token's own alg never widens them.",
+                default: "RS256", environment: "TASKBASE_OIDC_ALGORITHMS"),
+            Option(
+                "oidc-email-claim", valueName: "NAME",
+                help: "The claim holding the user's email. With email, a token whose email_verified is false is refused.", default: "email",
+                environment: "TASKBASE_OIDC_EMAIL_CLAIM"),
+            Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
@@ -137,6 +159,18 @@ enum TaskServe {
         let maxExports = try maxExports(values)
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
+        let identityProvider = try identityProvider(values)
+        // The provider's keys are read before the database is reached: a key set that cannot
+        // be used stops the program at once.
+        var identity: IdentityTokenVerifier?
+        if let identityProvider {
+            do {
+                identity = try await IdentityTokenVerifier.start(identityProvider)
+            } catch {
+                guard error.unreachable else { throw UsageError("--oidc-jwks: \(error)") }
+                throw CommandFailure("--oidc-jwks: \(error)", exitCode: .cannotConnect)
+            }
+        }
         let secrets = TokenSecrets.fromEnvironment()
         let service: TaskService
         do {
@@ -157,6 +191,7 @@ enum TaskServe {
         options.cors = cors
         options.compression = compression
         if metricsAddress != nil { options.metrics = APIMetrics() }
+        options.identity = identity
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
         let log = LogWriter(stream: .standardError)
@@ -192,7 +227,13 @@ enum TaskServe {
         if let schemaWarning { say(schemaWarning) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { say(warning) }
         let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
-        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL),"version":"\#(version)"}"# + "\n")
+        let issuer =
+            identityProvider.map { provider in
+                var writer = JSONWriter(capacity: 64)
+                writer.string(provider.issuer)
+                return ",\"identity_provider\":" + String(decoding: writer.bytes, as: UTF8.self)
+            } ?? ""
+        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL)\#(issuer),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
@@ -278,6 +319,34 @@ enum TaskServe {
         return
             #"{"warning":"serving plain HTTP on an address other machines may reach: bearer tokens cross the network in the clear; give --tls-cert and --tls-key, or put a TLS proxy in front (and name it with --trusted-proxy)"}"#
             + "\n"
+    }
+
+    /// The identity provider the `--oidc-*` options describe; nil when none is named. Issuer,
+    /// audience and keys go together.
+    private static func identityProvider(_ values: ParsedValues) throws -> IdentityProvider? {
+        let (issuer, audience, keys) = (values.string("oidc-issuer") ?? "", values.string("oidc-audience") ?? "", values.string("oidc-jwks") ?? "")
+        guard !issuer.isEmpty || !audience.isEmpty || !keys.isEmpty else { return nil }
+        let missing = [("--oidc-issuer", issuer), ("--oidc-audience", audience), ("--oidc-jwks", keys)].filter { $0.1.isEmpty }.map(\.0)
+        guard missing.isEmpty else {
+            throw UsageError(
+                "an identity provider needs --oidc-issuer, --oidc-audience and --oidc-jwks together; missing \(missing.joined(separator: ", "))")
+        }
+        var algorithms: Set<IdentityProvider.Algorithm> = []
+        for name in (values.string("oidc-algorithms") ?? "").split(separator: ",").map({ $0.trimmingSpaces().uppercased() }) where !name.isEmpty {
+            guard let algorithm = IdentityProvider.Algorithm(rawValue: name) else {
+                throw UsageError("--oidc-algorithms: \(name) is not one taskserve verifies (RS256, ES256)")
+            }
+            algorithms.insert(algorithm)
+        }
+        guard !algorithms.isEmpty else { throw UsageError("--oidc-algorithms wants at least one of RS256, ES256") }
+        let claim = (values.string("oidc-email-claim") ?? "").trimmingSpaces()
+        guard !claim.isEmpty else { throw UsageError("--oidc-email-claim wants a claim name, like email") }
+        do {
+            return IdentityProvider(
+                issuer: issuer, audience: audience, keys: try IdentityProvider.KeySource(parsing: keys), algorithms: algorithms, userClaim: claim)
+        } catch {
+            throw UsageError("--oidc-jwks: \(error)")
+        }
     }
 
     /// The compression `--gzip-level` asks for; nil for 0 (none).

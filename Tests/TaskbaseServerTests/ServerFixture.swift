@@ -56,7 +56,7 @@ struct ServerFixture: Sendable {
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
         host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4,
-        log: (@Sendable (String) -> Void)? = nil
+        identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
@@ -83,6 +83,7 @@ struct ServerFixture: Sendable {
         options.metrics = metrics
         options.exportPageSize = exportPageSize
         options.maxExports = maxExports
+        options.identity = identity
         let server = try APIServer.start(service: service, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

@@ -67,6 +67,19 @@ struct TaskserveProcessTests {
         #expect(exports.exitCode == 2)
         #expect(
             exports.standardError.contains("--max-exports 4 would let exports hold every connection of --pool-size 4"), "\(exports.standardError)")
+        let issuerAlone = try await Self.offline(["--oidc-issuer", "https://login.example.com/"])
+        #expect(issuerAlone.exitCode == 2)
+        #expect(issuerAlone.standardError.contains("missing --oidc-audience, --oidc-jwks"), "\(issuerAlone.standardError)")
+        let provider = ["--oidc-issuer", "https://login.example.com/", "--oidc-audience", "taskbase"]
+        let noKeys = try await Self.offline(provider + ["--oidc-jwks", "/nonexistent/jwks.json"])
+        #expect(noKeys.exitCode == 2)
+        #expect(noKeys.standardError.contains("cannot read the key set /nonexistent/jwks.json"), "\(noKeys.standardError)")
+        let plainURL = try await Self.offline(provider + ["--oidc-jwks", "http://login.example.com/jwks"])
+        #expect(plainURL.exitCode == 2)
+        #expect(plainURL.standardError.contains("must be https://"), "\(plainURL.standardError)")
+        let hmac = try await Self.offline(provider + ["--oidc-jwks", "/nonexistent/jwks.json", "--oidc-algorithms", "RS256,HS256"])
+        #expect(hmac.exitCode == 2)
+        #expect(hmac.standardError.contains("--oidc-algorithms: HS256 is not one taskserve verifies"), "\(hmac.standardError)")
         let offline = try await Self.offline(["--listen", "127.0.0.1:0", "--pool-size", "4", "--max-exports", "3"])
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }

@@ -59,16 +59,12 @@ public struct TaskCursor: Hashable, Sendable, CustomStringConvertible {
 /// A cursor's text as the short opaque token callers hand back (base64url, unpadded).
 enum CursorToken {
     static func token(of text: String) -> String {
-        Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(text.utf8)
     }
 
     /// The text of `token`; nil when it is not base64url of UTF-8.
     static func text(of token: String) -> String? {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        return String(data: data, encoding: .utf8)
+        guard let bytes = Base64URL.decode(token) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

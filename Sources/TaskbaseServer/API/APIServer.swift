@@ -36,7 +36,8 @@ public final class APIServer: Sendable {
         tls: HTTPServerTLS? = nil, log: (@Sendable (String) -> Void)? = nil
     ) throws -> APIServer {
         let verifier = TokenVerifier(
-            service: service, secrets: options.secrets, failureLimit: options.authFailureLimit, proxies: options.trustedProxies)
+            service: service, secrets: options.secrets, failureLimit: options.authFailureLimit, proxies: options.trustedProxies,
+            identity: options.identity)
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
         let http = try HTTPServer.start(

@@ -1,5 +1,6 @@
 import APITokens
 import Foundation
+import Hashing
 import Synchronization
 import TaskCore
 import TaskbaseWire
@@ -8,8 +9,36 @@ import TaskbaseWire
 public struct Caller: Sendable {
     /// The user, enabled when the request was authenticated.
     public let user: User
-    /// The token it came with.
-    public let token: APIToken
+    /// The API token it came with; nil when an identity provider's token authenticated it.
+    public let token: APIToken?
+    /// What the access log shows of the credential: the API token's prefix, or `jwt:` and the
+    /// first digits of the identity token's SHA-256.
+    public let credential: String
+    /// When an identity provider's token stops being accepted (an API token says its own).
+    let identityExpiry: Date?
+
+    /// A caller authenticated by API token `token`.
+    init(user: User, token: APIToken) {
+        self.user = user
+        self.token = token
+        credential = token.prefix
+        identityExpiry = nil
+    }
+
+    /// A caller authenticated by an identity provider's token, labelled `credential`, accepted
+    /// until `expiresAt`.
+    init(user: User, identityToken credential: String, expiresAt: Date) {
+        self.user = user
+        token = nil
+        self.credential = credential
+        identityExpiry = expiresAt
+    }
+
+    /// Whether its credential still authenticates at `time` (a revocation or a disabled user
+    /// reaches the cache through the doorbell, not through this).
+    func isActive(at time: Date) -> Bool {
+        if let token { token.isActive(at: time) } else { time < (identityExpiry ?? .distantPast) }
+    }
 }
 
 /// Why a request is not authenticated: 401 with the challenge.
@@ -50,6 +79,8 @@ public final class TokenVerifier: Sendable {
 
     let service: TaskService
     let secrets: TokenSecrets
+    /// The identity provider whose tokens are accepted too, when one is configured.
+    let identity: IdentityTokenVerifier?
     private let cache = Mutex(Cache())
     private let doorbell = Mutex<Task<Void, Never>?>(nil)
     private let listeners = Mutex<[@Sendable () -> Void]>([])
@@ -66,16 +97,21 @@ public final class TokenVerifier: Sendable {
     /// A verifier over `service`, hashing with `secrets`, allowing each client address
     /// `failureLimit` failed lookups (nil: any number), the address behind `proxies` when a
     /// request comes through one of them.
-    public convenience init(service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, proxies: TrustedProxies = .none) {
-        self.init(service: service, secrets: secrets, failureLimit: failureLimit, proxies: proxies, afterLookup: nil)
+    /// With `identity`, an identity provider's tokens are accepted beside API tokens.
+    public convenience init(
+        service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, proxies: TrustedProxies = .none,
+        identity: IdentityTokenVerifier? = nil
+    ) {
+        self.init(service: service, secrets: secrets, failureLimit: failureLimit, proxies: proxies, identity: identity, afterLookup: nil)
     }
 
     init(
         service: TaskService, secrets: TokenSecrets, failureLimit: RateLimit? = nil, proxies: TrustedProxies = .none,
-        afterLookup: (@Sendable () async -> Void)?
+        identity: IdentityTokenVerifier? = nil, afterLookup: (@Sendable () async -> Void)?
     ) {
         self.service = service
         self.secrets = secrets
+        self.identity = identity
         self.afterLookup = afterLookup
         self.proxies = proxies
         failures = failureLimit.map { RateLimiter($0) }
@@ -148,11 +184,68 @@ public final class TokenVerifier: Sendable {
     /// peer's allowance of failures (`failures`) and gives it back when the token was good:
     /// once the allowance is spent, throws `LookupsExhausted` without reading anything.
     func verify(_ secret: String, from peer: PeerAddress?) async throws -> Caller? {
-        guard TokenSecrets.looksLikeToken(secret) else { return nil }
+        try await verdict(secret, from: peer).get()
+    }
+
+    /// `verify(_:from:)` with the reason an identity token was refused (an API token's refusal
+    /// says nothing more: unknown, expired, revoked and disabled look alike).
+    func verdict(_ secret: String, from peer: PeerAddress?) async throws -> Result<Caller?, IdentityTokenRefusal> {
+        if let identity, IdentityProvider.looksLikeToken(secret) { return try await verifyIdentity(secret, with: identity, from: peer) }
+        guard TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
         let hash = try secrets.digest(of: secret).hash
+        return .success(
+            try await lookUp(hash: hash, from: peer) {
+                try await self.service.authenticate(hash: hash).map { Caller(user: $0.user, token: $0.token) }
+            })
+    }
+
+    /// An identity provider's token: checked by the provider's pins and keys (no database),
+    /// then its user looked up by email, who must exist and be enabled. Cached like an API
+    /// token, under its SHA-256, until it expires or the doorbell rings.
+    private func verifyIdentity(
+        _ token: String, with identity: IdentityTokenVerifier, from peer: PeerAddress?
+    ) async throws -> Result<
+        Caller?, IdentityTokenRefusal
+    > {
+        let hash = SHA256.digest(of: token.utf8)
         let now = service.clock.now()
         if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
-            guard cached.token.isActive(at: now) else { return nil }
+            return .success(cached.isActive(at: now) ? cached : nil)
+        }
+        let claims: IdentityClaims
+        do {
+            claims = try await identity.verify(token, now: now)
+        } catch {
+            return .failure(error)
+        }
+        let service = service
+        let caller = try await lookUp(hash: hash, from: peer) { () async throws -> Caller? in
+            let user: User
+            do {
+                user = try await service.user(.email(claims.email), as: .email(claims.email))
+            } catch let error as TaskError {
+                switch error {
+                case .notFound, .permissionDenied, .validation: return nil
+                default: throw error
+                }
+            }
+            guard !user.isDisabled else { return nil }
+            return Caller(user: user, identityToken: IdentityProvider.label(of: token), expiresAt: claims.expiresAt)
+        }
+        guard let caller else {
+            return .failure(
+                IdentityTokenRefusal(
+                    "the identity token's user (\(claims.email)) has no enabled Taskbase account; an operator adds users with taskctl user add"))
+        }
+        return .success(caller)
+    }
+
+    /// The caller whose credential hashes to `hash`: from the cache, or from `read` (a database
+    /// lookup, charged to `peer`'s allowance of failures until it succeeds) and then cached.
+    private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: () async throws -> Caller?) async throws -> Caller? {
+        let now = service.clock.now()
+        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
+            guard cached.isActive(at: now) else { return nil }
             recordUse(cached, hash: hash, at: now)
             return cached
         }
@@ -162,16 +255,15 @@ public final class TokenVerifier: Sendable {
             charged = peer
         }
         let generation = cache.withLock { $0.generation }
-        let looked: (token: APIToken, user: User)?
+        let looked: Caller?
         do {
-            looked = try await service.authenticate(hash: hash)
+            looked = try await read()
         } catch {
             if let charged { failures?.giveBack(charged) }
             throw error
         }
-        guard let found = looked else { return nil }
+        guard let caller = looked else { return nil }
         if let charged { failures?.giveBack(charged) }
-        let caller = Caller(user: found.user, token: found.token)
         await afterLookup?()
         cache.withLock { cache in
             guard cache.trusted, cache.generation == generation else { return }
@@ -200,13 +292,13 @@ public final class TokenVerifier: Sendable {
     }
 
     private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {
-        guard caller.token.needsUseRecorded(at: now) else { return }
-        var used = caller.token
+        guard let token = caller.token, token.needsUseRecorded(at: now) else { return }
+        var used = token
         used.lastUsedAt = now
         cache.withLock { cache in
             if cache.entries[hash] != nil { cache.entries[hash] = Caller(user: caller.user, token: used) }
         }
-        let service = service, token = caller.token
+        let service = service
         Task { try? await service.recordUse(of: token) }
     }
 }
@@ -230,9 +322,14 @@ extension TokenVerifier: RequestAuthenticator {
             self = .secret(parts[1].trimmingSpaces())
         }
 
-        /// The prefix of the token it carries, checked or not: what the access log shows.
+        /// The prefix of the token it carries, checked or not: what the access log shows (for
+        /// an identity provider's token, `IdentityProvider.label(of:)`).
         var prefix: String? {
-            if case .secret(let secret) = self { TokenSecrets.prefix(of: secret) } else { nil }
+            if case .secret(let secret) = self { Bearer.label(of: secret) } else { nil }
+        }
+
+        static func label(of secret: String) -> String {
+            IdentityProvider.looksLikeToken(secret) ? IdentityProvider.label(of: secret) : TokenSecrets.prefix(of: secret)
         }
     }
 
@@ -248,15 +345,19 @@ extension TokenVerifier: RequestAuthenticator {
         case .secret(let text):
             secret = text
         }
-        let prefix = TokenSecrets.prefix(of: secret)
+        let prefix = Bearer.label(of: secret)
         do {
-            guard let caller = try await verify(secret, from: proxies.client(of: request)) else {
+            switch try await verdict(secret, from: proxies.client(of: request)) {
+            case .success(let caller?):
+                return .success(caller)
+            case .success(nil):
                 return .failure(
                     AuthenticationRefusal(
                         response: ServerProblems.unauthorized("the token is unknown, expired or revoked, or its user is disabled"),
                         tokenPrefix: prefix))
+            case .failure(let refusal):
+                return .failure(AuthenticationRefusal(response: ServerProblems.unauthorized(refusal.description), tokenPrefix: prefix))
             }
-            return .success(caller)
         } catch let exhausted as LookupsExhausted {
             let problem = ProblemDocument(
                 .tooManyRequests,

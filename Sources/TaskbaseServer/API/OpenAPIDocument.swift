@@ -153,7 +153,16 @@ enum OpenAPIDocument {
             ],
             "servers": [["url": "/"]],
             "paths": paths,
-            "components": ["schemas": schemas, "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]]],
+            "components": [
+                "schemas": schemas,
+                "securitySchemes": [
+                    "bearer": [
+                        "type": "http", "scheme": "bearer",
+                        "description":
+                            "An API token (tb_…, from taskctl token create or POST /v1/me/tokens), or, where the server names an identity provider (--oidc-issuer), that provider's signed JWT.",
+                    ]
+                ],
+            ],
         ]
     }
 

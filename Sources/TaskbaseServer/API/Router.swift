@@ -222,7 +222,7 @@ public struct Router: Sendable {
                             "more than \(limiter.limit.requests) requests per \(limiter.limit.interval.displayText) from this user; retry after \(retryAfter) s"
                     )
                     let headers = [("Retry-After", String(retryAfter))] + Self.allowanceHeaders(limiter.limit, remaining: 0)
-                    return (ServerProblems.response(problem, headers: headers), label, caller.token.prefix)
+                    return (ServerProblems.response(problem, headers: headers), label, caller.credential)
                 case .admitted(let remaining):
                     allowance = Self.allowanceHeaders(limiter.limit, remaining: remaining)
                 }
@@ -242,7 +242,7 @@ public struct Router: Sendable {
                 response = ServerFailures.response(for: error)
             }
             response.headers += allowance
-            return (response, label, caller?.token.prefix)
+            return (response, label, caller?.credential)
         }
     }
 }

@@ -44,6 +44,8 @@ public struct APIOptions: Sendable {
     /// connection for as long as its client takes to download; one more is 503 with
     /// `Retry-After`, so slow downloads can never take every connection.
     public var maxExports = 4
+    /// The identity provider whose tokens are accepted beside API tokens; nil: API tokens only.
+    public var identity: IdentityTokenVerifier?
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 

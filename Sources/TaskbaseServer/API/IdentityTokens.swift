@@ -1,0 +1,378 @@
+import CLibCrypto
+import Foundation
+import Hashing
+import Synchronization
+import TaskCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An identity provider whose tokens taskserve accepts beside its own API tokens: OpenID
+/// Connect ID tokens or OAuth access tokens in JWT form (RFC 7519), signed by the provider with
+/// a key it publishes in a JWK set (RFC 7517). Everything a token may say about how to check it
+/// is pinned here instead: the issuer, the audience, the algorithms, where the keys come from.
+/// The token's user is the Taskbase user whose email `userClaim` names; nobody is provisioned
+/// by a token (that stays an operator's act).
+public struct IdentityProvider: Sendable {
+    /// The signature algorithms taskserve verifies.
+    public enum Algorithm: String, Sendable, CaseIterable {
+        /// RSASSA-PKCS1-v1_5 with SHA-256, under an RSA key of 2048 bits or more.
+        case rs256 = "RS256"
+        /// ECDSA on P-256 with SHA-256.
+        case es256 = "ES256"
+    }
+
+    /// Where the provider's public keys are read: a JWK set in a file, or at a URL (https, or
+    /// http to this machine only).
+    public enum KeySource: Sendable, CustomStringConvertible {
+        case file(String)
+        case url(URL)
+
+        /// A file path, or an `https://` URL (`http://` only to 127.0.0.1, ::1 or localhost).
+        public init(parsing text: String) throws(IdentityProviderError) {
+            guard text.contains("://") else {
+                self = .file(text)
+                return
+            }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
+                throw IdentityProviderError("the key set's URL \(text) cannot be read")
+            }
+            let local = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)
+            guard scheme == "https" || (scheme == "http" && local) else {
+                throw IdentityProviderError("the key set's URL must be https:// (http:// only to this machine): \(text)")
+            }
+            self = .url(url)
+        }
+
+        public var description: String {
+            switch self {
+            case .file(let path): path
+            case .url(let url): url.absoluteString
+            }
+        }
+    }
+
+    /// The `iss` every token must carry, exactly.
+    public var issuer: String
+    /// A value the token's `aud` must hold.
+    public var audience: String
+    /// The algorithms accepted; a token naming another is refused, whatever its key.
+    public var algorithms: Set<Algorithm>
+    /// Where the signing keys come from.
+    public var keys: KeySource
+    /// The claim naming the user's email (`email` by default). For `email`, a token whose
+    /// `email_verified` is present and not true is refused.
+    public var userClaim: String
+    /// How far clocks may disagree, for `exp` and `nbf`.
+    public var leeway: TimeInterval = 60
+    /// The longest token read (a bearer token is a header; this is far above a real one).
+    public var maxTokenBytes = 8_192
+    /// The shortest time between two reloads of the keys for a token naming an unknown key id.
+    public var reloadInterval: Duration = .seconds(30)
+
+    /// A provider with these pins; RS256 only unless told otherwise.
+    public init(issuer: String, audience: String, keys: KeySource, algorithms: Set<Algorithm> = [.rs256], userClaim: String = "email") {
+        self.issuer = issuer
+        self.audience = audience
+        self.keys = keys
+        self.algorithms = algorithms
+        self.userClaim = userClaim
+    }
+
+    /// Whether `text` has a JWS compact token's shape: three base64url parts, the first two
+    /// not empty. API tokens never have it.
+    static func looksLikeToken(_ text: String) -> Bool {
+        var dots = 0
+        var partLength = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                if partLength == 0 { return false }
+                dots += 1
+                partLength = 0
+            } else if Base64URL.isAlphabet(byte) {
+                partLength += 1
+            } else {
+                return false
+            }
+        }
+        return dots == 2 && partLength > 0
+    }
+
+    /// What the access log shows of an identity token: `jwt:` and its SHA-256's first 12 hex
+    /// digits, the same for every request that carries it and nothing of the token itself.
+    static func label(of token: String) -> String {
+        "jwt:" + SHA256.hexDigest(of: token.utf8).prefix(12)
+    }
+}
+
+/// A configuration or key set that cannot be used; says what and what to do.
+public struct IdentityProviderError: Error, CustomStringConvertible {
+    public let description: String
+    /// Whether the key set's URL could not be reached (rather than read and found wanting).
+    public let unreachable: Bool
+    init(_ description: String, unreachable: Bool = false) {
+        self.description = description
+        self.unreachable = unreachable
+    }
+}
+
+/// Why an identity token was refused: said in the 401's detail (none of it is secret).
+struct IdentityTokenRefusal: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What a verified identity token says.
+struct IdentityClaims: Sendable, Equatable {
+    /// The user's email, from the configured claim.
+    var email: String
+    /// When it stops being accepted (`exp` plus the leeway).
+    var expiresAt: Date
+}
+
+/// One public key of the provider's set, ready for libcrypto.
+final class SigningKey: @unchecked Sendable {
+    let id: String
+    let algorithm: IdentityProvider.Algorithm
+    /// The JWK's own `alg`, when it names one.
+    let pinnedAlgorithm: String?
+    private let key: OpaquePointer
+
+    init(id: String, algorithm: IdentityProvider.Algorithm, pinnedAlgorithm: String?, key: OpaquePointer) {
+        self.id = id
+        self.algorithm = algorithm
+        self.pinnedAlgorithm = pinnedAlgorithm
+        self.key = key
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// Whether `signature` signs `data` (libcrypto does the verifying).
+    func verifies(_ signature: [UInt8], over data: [UInt8]) -> Bool {
+        data.withUnsafeBufferPointer { data in
+            signature.withUnsafeBufferPointer { signature in
+                taskbase_verify_sha256(key, algorithm == .es256 ? 1 : 0, data.baseAddress, data.count, signature.baseAddress, signature.count) == 1
+            }
+        }
+    }
+
+    /// The signing keys of a JWK set (`{"keys": [...]}`): RSA keys for RS256, P-256 keys for
+    /// ES256, each with a `kid`; keys for encryption (`use` other than `sig`) and of other
+    /// kinds are left out. A set with no usable key is an error.
+    static func set(from data: Data, source: String) throws(IdentityProviderError) -> [SigningKey] {
+        guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let entries = document["keys"] as? [Any] else {
+            throw IdentityProviderError("\(source) is not a JWK set: a JSON object with a \"keys\" array was expected")
+        }
+        var keys: [SigningKey] = []
+        for case let entry as [String: Any] in entries {
+            guard let id = entry["kid"] as? String, !id.isEmpty, (entry["use"] as? String).map({ $0 == "sig" }) ?? true else { continue }
+            let pinned = entry["alg"] as? String
+            switch entry["kty"] as? String {
+            case "RSA":
+                guard let n = (entry["n"] as? String).flatMap(Base64URL.decode), let e = (entry["e"] as? String).flatMap(Base64URL.decode),
+                    let key = n.withUnsafeBufferPointer({ n in
+                        e.withUnsafeBufferPointer { e in taskbase_rsa_public_key(n.baseAddress, n.count, e.baseAddress, e.count) }
+                    })
+                else { continue }
+                keys.append(SigningKey(id: id, algorithm: .rs256, pinnedAlgorithm: pinned, key: key))
+            case "EC":
+                guard entry["crv"] as? String == "P-256", let x = (entry["x"] as? String).flatMap(Base64URL.decode),
+                    let y = (entry["y"] as? String).flatMap(Base64URL.decode), x.count == 32, y.count == 32,
+                    let key = x.withUnsafeBufferPointer({ x in
+                        y.withUnsafeBufferPointer { y in taskbase_p256_public_key(x.baseAddress, y.baseAddress) }
+                    })
+                else { continue }
+                keys.append(SigningKey(id: id, algorithm: .es256, pinnedAlgorithm: pinned, key: key))
+            default:
+                continue
+            }
+        }
+        guard !keys.isEmpty else {
+            throw IdentityProviderError(
+                "\(source) holds no signing key taskserve can use (RSA of 2048 bits or more, or EC P-256, each with a kid)")
+        }
+        return keys
+    }
+}
+
+/// Verifies identity tokens against a provider's pins and keys. The keys are read at start and
+/// again when a token names a key id not among them (the provider rotated its keys), at most
+/// once per `IdentityProvider.reloadInterval`.
+public final class IdentityTokenVerifier: Sendable {
+    /// The pins it checks tokens by.
+    public let provider: IdentityProvider
+    private struct Keys {
+        var keys: [SigningKey] = []
+        var loadedAt: ContinuousClock.Instant?
+        var reloading: Task<Void, Never>?
+    }
+    private let state = Mutex(Keys())
+
+    private init(provider: IdentityProvider) {
+        self.provider = provider
+    }
+
+    /// A verifier with the provider's keys read, or the error saying why they cannot be.
+    public static func start(_ provider: IdentityProvider) async throws(IdentityProviderError) -> IdentityTokenVerifier {
+        guard !provider.issuer.isEmpty, !provider.audience.isEmpty, !provider.algorithms.isEmpty, !provider.userClaim.isEmpty else {
+            throw IdentityProviderError("an identity provider needs an issuer, an audience, at least one algorithm and a user claim")
+        }
+        let verifier = IdentityTokenVerifier(provider: provider)
+        let keys = try await load(provider.keys)
+        verifier.state.withLock { $0 = Keys(keys: keys, loadedAt: .now) }
+        return verifier
+    }
+
+    /// The key set at `source`.
+    static func load(_ source: IdentityProvider.KeySource) async throws(IdentityProviderError) -> [SigningKey] {
+        let data: Data
+        switch source {
+        case .file(let path):
+            guard let read = FileManager.default.contents(atPath: path) else {
+                throw IdentityProviderError("cannot read the key set \(path): no such file, or not readable")
+            }
+            data = read
+        case .url(let url):
+            var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            do {
+                let (body, response) = try await URLSession.shared.data(for: request)
+                guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
+                    throw IdentityProviderError(
+                        "the key set at \(url.absoluteString) answered \((response as? HTTPURLResponse)?.statusCode ?? 0), not 200", unreachable: true
+                    )
+                }
+                data = body
+            } catch let error as IdentityProviderError {
+                throw error
+            } catch {
+                throw IdentityProviderError("cannot fetch the key set at \(url.absoluteString): \(error.localizedDescription)", unreachable: true)
+            }
+        }
+        return try SigningKey.set(from: data, source: source.description)
+    }
+
+    /// The claims of `token` at `now`, or why it is refused.
+    func verify(_ token: String, now: Date) async throws(IdentityTokenRefusal) -> IdentityClaims {
+        guard token.utf8.count <= provider.maxTokenBytes else {
+            throw IdentityTokenRefusal("the identity token is longer than \(provider.maxTokenBytes) bytes")
+        }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]), let header = JSONValue.object(from: headerBytes),
+            let claims = JSONValue.object(from: payloadBytes)
+        else { throw IdentityTokenRefusal("the identity token is not a signed JWT (three base64url parts, JSON header and claims)") }
+        // The header says which key, never how to check: the algorithm must be one this server
+        // was told to accept, and match the key's own kind.
+        guard let named = header["alg"]?.string, let algorithm = IdentityProvider.Algorithm(rawValue: named),
+            provider.algorithms.contains(algorithm)
+        else {
+            let accepted = provider.algorithms.map(\.rawValue).sorted().joined(separator: ", ")
+            let named = header["alg"]?.string.map { "\"\($0)\"" } ?? "(none)"
+            throw IdentityTokenRefusal("the identity token's algorithm \(named) is not accepted (\(accepted))")
+        }
+        guard header["crit"] == nil else {
+            throw IdentityTokenRefusal("the identity token names critical header extensions, which are not supported")
+        }
+        guard let keyID = header["kid"]?.string, !keyID.isEmpty else { throw IdentityTokenRefusal("the identity token names no key (kid)") }
+        guard let key = await key(keyID, for: algorithm) else {
+            throw IdentityTokenRefusal("the identity token's key \(keyID) is not among the provider's \(algorithm.rawValue) keys")
+        }
+        let signed = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard key.verifies(signature, over: signed) else { throw IdentityTokenRefusal("the identity token's signature does not verify") }
+        // Signed by the provider: now its claims count.
+        guard claims["iss"]?.string == provider.issuer else { throw IdentityTokenRefusal("the identity token's issuer is not \(provider.issuer)") }
+        let audiences: [String] =
+            switch claims["aud"] {
+            case .string(let one): [one]
+            case .array(let many): many.compactMap(\.string)
+            default: []
+            }
+        guard audiences.contains(provider.audience) else { throw IdentityTokenRefusal("the identity token is not for audience \(provider.audience)") }
+        guard case .number(let expiry) = claims["exp"] else { throw IdentityTokenRefusal("the identity token has no expiry (exp)") }
+        let expiresAt = Date(timeIntervalSince1970: expiry + provider.leeway)
+        guard now < expiresAt else { throw IdentityTokenRefusal("the identity token has expired") }
+        if let notBefore = claims["nbf"] {
+            guard case .number(let seconds) = notBefore else { throw IdentityTokenRefusal("the identity token's nbf is not a number") }
+            guard now.timeIntervalSince1970 + provider.leeway >= seconds else {
+                throw IdentityTokenRefusal("the identity token is not valid yet (nbf)")
+            }
+        }
+        guard let email = claims[provider.userClaim]?.string, !email.isEmpty else {
+            throw IdentityTokenRefusal("the identity token has no \(provider.userClaim) claim naming the user")
+        }
+        if provider.userClaim == "email", let verified = claims["email_verified"] {
+            guard verified == .bool(true) || verified == .string("true") else {
+                throw IdentityTokenRefusal("the identity token's email is not verified (email_verified)")
+            }
+        }
+        return IdentityClaims(email: email, expiresAt: expiresAt)
+    }
+
+    /// The key `id` for `algorithm`, reading the set again (once per reload interval) when it
+    /// holds no such key.
+    private func key(_ id: String, for algorithm: IdentityProvider.Algorithm) async -> SigningKey? {
+        func find(_ keys: [SigningKey]) -> SigningKey? {
+            keys.first { $0.id == id && $0.algorithm == algorithm && ($0.pinnedAlgorithm == nil || $0.pinnedAlgorithm == algorithm.rawValue) }
+        }
+        let (found, reload) = state.withLock { state -> (SigningKey?, Task<Void, Never>?) in
+            if let found = find(state.keys) { return (found, nil) }
+            if let running = state.reloading { return (nil, running) }
+            if let loaded = state.loadedAt, ContinuousClock.now - loaded < provider.reloadInterval { return (nil, nil) }
+            let source = provider.keys
+            let task = Task { [self] in
+                let keys = try? await Self.load(source)
+                self.state.withLock { current in
+                    if let keys { current.keys = keys }
+                    current.loadedAt = ContinuousClock.now
+                    current.reloading = nil
+                }
+            }
+            state.reloading = task
+            return (nil, task)
+        }
+        if let found { return found }
+        guard let reload else { return nil }
+        await reload.value
+        return state.withLock { find($0.keys) }
+    }
+}
+
+/// A JSON value as a token's header and claims hold them, read by JSONDecoder (which keeps
+/// `true` from passing for a number, and a number for `true`).
+enum JSONValue: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    var string: String? {
+        if case .string(let value) = self { value } else { nil }
+    }
+
+    /// `bytes` read as a JSON object; nil when they are not one.
+    static func object(from bytes: [UInt8]) -> [String: JSONValue]? {
+        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return nil }
+        return members
+    }
+}

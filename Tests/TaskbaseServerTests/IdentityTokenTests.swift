@@ -1,0 +1,285 @@
+import CLibCrypto
+import Foundation
+import Synchronization
+import TaskCore
+import TaskStoreMemory
+@testable import TaskbaseServer
+import TaskbaseTestSupport
+import Testing
+
+/// A key pair made by libcrypto for the tests, standing in for an identity provider's: it signs
+/// tokens and publishes its public half as a JWK.
+final class ProviderKey: @unchecked Sendable {
+    enum Kind { case rsa, p256 }
+    let kind: Kind
+    let id: String
+    private let key: OpaquePointer
+
+    init(_ kind: Kind, id: String, rsaBits: Int32 = 2048) {
+        self.kind = kind
+        self.id = id
+        let context = EVP_PKEY_CTX_new_from_name(nil, kind == .rsa ? "RSA" : "EC", nil)!
+        defer { EVP_PKEY_CTX_free(context) }
+        precondition(EVP_PKEY_keygen_init(context) == 1)
+        switch kind {
+        case .rsa: precondition(EVP_PKEY_CTX_set_rsa_keygen_bits(context, rsaBits) == 1)
+        case .p256: precondition(EVP_PKEY_CTX_set_group_name(context, "P-256") == 1)
+        }
+        var made: OpaquePointer?
+        precondition(EVP_PKEY_generate(context, &made) == 1)
+        key = made!
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    private func number(_ name: String) -> [UInt8] {
+        var value: OpaquePointer?
+        precondition(EVP_PKEY_get_bn_param(key, name, &value) == 1)
+        defer { BN_free(value) }
+        var bytes = [UInt8](repeating: 0, count: Int((BN_num_bits(value) + 7) / 8))
+        _ = BN_bn2bin(value, &bytes)
+        return bytes
+    }
+
+    /// The public key as a JWK (with `alg` when `pinned`).
+    func jwk(pinned: String? = nil) -> [String: Any] {
+        var jwk: [String: Any] = ["kid": id, "use": "sig"]
+        switch kind {
+        case .rsa:
+            jwk["kty"] = "RSA"
+            jwk["n"] = Base64URL.encode(number("n"))
+            jwk["e"] = Base64URL.encode(number("e"))
+        case .p256:
+            var point = [UInt8](repeating: 0, count: 65)
+            var length = 0
+            precondition(EVP_PKEY_get_octet_string_param(key, "pub", &point, 65, &length) == 1 && length == 65)
+            jwk["kty"] = "EC"
+            jwk["crv"] = "P-256"
+            jwk["x"] = Base64URL.encode(point[1..<33])
+            jwk["y"] = Base64URL.encode(point[33..<65])
+        }
+        if let pinned { jwk["alg"] = pinned }
+        return jwk
+    }
+
+    /// The JWS signature of `data`: PKCS #1 v1.5 for RSA, r and s (32 bytes each) for P-256.
+    func sign(_ data: [UInt8]) -> [UInt8] {
+        let context = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(context) }
+        precondition(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1)
+        var length = 0
+        precondition(EVP_DigestSign(context, nil, &length, data, data.count) == 1)
+        var signature = [UInt8](repeating: 0, count: length)
+        precondition(EVP_DigestSign(context, &signature, &length, data, data.count) == 1)
+        signature.removeLast(signature.count - length)
+        guard kind == .p256 else { return signature }
+        return signature.withUnsafeBufferPointer { der in
+            var cursor: UnsafePointer<UInt8>? = der.baseAddress
+            let pair = d2i_ECDSA_SIG(nil, &cursor, der.count)!
+            defer { ECDSA_SIG_free(pair) }
+            var raw = [UInt8](repeating: 0, count: 64)
+            raw.withUnsafeMutableBufferPointer { raw in
+                _ = BN_bn2binpad(ECDSA_SIG_get0_r(pair), raw.baseAddress, 32)
+                _ = BN_bn2binpad(ECDSA_SIG_get0_s(pair), raw.baseAddress! + 32, 32)
+            }
+            return raw
+        }
+    }
+
+    /// A JWK set of `keys`.
+    static func set(_ keys: [[String: Any]]) -> Data {
+        try! JSONSerialization.data(withJSONObject: ["keys": keys])
+    }
+}
+
+/// Tokens as a provider would mint them, and as attackers would.
+enum Minted {
+    static func part(_ object: [String: Any]) -> String {
+        Base64URL.encode(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    /// `header.claims.signature`, signed by `key` (the header's `alg` and `kid` as given).
+    static func token(_ header: [String: Any], _ claims: [String: Any], signedBy key: ProviderKey) -> String {
+        let input = part(header) + "." + part(claims)
+        return input + "." + Base64URL.encode(key.sign(Array(input.utf8)))
+    }
+
+    /// The claims of a good token for `email`, expiring in ten minutes.
+    static func claims(_ email: String, issuer: String = IdentityTokenTests.issuer, audience: Any = IdentityTokenTests.audience) -> [String: Any] {
+        let now = Int(Date().timeIntervalSince1970)
+        return ["iss": issuer, "aud": audience, "sub": "user-1", "email": email, "email_verified": true, "iat": now, "exp": now + 600]
+    }
+}
+
+@Suite("Identity provider tokens (OIDC JWTs): pinned issuer, audience, algorithms and keys")
+struct IdentityTokenTests {
+    static let issuer = "https://login.example.com/"
+    static let audience = "taskbase-api"
+
+    /// A server whose provider's keys are `keys`, written to a file, accepting `algorithms`.
+    static func server(
+        keys: [[String: Any]], algorithms: Set<IdentityProvider.Algorithm> = [.rs256, .es256], store: any TaskStore = MemoryTaskStore(),
+        log: (@Sendable (String) -> Void)? = nil
+    ) async throws -> ServerFixture {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try ProviderKey.set(keys).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let provider = IdentityProvider(issuer: issuer, audience: audience, keys: .file(file.path), algorithms: algorithms)
+        return try await ServerFixture.start(store: store, identity: try await IdentityTokenVerifier.start(provider), log: log)
+    }
+
+    @Test(
+        "an RS256 and an ES256 token act as the user their email names, over either store; the log shows a label, never the token",
+        arguments: StoreKind.allCases)
+    func accepted(_ kind: StoreKind) async throws {
+        let rsa = ProviderKey(.rsa, id: "rsa-1"), ec = ProviderKey(.p256, id: "ec-1")
+        let lines = Mutex<[String]>([])
+        let f = try await Self.server(keys: [rsa.jwk(), ec.jwk()], store: try await kind.make()) { line in lines.withLock { $0.append(line) } }
+        for (key, alg) in [(rsa, "RS256"), (ec, "ES256")] {
+            let token = Minted.token(["alg": alg, "kid": key.id, "typ": "JWT"], Minted.claims(f.member.email.uppercased()), signedBy: key)
+            let me = try await f.client().with(token: token).get("/v1/me")
+            #expect(me.status == 200, "\(alg): \(me.text)")
+            #expect(me.text.contains(f.member.email))
+            let tasks = try await f.client().with(token: token).get("/v1/teams/\(f.team)/tasks")
+            #expect(tasks.status == 200, "\(alg): the member reads the team's tasks")
+            let outsiderView = try await f.client().with(
+                token: Minted.token(["alg": alg, "kid": key.id], Minted.claims(f.outsider.email), signedBy: key)
+            )
+            .get("/v1/teams/\(f.team)/tasks")
+            #expect(outsiderView.status == 404, "\(alg): an outsider's token is the outsider, not more")
+            let logged = lines.withLock { $0.joined() }
+            #expect(logged.contains(IdentityProvider.label(of: token)))
+            #expect(!logged.contains(String(token.split(separator: ".")[2])), "the token's signature reached the log")
+        }
+        await f.stop()
+    }
+
+    @Test("forged, misdirected and stale tokens are refused with 401 and the reason")
+    func refused() async throws {
+        let rsa = ProviderKey(.rsa, id: "rsa-1"), ec = ProviderKey(.p256, id: "ec-1"), stranger = ProviderKey(.rsa, id: "rsa-1")
+        let f = try await Self.server(keys: [rsa.jwk(), ec.jwk(pinned: "ES256")], algorithms: [.rs256])
+        let email = f.member.email
+        let good = Minted.claims(email)
+        let now = Int(Date().timeIntervalSince1970)
+        func without(_ name: String) -> [String: Any] {
+            var claims = good
+            claims[name] = nil
+            return claims
+        }
+        func with(_ name: String, _ value: Any) -> [String: Any] {
+            var claims = good
+            claims[name] = value
+            return claims
+        }
+        let valid = Minted.token(["alg": "RS256", "kid": "rsa-1"], good, signedBy: rsa)
+        let parts = valid.split(separator: ".").map(String.init)
+        // HS256 with the provider's public key as the HMAC secret: the classic confusion.
+        let confusion: String = {
+            let input = Minted.part(["alg": "HS256", "kid": "rsa-1"]) + "." + Minted.part(good)
+            let secret = Array((rsa.jwk()["n"] as! String).utf8)
+            let template = secret.withUnsafeBufferPointer { taskbase_hmac_sha256_template($0.baseAddress, $0.count) }!
+            defer { EVP_MAC_CTX_free(template) }
+            var mac = [UInt8](repeating: 0, count: 32)
+            _ = Array(input.utf8).withUnsafeBufferPointer { data in
+                mac.withUnsafeMutableBufferPointer { taskbase_hmac_sha256(template, data.baseAddress, data.count, $0.baseAddress) }
+            }
+            return input + "." + Base64URL.encode(mac)
+        }()
+        let cases: [(String, String, String)] = [
+            ("alg none", Minted.part(["alg": "none", "kid": "rsa-1"]) + "." + Minted.part(good) + ".AAAA", "algorithm \"none\" is not accepted"),
+            ("HS256 keyed with the public key", confusion, "algorithm \"HS256\" is not accepted"),
+            ("ES256 when only RS256 is accepted", Minted.token(["alg": "ES256", "kid": "ec-1"], good, signedBy: ec), "algorithm \"ES256\""),
+            ("no alg", Minted.token(["kid": "rsa-1"], good, signedBy: rsa), "algorithm (none)"),
+            ("a key id the provider does not have", Minted.token(["alg": "RS256", "kid": "rsa-9"], good, signedBy: rsa), "key rsa-9"),
+            ("no key id", Minted.token(["alg": "RS256"], good, signedBy: rsa), "names no key"),
+            (
+                "signed by another key under the provider's key id", Minted.token(["alg": "RS256", "kid": "rsa-1"], good, signedBy: stranger),
+                "signature"
+            ),
+            ("claims changed after signing", parts[0] + "." + Minted.part(with("email", f.owner.email)) + "." + parts[2], "signature"),
+            ("a critical extension", Minted.token(["alg": "RS256", "kid": "rsa-1", "crit": ["exp"]], good, signedBy: rsa), "critical"),
+            ("another issuer", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("iss", "https://evil.example.com/"), signedBy: rsa), "issuer"),
+            ("another audience", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("aud", ["other-app"]), signedBy: rsa), "audience"),
+            ("expired", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("exp", now - 120), signedBy: rsa), "expired"),
+            ("no expiry", Minted.token(["alg": "RS256", "kid": "rsa-1"], without("exp"), signedBy: rsa), "no expiry"),
+            ("expiry true", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("exp", true), signedBy: rsa), "no expiry"),
+            ("not valid yet", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("nbf", now + 600), signedBy: rsa), "not valid yet"),
+            ("an unverified email", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("email_verified", false), signedBy: rsa), "not verified"),
+            ("no email", Minted.token(["alg": "RS256", "kid": "rsa-1"], without("email"), signedBy: rsa), "no email claim"),
+            (
+                "nobody's email", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("email", "nobody@example.com"), signedBy: rsa),
+                "no enabled Taskbase account"
+            ),
+            (
+                "over 8 KiB", Minted.token(["alg": "RS256", "kid": "rsa-1"], with("padding", String(repeating: "x", count: 9_000)), signedBy: rsa),
+                "longer than"
+            ),
+        ]
+        for (name, token, reason) in cases {
+            let reply = try await f.client().with(token: token).get("/v1/me")
+            #expect(reply.status == 401, "\(name): \(reply.status) \(reply.text)")
+            #expect(reply.header("WWW-Authenticate")?.hasPrefix("Bearer") == true, "\(name)")
+            #expect(reply.problem?.detail.contains(reason) == true, "\(name): \(reply.problem?.detail ?? reply.text)")
+        }
+        let accepted = try await f.client().with(token: valid).get("/v1/me")
+        #expect(accepted.status == 200, "the same provider's good token: \(accepted.text)")
+        await f.stop()
+    }
+
+    @Test("a user disabled after their token was accepted is refused at once; enabled again, accepted")
+    func disabledUser() async throws {
+        let rsa = ProviderKey(.rsa, id: "rsa-1")
+        let f = try await Self.server(keys: [rsa.jwk()])
+        try await waitUntil("the token cache's doorbell to connect") { f.server.verifier.isCaching }
+        let token = Minted.token(["alg": "RS256", "kid": "rsa-1"], Minted.claims(f.member.email), signedBy: rsa)
+        #expect(try await f.client().with(token: token).get("/v1/me").status == 200)
+        _ = try await f.service.setUserDisabled(.id(f.member.id), true)
+        try await waitUntil("the disabled user's token to be refused") { try await f.client().with(token: token).get("/v1/me").status == 401 }
+        _ = try await f.service.setUserDisabled(.id(f.member.id), false)
+        try await waitUntil("the enabled user's token to be accepted") { try await f.client().with(token: token).get("/v1/me").status == 200 }
+        await f.stop()
+    }
+
+    @Test("keys at a URL are read again when a token names a new key id: the provider rotated its keys")
+    func rotation() async throws {
+        let old = ProviderKey(.rsa, id: "2026-11"), new = ProviderKey(.p256, id: "2026-12")
+        let published = Mutex(ProviderKey.set([old.jwk()]))
+        let fetches = Atomic<Int>(0)
+        let keyServer = try HTTPServer.start(port: 0) { _ in
+            fetches.add(1, ordering: .relaxed)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(published.withLock { $0 })))
+        }
+        var provider = IdentityProvider(
+            issuer: Self.issuer, audience: Self.audience, keys: try .init(parsing: keyServer.baseURL + "/jwks"), algorithms: [.rs256, .es256])
+        provider.reloadInterval = .zero
+        let f = try await ServerFixture.start(identity: try await IdentityTokenVerifier.start(provider))
+        #expect(fetches.load(ordering: .relaxed) == 1, "read once at start")
+        let oldToken = Minted.token(["alg": "RS256", "kid": old.id], Minted.claims(f.viewer.email), signedBy: old)
+        let newToken = Minted.token(["alg": "ES256", "kid": new.id], Minted.claims(f.viewer.email), signedBy: new)
+        #expect(try await f.client().with(token: oldToken).get("/v1/me").status == 200)
+        #expect(try await f.client().with(token: newToken).get("/v1/me").status == 401, "not published yet")
+        published.withLock { $0 = ProviderKey.set([old.jwk(), new.jwk()]) }
+        #expect(try await f.client().with(token: newToken).get("/v1/me").status == 200, "read again for the new key id")
+        #expect(fetches.load(ordering: .relaxed) >= 3)
+        await f.stop()
+        await keyServer.shutdown(grace: .seconds(1))
+    }
+
+    @Test("a key set with no usable key, and a key URL that is neither https nor this machine's, are refused at start")
+    func badConfiguration() async throws {
+        let weak = ProviderKey(.rsa, id: "weak", rsaBits: 1024)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try ProviderKey.set([weak.jwk(), ["kid": "enc", "kty": "RSA", "use": "enc", "n": "AQAB", "e": "AQAB"]]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        await #expect(throws: IdentityProviderError.self) {
+            _ = try await IdentityTokenVerifier.start(IdentityProvider(issuer: Self.issuer, audience: Self.audience, keys: .file(file.path)))
+        }
+        #expect(throws: IdentityProviderError.self) { _ = try IdentityProvider.KeySource(parsing: "http://login.example.com/jwks") }
+        #expect(throws: Never.self) { _ = try IdentityProvider.KeySource(parsing: "http://127.0.0.1:9/jwks") }
+        // A point off the curve is not a key.
+        let ec = ProviderKey(.p256, id: "ec")
+        var offCurve = ec.jwk()
+        offCurve["y"] = offCurve["x"]
+        #expect(throws: IdentityProviderError.self) { _ = try SigningKey.set(from: ProviderKey.set([offCurve]), source: "test") }
+    }
+}
