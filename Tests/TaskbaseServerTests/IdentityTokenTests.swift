@@ -240,6 +240,31 @@ struct IdentityTokenTests {
         await f.stop()
     }
 
+    @Test("an event stream opened with an identity token ends at the heartbeat after the token expires")
+    func streamEndsAtExpiry() async throws {
+        let rsa = ProviderKey(.rsa, id: "rsa-1")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try ProviderKey.set([rsa.jwk()]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var provider = IdentityProvider(issuer: Self.issuer, audience: Self.audience, keys: .file(file.path))
+        provider.leeway = 0
+        let f = try await ServerFixture.start(heartbeat: .milliseconds(200), identity: try await IdentityTokenVerifier.start(provider))
+        var claims = Minted.claims(f.viewer.email)
+        claims["exp"] = Int(Date().timeIntervalSince1970) + 2
+        let token = Minted.token(["alg": "RS256", "kid": "rsa-1"], claims, signedBy: rsa)
+        let stream = try RawConnection(port: f.server.http.port)
+        stream.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(token)"])
+        #expect(await stream.read(until: { $0.contains(": connected") }))
+        #expect(stream.text.hasPrefix("HTTP/1.1 200"))
+        #expect(await stream.readUntilClosed(limit: .seconds(10)), "the stream outlived its token")
+        #expect(try await f.client().with(token: token).get("/v1/me").status == 401)
+        // The same check when the token is not in the cache (a ring of the doorbell emptied it,
+        // or it is not connected): a refused identity token is invalid, not "cannot say".
+        let uncached = TokenVerifier(service: f.service, secrets: ServerFixture.secrets, identity: f.server.verifier.identity)
+        #expect(await !uncached.stillValid(token), "an expired identity token outside the cache was taken as still valid")
+        await f.stop()
+    }
+
     @Test("keys at a URL are read again when a token names a new key id: the provider rotated its keys")
     func rotation() async throws {
         let old = ProviderKey(.rsa, id: "2026-11"), new = ProviderKey(.p256, id: "2026-12")

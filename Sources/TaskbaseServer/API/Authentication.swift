@@ -184,7 +184,10 @@ public final class TokenVerifier: Sendable {
     /// peer's allowance of failures (`failures`) and gives it back when the token was good:
     /// once the allowance is spent, throws `LookupsExhausted` without reading anything.
     func verify(_ secret: String, from peer: PeerAddress?) async throws -> Caller? {
-        try await verdict(secret, from: peer).get()
+        // A refused identity token is no caller, like an unknown API token: only the database
+        // being out of reach throws (which `stillValid` must not read as a refusal).
+        guard case .success(let caller) = try await verdict(secret, from: peer) else { return nil }
+        return caller
     }
 
     /// `verify(_:from:)` with the reason an identity token was refused (an API token's refusal

@@ -64,7 +64,7 @@ public struct IdentityProvider: Sendable {
     /// The claim naming the user's email (`email` by default). For `email`, a token whose
     /// `email_verified` is present and not true is refused.
     public var userClaim: String
-    /// How far clocks may disagree, for `exp` and `nbf`.
+    /// How far clocks may disagree, for `exp` and `nbf`: a minute.
     public var leeway: TimeInterval = 60
     /// The longest token read (a bearer token is a header; this is far above a real one).
     public var maxTokenBytes = 8_192
