@@ -348,7 +348,9 @@ extension TokenVerifier: RequestAuthenticator {
         case .secret(let text):
             secret = text
         }
-        let prefix = Bearer.label(of: secret)
+        // What the log shows of a refused token; an accepted one's caller carries its own (an
+        // identity token's label is a hash: not made for every request).
+        var prefix: String { Bearer.label(of: secret) }
         do {
             switch try await verdict(secret, from: proxies.client(of: request)) {
             case .success(let caller?):
