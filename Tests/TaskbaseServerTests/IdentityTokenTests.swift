@@ -8,8 +8,14 @@ import TaskbaseTestSupport
 import Testing
 
 /// A key pair made by libcrypto for the tests, standing in for an identity provider's: it signs
-/// tokens and publishes its public half as a JWK.
+/// tokens and publishes its public half as a JWK. Making an RSA key takes a tenth of a second
+/// or more: the tests share the few they need (`rsa`, `otherRSA`, `p256`), made once.
 final class ProviderKey: @unchecked Sendable {
+    static let rsa = ProviderKey(.rsa, id: "rsa-1")
+    /// Another RSA key under the same key id: a forger's.
+    static let otherRSA = ProviderKey(.rsa, id: "rsa-1")
+    static let p256 = ProviderKey(.p256, id: "ec-1")
+
     enum Kind { case rsa, p256 }
     let kind: Kind
     let id: String
@@ -41,9 +47,9 @@ final class ProviderKey: @unchecked Sendable {
         return bytes
     }
 
-    /// The public key as a JWK (with `alg` when `pinned`).
-    func jwk(pinned: String? = nil) -> [String: Any] {
-        var jwk: [String: Any] = ["kid": id, "use": "sig"]
+    /// The public key as a JWK under `kid` (its own id by default), with `alg` when `pinned`.
+    func jwk(kid: String? = nil, pinned: String? = nil) -> [String: Any] {
+        var jwk: [String: Any] = ["kid": kid ?? id, "use": "sig"]
         switch kind {
         case .rsa:
             jwk["kty"] = "RSA"
@@ -132,7 +138,7 @@ struct IdentityTokenTests {
         "an RS256 and an ES256 token act as the user their email names, over either store; the log shows a label, never the token",
         arguments: StoreKind.allCases)
     func accepted(_ kind: StoreKind) async throws {
-        let rsa = ProviderKey(.rsa, id: "rsa-1"), ec = ProviderKey(.p256, id: "ec-1")
+        let (rsa, ec) = (ProviderKey.rsa, ProviderKey.p256)
         let lines = Mutex<[String]>([])
         let f = try await Self.server(keys: [rsa.jwk(), ec.jwk()], store: try await kind.make()) { line in lines.withLock { $0.append(line) } }
         for (key, alg) in [(rsa, "RS256"), (ec, "ES256")] {
@@ -156,7 +162,7 @@ struct IdentityTokenTests {
 
     @Test("forged, misdirected and stale tokens are refused with 401 and the reason")
     func refused() async throws {
-        let rsa = ProviderKey(.rsa, id: "rsa-1"), ec = ProviderKey(.p256, id: "ec-1"), stranger = ProviderKey(.rsa, id: "rsa-1")
+        let (rsa, ec, stranger) = (ProviderKey.rsa, ProviderKey.p256, ProviderKey.otherRSA)
         let f = try await Self.server(keys: [rsa.jwk(), ec.jwk(pinned: "ES256")], algorithms: [.rs256])
         let email = f.member.email
         let good = Minted.claims(email)
@@ -228,7 +234,7 @@ struct IdentityTokenTests {
 
     @Test("a user disabled after their token was accepted is refused at once; enabled again, accepted")
     func disabledUser() async throws {
-        let rsa = ProviderKey(.rsa, id: "rsa-1")
+        let rsa = ProviderKey.rsa
         let f = try await Self.server(keys: [rsa.jwk()])
         try await waitUntil("the token cache's doorbell to connect") { f.server.verifier.isCaching }
         let token = Minted.token(["alg": "RS256", "kid": "rsa-1"], Minted.claims(f.member.email), signedBy: rsa)
@@ -242,7 +248,7 @@ struct IdentityTokenTests {
 
     @Test("an event stream opened with an identity token ends at the heartbeat after the token expires")
     func streamEndsAtExpiry() async throws {
-        let rsa = ProviderKey(.rsa, id: "rsa-1")
+        let rsa = ProviderKey.rsa
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
         try ProviderKey.set([rsa.jwk()]).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -267,8 +273,9 @@ struct IdentityTokenTests {
 
     @Test("keys at a URL are read again when a token names a new key id: the provider rotated its keys")
     func rotation() async throws {
-        let old = ProviderKey(.rsa, id: "2026-11"), new = ProviderKey(.p256, id: "2026-12")
-        let published = Mutex(ProviderKey.set([old.jwk()]))
+        let (old, new) = (ProviderKey.rsa, ProviderKey.p256)
+        let (oldID, newID) = ("2026-11", "2026-12")
+        let published = Mutex(ProviderKey.set([old.jwk(kid: oldID)]))
         let fetches = Atomic<Int>(0)
         let keyServer = try HTTPServer.start(port: 0) { _ in
             fetches.add(1, ordering: .relaxed)
@@ -279,11 +286,11 @@ struct IdentityTokenTests {
         provider.reloadInterval = .zero
         let f = try await ServerFixture.start(identity: try await IdentityTokenVerifier.start(provider))
         #expect(fetches.load(ordering: .relaxed) == 1, "read once at start")
-        let oldToken = Minted.token(["alg": "RS256", "kid": old.id], Minted.claims(f.viewer.email), signedBy: old)
-        let newToken = Minted.token(["alg": "ES256", "kid": new.id], Minted.claims(f.viewer.email), signedBy: new)
+        let oldToken = Minted.token(["alg": "RS256", "kid": oldID], Minted.claims(f.viewer.email), signedBy: old)
+        let newToken = Minted.token(["alg": "ES256", "kid": newID], Minted.claims(f.viewer.email), signedBy: new)
         #expect(try await f.client().with(token: oldToken).get("/v1/me").status == 200)
         #expect(try await f.client().with(token: newToken).get("/v1/me").status == 401, "not published yet")
-        published.withLock { $0 = ProviderKey.set([old.jwk(), new.jwk()]) }
+        published.withLock { $0 = ProviderKey.set([old.jwk(kid: oldID), new.jwk(kid: newID)]) }
         #expect(try await f.client().with(token: newToken).get("/v1/me").status == 200, "read again for the new key id")
         #expect(fetches.load(ordering: .relaxed) >= 3)
         await f.stop()
@@ -302,8 +309,7 @@ struct IdentityTokenTests {
         #expect(throws: IdentityProviderError.self) { _ = try IdentityProvider.KeySource(parsing: "http://login.example.com/jwks") }
         #expect(throws: Never.self) { _ = try IdentityProvider.KeySource(parsing: "http://127.0.0.1:9/jwks") }
         // A point off the curve is not a key.
-        let ec = ProviderKey(.p256, id: "ec")
-        var offCurve = ec.jwk()
+        var offCurve = ProviderKey.p256.jwk()
         offCurve["y"] = offCurve["x"]
         #expect(throws: IdentityProviderError.self) { _ = try SigningKey.set(from: ProviderKey.set([offCurve]), source: "test") }
     }
