@@ -188,7 +188,9 @@ struct ExportRouteTests {
         #expect(refused.text.contains("--max-exports"), "\(refused.text)")
         #expect(try await f.client("owner").get("/v1/teams/\(f.team)/tasks?limit=1").status == 200)
         reader.reset()
-        try await waitUntil("the next export to be served") {
+        // The slot is free once the server has seen the reset; each try downloads the whole
+        // export, which on a loaded machine (the full suite on two cores) takes seconds.
+        try await waitUntil("the next export to be served", limit: .seconds(60)) {
             try await f.client("owner").get("/v1/teams/\(f.team)/export").status == 200
         }
         await f.stop()
