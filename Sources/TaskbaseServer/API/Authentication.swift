@@ -193,28 +193,32 @@ public final class TokenVerifier: Sendable {
     /// `verify(_:from:)` with the reason an identity token was refused (an API token's refusal
     /// says nothing more: unknown, expired, revoked and disabled look alike).
     func verdict(_ secret: String, from peer: PeerAddress?) async throws -> Result<Caller?, IdentityTokenRefusal> {
-        if let identity, IdentityProvider.looksLikeToken(secret) { return try await verifyIdentity(secret, with: identity, from: peer) }
-        guard TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
-        let hash = try secrets.digest(of: secret).hash
-        return .success(
-            try await lookUp(hash: hash, from: peer) {
-                try await self.service.authenticate(hash: hash).map { Caller(user: $0.user, token: $0.token) }
-            })
-    }
-
-    /// An identity provider's token: checked by the provider's pins and keys (no database),
-    /// then its user looked up by email, who must exist and be enabled. Cached like an API
-    /// token, under its SHA-256, until it expires or the doorbell rings.
-    private func verifyIdentity(
-        _ token: String, with identity: IdentityTokenVerifier, from peer: PeerAddress?
-    ) async throws -> Result<
-        Caller?, IdentityTokenRefusal
-    > {
-        let hash = SHA256.digest(of: token.utf8)
+        // Both kinds share one cache, keyed by a hash of the token: an API token's keyed hash
+        // (what the database stores), an identity token's SHA-256.
+        let identityToken = identity != nil && IdentityProvider.looksLikeToken(secret)
+        guard identityToken || TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
+        let hash = identityToken ? SHA256.digest(of: secret.utf8) : try secrets.digest(of: secret).hash
         let now = service.clock.now()
         if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
-            return .success(cached.isActive(at: now) ? cached : nil)
+            guard cached.isActive(at: now) else { return .success(nil) }
+            recordUse(cached, hash: hash, at: now)
+            return .success(cached)
         }
+        guard let identity, identityToken else {
+            return .success(
+                try await lookUp(hash: hash, from: peer) {
+                    try await self.service.authenticate(hash: hash).map { Caller(user: $0.user, token: $0.token) }
+                })
+        }
+        return try await verifyIdentity(secret, hash: hash, with: identity, at: now, from: peer)
+    }
+
+    /// An identity provider's token not in the cache: checked by the provider's pins and keys
+    /// (no database), then its user looked up by email, who must exist and be enabled, and
+    /// cached until it expires or the doorbell rings.
+    private func verifyIdentity(
+        _ token: String, hash: [UInt8], with identity: IdentityTokenVerifier, at now: Date, from peer: PeerAddress?
+    ) async throws -> Result<Caller?, IdentityTokenRefusal> {
         let claims: IdentityClaims
         do {
             claims = try await identity.verify(token, now: now)
@@ -243,15 +247,10 @@ public final class TokenVerifier: Sendable {
         return .success(caller)
     }
 
-    /// The caller whose credential hashes to `hash`: from the cache, or from `read` (a database
-    /// lookup, charged to `peer`'s allowance of failures until it succeeds) and then cached.
+    /// The caller `read` finds for a credential not in the cache (a database lookup, charged to
+    /// `peer`'s allowance of failures until it succeeds), cached under `hash`.
     private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: () async throws -> Caller?) async throws -> Caller? {
         let now = service.clock.now()
-        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
-            guard cached.isActive(at: now) else { return nil }
-            recordUse(cached, hash: hash, at: now)
-            return cached
-        }
         var charged: PeerAddress?
         if let failures, let peer {
             if case .refused(let retryAfter) = failures.admit(peer) { throw LookupsExhausted(retryAfter: retryAfter) }

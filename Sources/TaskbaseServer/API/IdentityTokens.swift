@@ -161,24 +161,24 @@ final class SigningKey: @unchecked Sendable {
     /// ES256, each with a `kid`; keys for encryption (`use` other than `sig`) and of other
     /// kinds are left out. A set with no usable key is an error.
     static func set(from data: Data, source: String) throws(IdentityProviderError) -> [SigningKey] {
-        guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let entries = document["keys"] as? [Any] else {
+        guard case .array(let entries)? = JSONValue.object(from: Array(data))?["keys"] else {
             throw IdentityProviderError("\(source) is not a JWK set: a JSON object with a \"keys\" array was expected")
         }
         var keys: [SigningKey] = []
-        for case let entry as [String: Any] in entries {
-            guard let id = entry["kid"] as? String, !id.isEmpty, (entry["use"] as? String).map({ $0 == "sig" }) ?? true else { continue }
-            let pinned = entry["alg"] as? String
-            switch entry["kty"] as? String {
+        for case .object(let entry) in entries {
+            guard let id = entry["kid"]?.string, !id.isEmpty, entry["use"].map({ $0 == .string("sig") }) ?? true else { continue }
+            let pinned = entry["alg"]?.string
+            func bytes(_ member: String) -> [UInt8]? { entry[member]?.string.flatMap(Base64URL.decode) }
+            switch entry["kty"]?.string {
             case "RSA":
-                guard let n = (entry["n"] as? String).flatMap(Base64URL.decode), let e = (entry["e"] as? String).flatMap(Base64URL.decode),
+                guard let n = bytes("n"), let e = bytes("e"),
                     let key = n.withUnsafeBufferPointer({ n in
                         e.withUnsafeBufferPointer { e in taskbase_rsa_public_key(n.baseAddress, n.count, e.baseAddress, e.count) }
                     })
                 else { continue }
                 keys.append(SigningKey(id: id, algorithm: .rs256, pinnedAlgorithm: pinned, key: key))
             case "EC":
-                guard entry["crv"] as? String == "P-256", let x = (entry["x"] as? String).flatMap(Base64URL.decode),
-                    let y = (entry["y"] as? String).flatMap(Base64URL.decode), x.count == 32, y.count == 32,
+                guard entry["crv"]?.string == "P-256", let x = bytes("x"), let y = bytes("y"), x.count == 32, y.count == 32,
                     let key = x.withUnsafeBufferPointer({ x in
                         y.withUnsafeBufferPointer { y in taskbase_p256_public_key(x.baseAddress, y.baseAddress) }
                     })
