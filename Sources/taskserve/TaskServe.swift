@@ -107,7 +107,7 @@ enum TaskServe {
             Option(
                 "oidc-issuer", valueName: "URL",
                 help:
-                    "Also accept JWTs from this identity provider (OpenID Connect): its iss, exactly. Needs --oidc-audience and --oidc-jwks. A token's user is the Taskbase user its email claim names, who must exist and be enabled. Off by default.",
+                    "Also accept JWTs from this identity provider (OpenID Connect): its iss, exactly. Needs --oidc-audience. Its keys are found through its discovery document (ISSUER/.well-known/openid-configuration) unless --oidc-jwks names them. A token's user is the Taskbase user its email claim names, who must exist and be enabled. Off by default.",
                 default: "", environment: "TASKBASE_OIDC_ISSUER"),
             Option(
                 "oidc-audience", valueName: "AUD", help: "A value the provider's tokens must carry in aud (this API's client id or audience).",
@@ -115,7 +115,7 @@ enum TaskServe {
             Option(
                 "oidc-jwks", valueName: "FILE|URL",
                 help:
-                    "The provider's signing keys, a JWK set: a file, or its https:// jwks_uri (http:// to this machine only). Read at start, and again when a token names a key id not in it (at most every 30 s).",
+                    "The provider's signing keys, a JWK set: a file, or its https:// jwks_uri (http:// to this machine only); by default, the jwks_uri of the issuer's discovery document. Read at start, and again when a token names a key id not in it (at most every 30 s).",
                 default: "", environment: "TASKBASE_OIDC_JWKS"),
             Option(
                 "oidc-algorithms", valueName: "LIST",
@@ -167,8 +167,10 @@ enum TaskServe {
             do {
                 identity = try await IdentityTokenVerifier.start(identityProvider)
             } catch {
-                guard error.unreachable else { throw UsageError("--oidc-jwks: \(error)") }
-                throw CommandFailure("--oidc-jwks: \(error)", exitCode: .cannotConnect)
+                let option: String
+                if case .discovery = identityProvider.keys { option = "--oidc-issuer" } else { option = "--oidc-jwks" }
+                guard error.unreachable else { throw UsageError("\(option): \(error)") }
+                throw CommandFailure("\(option): \(error)", exitCode: .cannotConnect)
             }
         }
         let secrets = TokenSecrets.fromEnvironment()
@@ -228,10 +230,14 @@ enum TaskServe {
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { say(warning) }
         let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
         let issuer =
-            identityProvider.map { provider in
-                var writer = JSONWriter(capacity: 64)
-                writer.string(provider.issuer)
-                return ",\"identity_provider\":" + String(decoding: writer.bytes, as: UTF8.self)
+            identity.map { verifier in
+                func quoted(_ text: String) -> String {
+                    var writer = JSONWriter(capacity: 64)
+                    writer.string(text)
+                    return String(decoding: writer.bytes, as: UTF8.self)
+                }
+                // Where the keys were found, so a discovered jwks_uri is on record.
+                return ",\"identity_provider\":\(quoted(verifier.provider.issuer)),\"identity_keys\":\(quoted(verifier.provider.keys.description))"
             } ?? ""
         say(#"{"listening":"\#(server.baseURL)"\#(metricsURL)\#(issuer),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
@@ -326,10 +332,11 @@ enum TaskServe {
     private static func identityProvider(_ values: ParsedValues) throws -> IdentityProvider? {
         let (issuer, audience, keys) = (values.string("oidc-issuer") ?? "", values.string("oidc-audience") ?? "", values.string("oidc-jwks") ?? "")
         guard !issuer.isEmpty || !audience.isEmpty || !keys.isEmpty else { return nil }
-        let missing = [("--oidc-issuer", issuer), ("--oidc-audience", audience), ("--oidc-jwks", keys)].filter { $0.1.isEmpty }.map(\.0)
+        let missing = [("--oidc-issuer", issuer), ("--oidc-audience", audience)].filter { $0.1.isEmpty }.map(\.0)
         guard missing.isEmpty else {
             throw UsageError(
-                "an identity provider needs --oidc-issuer, --oidc-audience and --oidc-jwks together; missing \(missing.joined(separator: ", "))")
+                "an identity provider needs --oidc-issuer and --oidc-audience together (and --oidc-jwks unless the issuer publishes a discovery document); missing \(missing.joined(separator: ", "))"
+            )
         }
         var algorithms: Set<IdentityProvider.Algorithm> = []
         for name in (values.string("oidc-algorithms") ?? "").split(separator: ",").map({ $0.trimmingSpaces().uppercased() }) where !name.isEmpty {
@@ -342,10 +349,10 @@ enum TaskServe {
         let claim = (values.string("oidc-email-claim") ?? "").trimmingSpaces()
         guard !claim.isEmpty else { throw UsageError("--oidc-email-claim wants a claim name, like email") }
         do {
-            return IdentityProvider(
-                issuer: issuer, audience: audience, keys: try IdentityProvider.KeySource(parsing: keys), algorithms: algorithms, userClaim: claim)
+            let source = keys.isEmpty ? try IdentityProvider.KeySource.discovered(from: issuer) : try IdentityProvider.KeySource(parsing: keys)
+            return IdentityProvider(issuer: issuer, audience: audience, keys: source, algorithms: algorithms, userClaim: claim)
         } catch {
-            throw UsageError("--oidc-jwks: \(error)")
+            throw UsageError("\(keys.isEmpty ? "--oidc-issuer" : "--oidc-jwks"): \(error)")
         }
     }
 

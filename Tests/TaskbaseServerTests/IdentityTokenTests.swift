@@ -297,6 +297,108 @@ struct IdentityTokenTests {
         await keyServer.shutdown(grace: .seconds(1))
     }
 
+    /// A stand-in provider on this machine serving discovery documents: under `/{tenant}/`,
+    /// `.well-known/openid-configuration` is what `document` makes of the server's base URL
+    /// (nil: 404), and `keys` is the JWK set of `ProviderKey.rsa`; everything under `/moved/`
+    /// redirects to plain HTTP on another host.
+    static func discoveryServer(_ document: @escaping @Sendable (_ tenant: String, _ base: String) -> String?) throws -> HTTPServer {
+        let base = Mutex("")
+        let server = try HTTPServer.start(port: 0) { request in
+            let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count >= 3, parts[0].isEmpty else { return .empty(404) }
+            let tenant = String(parts[1]), rest = parts[2...].joined(separator: "/")
+            if tenant == "moved" {
+                // Sends the client on to plain HTTP elsewhere: never followed.
+                return .empty(302, headers: [("Location", "http://login.example.com/\(rest)")])
+            }
+            let body: String?
+            switch rest {
+            case ".well-known/openid-configuration": body = document(tenant, base.withLock { $0 })
+            case "keys": body = String(decoding: ProviderKey.set([ProviderKey.rsa.jwk()]), as: UTF8.self)
+            default: body = nil
+            }
+            guard let body else { return .empty(404) }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(body.utf8)))
+        }
+        base.withLock { $0 = server.baseURL }
+        return server
+    }
+
+    @Test("with no key set named, the keys are those the issuer's discovery document names, and its tokens are accepted")
+    func discovery() async throws {
+        let reads = Atomic<Int>(0)
+        let provider = try Self.discoveryServer { tenant, base in
+            reads.add(1, ordering: .relaxed)
+            return #"{"issuer": "\#(base)/\#(tenant)/", "jwks_uri": "\#(base)/\#(tenant)/keys", "id_token_signing_alg_values_supported": ["RS256"]}"#
+        }
+        // The issuer's trailing slash is not doubled: /tenant/.well-known/..., not /tenant//.well-known/...
+        let issuer = provider.baseURL + "/acme/"
+        let verifier = try await IdentityTokenVerifier.start(
+            IdentityProvider(issuer: issuer, audience: Self.audience, keys: try .discovered(from: issuer)))
+        #expect(verifier.provider.keys.description == provider.baseURL + "/acme/keys", "the key set's URL is the one discovered")
+        #expect(reads.load(ordering: .relaxed) == 1)
+        let f = try await ServerFixture.start(identity: verifier)
+        let token = Minted.token(
+            ["alg": "RS256", "kid": ProviderKey.rsa.id], Minted.claims(f.viewer.email, issuer: issuer), signedBy: ProviderKey.rsa)
+        let me = try await f.client().with(token: token).get("/v1/me")
+        #expect(me.status == 200, "\(me.text)")
+        let unknownKey = Minted.token(["alg": "RS256", "kid": "rotated"], Minted.claims(f.viewer.email, issuer: issuer), signedBy: ProviderKey.rsa)
+        #expect(try await f.client().with(token: unknownKey).get("/v1/me").status == 401)
+        #expect(reads.load(ordering: .relaxed) == 1, "a reload reads the key set, not the discovery document again")
+        await f.stop()
+        await provider.shutdown(grace: .seconds(1))
+    }
+
+    @Test("a discovery document is refused when it names another issuer, no key set, or keys anywhere but an https:// URL")
+    func discoveryRefused() async throws {
+        // A key set a file on this machine holds, with the provider's real key: reading it
+        // would accept tokens, so only the check on jwks_uri refuses it.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
+        try ProviderKey.set([ProviderKey.rsa.jwk()]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let provider = try Self.discoveryServer { tenant, base in
+            switch tenant {
+            case "other": #"{"issuer": "https://login.example.com/", "jwks_uri": "\#(base)/other/keys"}"#
+            case "local": #"{"issuer": "\#(base)/local/", "jwks_uri": "\#(file.path)"}"#
+            case "fileurl": #"{"issuer": "\#(base)/fileurl/", "jwks_uri": "file://\#(file.path)"}"#
+            case "plain": #"{"issuer": "\#(base)/plain/", "jwks_uri": "http://keys.example.com/jwks"}"#
+            case "nokeys": #"{"issuer": "\#(base)/nokeys/"}"#
+            case "array": #"["\#(base)/array/keys"]"#
+            default: nil
+            }
+        }
+        func refusal(_ tenant: String) async -> IdentityProviderError? {
+            let issuer = provider.baseURL + "/" + tenant + "/"
+            do throws(IdentityProviderError) {
+                _ = try await IdentityTokenVerifier.start(
+                    IdentityProvider(issuer: issuer, audience: Self.audience, keys: try .discovered(from: issuer)))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let cases: [(String, String, Bool)] = [
+            ("other", "names the issuer https://login.example.com/, not \(provider.baseURL)/other/", false),
+            ("local", "names a key set that is not a URL: \(file.path)", false),
+            ("fileurl", "must be https://", false),
+            ("plain", "must be https:// (http:// only to this machine): http://keys.example.com/jwks", false),
+            ("nokeys", "names no key set (jwks_uri)", false),
+            ("array", "is not a JSON object", false),
+            ("absent", "/absent/.well-known/openid-configuration answered 404, not 200", true),
+            ("moved", "/moved/.well-known/openid-configuration answered 302, not 200", true),
+        ]
+        for (tenant, reason, unreachable) in cases {
+            let error = await refusal(tenant)
+            #expect(error?.description.contains(reason) == true, "\(tenant): \(String(describing: error))")
+            #expect(error?.unreachable == unreachable, "\(tenant)")
+        }
+        // The issuer itself is checked before anything is fetched.
+        #expect(throws: IdentityProviderError.self) { _ = try IdentityProvider.KeySource.discovered(from: "http://login.example.com/") }
+        #expect(throws: IdentityProviderError.self) { _ = try IdentityProvider.KeySource.discovered(from: "https://login.example.com/?tenant=1") }
+        #expect(throws: IdentityProviderError.self) { _ = try IdentityProvider.KeySource.discovered(from: "login.example.com") }
+        await provider.shutdown(grace: .seconds(1))
+    }
+
     @Test("a key set with no usable key, and a key URL that is neither https nor this machine's, are refused at start")
     func badConfiguration() async throws {
         let weak = ProviderKey(.rsa, id: "weak", rsaBits: 1024)

@@ -1,5 +1,6 @@
 import Foundation
 import PGStore
+import TaskbaseServer
 import TaskbaseTestSupport
 import TaskStorePG
 import TaskbaseWire
@@ -69,7 +70,8 @@ struct TaskserveProcessTests {
             exports.standardError.contains("--max-exports 4 would let exports hold every connection of --pool-size 4"), "\(exports.standardError)")
         let issuerAlone = try await Self.offline(["--oidc-issuer", "https://login.example.com/"])
         #expect(issuerAlone.exitCode == 2)
-        #expect(issuerAlone.standardError.contains("missing --oidc-audience, --oidc-jwks"), "\(issuerAlone.standardError)")
+        #expect(issuerAlone.standardError.contains("missing --oidc-audience"), "\(issuerAlone.standardError)")
+        #expect(!issuerAlone.standardError.contains("missing --oidc-audience, --oidc-jwks"), "the keys can be discovered")
         let provider = ["--oidc-issuer", "https://login.example.com/", "--oidc-audience", "taskbase"]
         let noKeys = try await Self.offline(provider + ["--oidc-jwks", "/nonexistent/jwks.json"])
         #expect(noKeys.exitCode == 2)
@@ -77,6 +79,17 @@ struct TaskserveProcessTests {
         let plainURL = try await Self.offline(provider + ["--oidc-jwks", "http://login.example.com/jwks"])
         #expect(plainURL.exitCode == 2)
         #expect(plainURL.standardError.contains("must be https://"), "\(plainURL.standardError)")
+        // Without --oidc-jwks the keys are discovered from the issuer, which must be https://
+        // (exit 2 before anything is fetched) and reachable (exit 3).
+        let plainIssuer = try await Self.offline(["--oidc-issuer", "http://login.example.com/", "--oidc-audience", "taskbase"])
+        #expect(plainIssuer.exitCode == 2)
+        #expect(plainIssuer.standardError.contains("--oidc-issuer: the issuer must be https://"), "\(plainIssuer.standardError)")
+        let silentIssuer = try await Self.offline(["--oidc-issuer", "http://127.0.0.1:9/", "--oidc-audience", "taskbase"])
+        #expect(silentIssuer.exitCode == 3, "\(silentIssuer.standardError)")
+        #expect(
+            silentIssuer.standardError.contains(
+                "--oidc-issuer: cannot fetch the discovery document at http://127.0.0.1:9/.well-known/openid-configuration"),
+            "\(silentIssuer.standardError)")
         let hmac = try await Self.offline(provider + ["--oidc-jwks", "/nonexistent/jwks.json", "--oidc-algorithms", "RS256,HS256"])
         #expect(hmac.exitCode == 2)
         #expect(hmac.standardError.contains("--oidc-algorithms: HS256 is not one taskserve verifies"), "\(hmac.standardError)")
@@ -172,6 +185,28 @@ struct TaskserveProcessTests {
         let bad = try await Self.offline(["--metrics-listen", "9090"])
         #expect(bad.exitCode == 2)
         #expect(bad.standardError.contains("--metrics-listen wants HOST:PORT"), "\(bad.standardError)")
+    }
+
+    @Test("--oidc-issuer alone with its audience: the keys come from the discovery document, the listening line names them, a JWT works")
+    func discoveredIdentityProvider() async throws {
+        let environment = try await environment()
+        let (email, _, _) = try await castMember(environment)
+        let provider = try IdentityTokenTests.discoveryServer { tenant, base in
+            #"{"issuer": "\#(base)/\#(tenant)", "jwks_uri": "\#(base)/\#(tenant)/keys"}"#
+        }
+        let issuer = provider.baseURL + "/corp"
+        let serve = try await ServeProcess(environment: environment, arguments: ["--oidc-issuer", issuer, "--oidc-audience", "taskbase-api"])
+        let line = try #require(serve.log.split(separator: "\n").first { $0.contains(#""listening""#) })
+        let listening = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(listening["identity_provider"] as? String == issuer)
+        #expect(listening["identity_keys"] as? String == provider.baseURL + "/corp/keys")
+        let token = Minted.token(
+            ["alg": "RS256", "kid": ProviderKey.rsa.id], Minted.claims(email, issuer: issuer, audience: "taskbase-api"), signedBy: .rsa)
+        let me = try await HTTPClient(baseURL: serve.baseURL, token: token).get("/v1/me")
+        #expect(me.status == 200, "\(me.text)")
+        #expect(try me.decode(UserDocument.self).email == email)
+        #expect(try await serve.stop() == 0)
+        await provider.shutdown(grace: .seconds(1))
     }
 
     @Test("a token from taskctl works over HTTP; the access log names route, status and token prefix, never the token; SIGTERM exits 0")

@@ -23,11 +23,14 @@ public struct IdentityProvider: Sendable {
         case es256 = "ES256"
     }
 
-    /// Where the provider's public keys are read: a JWK set in a file, or at a URL (https, or
-    /// http to this machine only).
+    /// Where the provider's public keys are read: a JWK set in a file, at a URL (https, or
+    /// http to this machine only), or at the URL the issuer's discovery document names.
     public enum KeySource: Sendable, CustomStringConvertible {
         case file(String)
         case url(URL)
+        /// The `jwks_uri` of the OpenID Connect discovery document at `document`, which must
+        /// name `issuer` exactly; read once, at start (see `discovered(from:)`).
+        case discovery(issuer: String, document: URL)
 
         /// A file path, or an `https://` URL (`http://` only to 127.0.0.1, ::1 or localhost).
         public init(parsing text: String) throws(IdentityProviderError) {
@@ -35,20 +38,45 @@ public struct IdentityProvider: Sendable {
                 self = .file(text)
                 return
             }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
-                throw IdentityProviderError("the key set's URL \(text) cannot be read")
+            self = .url(try Self.remote(text, what: "the key set's URL"))
+        }
+
+        /// The key set named by the discovery document of `issuer` (OpenID Connect Discovery
+        /// 1.0, §4): `issuer` without its trailing slash, then `/.well-known/openid-configuration`.
+        /// The issuer must be an `https://` URL (`http://` only to this machine) with no query
+        /// or fragment.
+        public static func discovered(from issuer: String) throws(IdentityProviderError) -> KeySource {
+            let url = try remote(issuer, what: "the issuer")
+            guard url.query == nil, url.fragment == nil else {
+                throw IdentityProviderError("the issuer \(issuer) has a query or fragment, which an OpenID Connect issuer never has")
             }
+            var base = issuer
+            while base.hasSuffix("/") { base.removeLast() }
+            guard let document = URL(string: base + "/.well-known/openid-configuration") else {
+                throw IdentityProviderError("the issuer \(issuer) gives no discovery document's URL")
+            }
+            return .discovery(issuer: issuer, document: document)
+        }
+
+        /// `text` as a URL taskserve will fetch keys from: `https://`, or `http://` to this
+        /// machine only (a plain fetch from elsewhere could be answered by anyone on the path).
+        static func remote(_ text: String, what: String) throws(IdentityProviderError) -> URL {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+                throw IdentityProviderError("\(what) \(text) cannot be read as a URL")
+            }
+            let host = url.host?.lowercased() ?? ""
             let local = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)
-            guard scheme == "https" || (scheme == "http" && local) else {
-                throw IdentityProviderError("the key set's URL must be https:// (http:// only to this machine): \(text)")
+            guard !host.isEmpty, scheme == "https" || (scheme == "http" && local) else {
+                throw IdentityProviderError("\(what) must be https:// (http:// only to this machine): \(text)")
             }
-            self = .url(url)
+            return url
         }
 
         public var description: String {
             switch self {
             case .file(let path): path
             case .url(let url): url.absoluteString
+            case .discovery(_, let document): document.absoluteString
             }
         }
     }
@@ -218,6 +246,8 @@ public final class IdentityTokenVerifier: Sendable {
         guard !provider.issuer.isEmpty, !provider.audience.isEmpty, !provider.algorithms.isEmpty, !provider.userClaim.isEmpty else {
             throw IdentityProviderError("an identity provider needs an issuer, an audience, at least one algorithm and a user claim")
         }
+        var provider = provider
+        provider.keys = try await resolve(provider.keys)
         let verifier = IdentityTokenVerifier(provider: provider)
         let keys = try await load(provider.keys)
         verifier.state.withLock { $0 = Keys(keys: keys, loadedAt: .now) }
@@ -234,23 +264,50 @@ public final class IdentityTokenVerifier: Sendable {
             }
             data = read
         case .url(let url):
-            var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
-            request.setValue("application/json", forHTTPHeaderField: "Accept")
-            do {
-                let (body, response) = try await URLSession.shared.data(for: request)
-                guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
-                    throw IdentityProviderError(
-                        "the key set at \(url.absoluteString) answered \((response as? HTTPURLResponse)?.statusCode ?? 0), not 200", unreachable: true
-                    )
-                }
-                data = body
-            } catch let error as IdentityProviderError {
-                throw error
-            } catch {
-                throw IdentityProviderError("cannot fetch the key set at \(url.absoluteString): \(error.localizedDescription)", unreachable: true)
-            }
+            data = try await fetch(url, what: "the key set")
+        case .discovery:
+            return try await load(resolve(source))
         }
         return try SigningKey.set(from: data, source: source.description)
+    }
+
+    /// `source`, with a discovery document read for the key set's URL it names; other
+    /// sources as they are. The document must name the configured issuer exactly (a provider
+    /// serving another's document is refused), and its `jwks_uri` must be an `https://` URL
+    /// (`http://` only to this machine): never a path on this machine.
+    static func resolve(_ source: IdentityProvider.KeySource) async throws(IdentityProviderError) -> IdentityProvider.KeySource {
+        guard case .discovery(let issuer, let document) = source else { return source }
+        let origin = "the discovery document at \(document.absoluteString)"
+        guard let members = JSONValue.object(from: Array(try await fetch(document, what: "the discovery document"))) else {
+            throw IdentityProviderError("\(origin) is not a JSON object")
+        }
+        guard let named = members["issuer"]?.string else { throw IdentityProviderError("\(origin) names no issuer") }
+        guard named == issuer else {
+            throw IdentityProviderError(
+                "\(origin) names the issuer \(named), not \(issuer): give --oidc-issuer exactly as the provider writes it (its tokens' iss)")
+        }
+        guard let keys = members["jwks_uri"]?.string, !keys.isEmpty else { throw IdentityProviderError("\(origin) names no key set (jwks_uri)") }
+        guard keys.contains("://") else { throw IdentityProviderError("\(origin) names a key set that is not a URL: \(keys)") }
+        return .url(try IdentityProvider.KeySource.remote(keys, what: "the key set's URL \(origin) names"))
+    }
+
+    /// The body of a `200` answer to a GET of `url`; an error saying what could not be read,
+    /// marked unreachable, otherwise.
+    private static func fetch(_ url: URL, what: String) async throws(IdentityProviderError) -> Data {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        do {
+            let (body, response) = try await keySession.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard status == 200 else {
+                throw IdentityProviderError("\(what) at \(url.absoluteString) answered \(status), not 200", unreachable: true)
+            }
+            return body
+        } catch let error as IdentityProviderError {
+            throw error
+        } catch {
+            throw IdentityProviderError("cannot fetch \(what) at \(url.absoluteString): \(error.localizedDescription)", unreachable: true)
+        }
     }
 
     /// The claims of `token` at `now`, or why it is refused.
@@ -336,6 +393,21 @@ public final class IdentityTokenVerifier: Sendable {
         guard let reload else { return nil }
         await reload.value
         return state.withLock { find($0.keys) }
+    }
+}
+
+/// The session discovery documents and key sets are fetched with: no cache, no cookies, and a
+/// redirect followed only to a URL they could have been named by (`https://`, or `http://` to
+/// this machine), so an https provider cannot be walked down to plain HTTP.
+private let keySession = URLSession(configuration: .ephemeral, delegate: SafeRedirects(), delegateQueue: nil)
+
+private final class SafeRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let allowed = request.url.map { (try? IdentityProvider.KeySource.remote($0.absoluteString, what: "")) != nil } ?? false
+        completionHandler(allowed ? request : nil)
     }
 }
 
