@@ -115,7 +115,7 @@ enum TaskServe {
             Option(
                 "oidc-jwks", valueName: "FILE|URL",
                 help:
-                    "The provider's signing keys, a JWK set: a file, or its https:// jwks_uri (http:// to this machine only); by default, the jwks_uri of the issuer's discovery document. Read at start, and again when a token names a key id not in it (at most every 30 s).",
+                    "The provider's signing keys, a JWK set: a file, or its https:// jwks_uri (http:// to this machine only); by default, the jwks_uri of the issuer's discovery document. Read at start, again when a token names a key id not in it (at most every 30 s), and again when ten minutes old: a key the provider withdraws stops within ten minutes.",
                 default: "", environment: "TASKBASE_OIDC_JWKS"),
             Option(
                 "oidc-algorithms", valueName: "LIST",

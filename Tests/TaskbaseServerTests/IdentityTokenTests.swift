@@ -297,6 +297,39 @@ struct IdentityTokenTests {
         await keyServer.shutdown(grace: .seconds(1))
     }
 
+    @Test("a key the provider withdraws is refused once the key set is older than its max age, even for a token already accepted")
+    func withdrawnKey() async throws {
+        let (kept, withdrawn) = (ProviderKey.p256, ProviderKey.rsa)
+        let published = Mutex<Data?>(ProviderKey.set([withdrawn.jwk(), kept.jwk()]))
+        let keyServer = try HTTPServer.start(port: 0) { _ in
+            guard let body = published.withLock({ $0 }) else { return .empty(503) }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(body)))
+        }
+        var provider = IdentityProvider(
+            issuer: Self.issuer, audience: Self.audience, keys: try .init(parsing: keyServer.baseURL + "/jwks"), algorithms: [.rs256, .es256])
+        provider.maxKeyAge = 1
+        provider.reloadInterval = .zero
+        let f = try await ServerFixture.start(identity: try await IdentityTokenVerifier.start(provider))
+        try await waitUntil("the token cache's doorbell to connect") { f.server.verifier.isCaching }
+        let withdrawnToken = Minted.token(["alg": "RS256", "kid": withdrawn.id], Minted.claims(f.viewer.email), signedBy: withdrawn)
+        let keptToken = Minted.token(["alg": "ES256", "kid": kept.id], Minted.claims(f.viewer.email), signedBy: kept)
+        // Both accepted, and from here held in the server's cache.
+        #expect(try await f.client().with(token: withdrawnToken).get("/v1/me").status == 200)
+        #expect(try await f.client().with(token: keptToken).get("/v1/me").status == 200)
+        published.withLock { $0 = ProviderKey.set([kept.jwk()]) }
+        try await Task.sleep(for: .milliseconds(1_200))
+        let refused = try await f.client().with(token: withdrawnToken).get("/v1/me")
+        #expect(refused.status == 401, "a token signed by a withdrawn key was still accepted")
+        #expect(refused.text.contains("the identity token's key \(withdrawn.id) is not among the provider's RS256 keys"), "\(refused.text)")
+        #expect(try await f.client().with(token: keptToken).get("/v1/me").status == 200)
+        // The provider out of reach: the set read last stays in use.
+        published.withLock { $0 = nil }
+        try await Task.sleep(for: .milliseconds(1_200))
+        #expect(try await f.client().with(token: keptToken).get("/v1/me").status == 200, "a provider out of reach stopped the keys it had published")
+        await f.stop()
+        await keyServer.shutdown(grace: .seconds(1))
+    }
+
     /// A stand-in provider on this machine serving discovery documents: under `/{tenant}/`,
     /// `.well-known/openid-configuration` is what `document` makes of the server's base URL
     /// (nil: 404), and `keys` is the JWK set of `ProviderKey.rsa`; everything under `/moved/`

@@ -16,6 +16,9 @@ public struct Caller: Sendable {
     public let credential: String
     /// When an identity provider's token stops being accepted (an API token says its own).
     let identityExpiry: Date?
+    /// When an identity provider's token must be checked against the provider's keys again
+    /// before it is taken from a cache.
+    let identityRecheck: Date?
 
     /// A caller authenticated by API token `token`.
     init(user: User, token: APIToken) {
@@ -23,15 +26,17 @@ public struct Caller: Sendable {
         self.token = token
         credential = token.prefix
         identityExpiry = nil
+        identityRecheck = nil
     }
 
     /// A caller authenticated by an identity provider's token, labelled `credential`, accepted
-    /// until `expiresAt`.
-    init(user: User, identityToken credential: String, expiresAt: Date) {
+    /// until `expiresAt` and checked again from `recheckAt`.
+    init(user: User, identityToken credential: String, expiresAt: Date, recheckAt: Date) {
         self.user = user
         token = nil
         self.credential = credential
         identityExpiry = expiresAt
+        identityRecheck = recheckAt
     }
 
     /// Whether its credential still authenticates at `time` (a revocation or a disabled user
@@ -199,7 +204,9 @@ public final class TokenVerifier: Sendable {
         guard identityToken || TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
         let hash = identityToken ? SHA256.digest(of: secret.utf8) : try secrets.digest(of: secret).hash
         let now = service.clock.now()
-        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }) {
+        // An identity token held longer than the provider's key age is verified again below,
+        // against keys read since: the provider may have withdrawn the key that signed it.
+        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }), now < (cached.identityRecheck ?? .distantFuture) {
             guard cached.isActive(at: now) else { return .success(nil) }
             recordUse(cached, hash: hash, at: now)
             return .success(cached)
@@ -237,7 +244,7 @@ public final class TokenVerifier: Sendable {
                 }
             }
             guard !user.isDisabled else { return nil }
-            return Caller(user: user, identityToken: IdentityProvider.label(of: token), expiresAt: claims.expiresAt)
+            return Caller(user: user, identityToken: IdentityProvider.label(of: token), expiresAt: claims.expiresAt, recheckAt: claims.recheckAt)
         }
         guard let caller else {
             return .failure(

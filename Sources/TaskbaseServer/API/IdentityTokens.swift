@@ -96,8 +96,13 @@ public struct IdentityProvider: Sendable {
     public var leeway: TimeInterval = 60
     /// The longest token read (a bearer token is a header; this is far above a real one).
     public var maxTokenBytes = 8_192
-    /// The shortest time between two reloads of the keys for a token naming an unknown key id.
+    /// The shortest time between two reads of the keys (for a token naming an unknown key id,
+    /// or after a read that failed).
     public var reloadInterval: Duration = .seconds(30)
+    /// The longest a key set is used before it is read again, in seconds: a key the provider
+    /// withdraws stops being accepted within this, and a verified token is checked again
+    /// against the keys at least this often. Ten minutes.
+    public var maxKeyAge: TimeInterval = 600
 
     /// A provider with these pins; RS256 only unless told otherwise.
     public init(issuer: String, audience: String, keys: KeySource, algorithms: Set<Algorithm> = [.rs256], userClaim: String = "email") {
@@ -157,6 +162,9 @@ struct IdentityClaims: Sendable, Equatable {
     var email: String
     /// When it stops being accepted (`exp` plus the leeway).
     var expiresAt: Date
+    /// When a cache must check it against the keys again (the provider may have withdrawn its
+    /// key by then): `maxKeyAge` after it was verified, or its expiry if sooner.
+    var recheckAt: Date
 }
 
 /// One public key of the provider's set, ready for libcrypto.
@@ -231,14 +239,19 @@ public final class IdentityTokenVerifier: Sendable {
     /// The pins it checks tokens by.
     public let provider: IdentityProvider
     private struct Keys {
-        var keys: [SigningKey] = []
-        var loadedAt: ContinuousClock.Instant?
+        var keys: [SigningKey]
+        /// When the set was last read.
+        var readAt: ContinuousClock.Instant
+        /// When a read was last tried, whether or not it succeeded.
+        var triedAt: ContinuousClock.Instant
         var reloading: Task<Void, Never>?
     }
-    private let state = Mutex(Keys())
+    private let state: Mutex<Keys>
 
-    private init(provider: IdentityProvider) {
+    private init(provider: IdentityProvider, keys: [SigningKey]) {
         self.provider = provider
+        let now = ContinuousClock.now
+        state = Mutex(Keys(keys: keys, readAt: now, triedAt: now))
     }
 
     /// A verifier with the provider's keys read, or the error saying why they cannot be.
@@ -248,10 +261,7 @@ public final class IdentityTokenVerifier: Sendable {
         }
         var provider = provider
         provider.keys = try await resolve(provider.keys)
-        let verifier = IdentityTokenVerifier(provider: provider)
-        let keys = try await load(provider.keys)
-        verifier.state.withLock { $0 = Keys(keys: keys, loadedAt: .now) }
-        return verifier
+        return IdentityTokenVerifier(provider: provider, keys: try await load(provider.keys))
     }
 
     /// The key set at `source`.
@@ -364,33 +374,40 @@ public final class IdentityTokenVerifier: Sendable {
                 throw IdentityTokenRefusal("the identity token's email is not verified (email_verified)")
             }
         }
-        return IdentityClaims(email: email, expiresAt: expiresAt)
+        return IdentityClaims(email: email, expiresAt: expiresAt, recheckAt: min(expiresAt, now.addingTimeInterval(provider.maxKeyAge)))
     }
 
-    /// The key `id` for `algorithm`, reading the set again (once per reload interval) when it
-    /// holds no such key.
+    /// The key `id` for `algorithm`. The set is read again when it holds no such key (the
+    /// provider rotated its keys) and when it is older than `maxKeyAge` (the provider may have
+    /// withdrawn a key), at most once per `reloadInterval`; while the provider cannot be
+    /// reached, the set read last stays in use.
     private func key(_ id: String, for algorithm: IdentityProvider.Algorithm) async -> SigningKey? {
         func find(_ keys: [SigningKey]) -> SigningKey? {
             keys.first { $0.id == id && $0.algorithm == algorithm && ($0.pinnedAlgorithm == nil || $0.pinnedAlgorithm == algorithm.rawValue) }
         }
         let (found, reload) = state.withLock { state -> (SigningKey?, Task<Void, Never>?) in
-            if let found = find(state.keys) { return (found, nil) }
-            if let running = state.reloading { return (nil, running) }
-            if let loaded = state.loadedAt, ContinuousClock.now - loaded < provider.reloadInterval { return (nil, nil) }
+            let now = ContinuousClock.now
+            let found = find(state.keys)
+            if found != nil, now - state.readAt < .seconds(provider.maxKeyAge) { return (found, nil) }
+            if let running = state.reloading { return (found, running) }
+            if now - state.triedAt < provider.reloadInterval { return (found, nil) }
             let source = provider.keys
             let task = Task { [self] in
                 let keys = try? await Self.load(source)
                 self.state.withLock { current in
-                    if let keys { current.keys = keys }
-                    current.loadedAt = ContinuousClock.now
+                    let now = ContinuousClock.now
+                    if let keys {
+                        current.keys = keys
+                        current.readAt = now
+                    }
+                    current.triedAt = now
                     current.reloading = nil
                 }
             }
             state.reloading = task
-            return (nil, task)
+            return (found, task)
         }
-        if let found { return found }
-        guard let reload else { return nil }
+        guard let reload else { return found }
         await reload.value
         return state.withLock { find($0.keys) }
     }
