@@ -44,6 +44,45 @@ struct OpenAPITests {
         await f.stop()
     }
 
+    @Test("every field of a request body is described by the rules TaskCore holds it to, and the examples given are accepted")
+    func requestFieldsDescribed() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        func fields(_ name: String) throws -> [String: [String: Any]] {
+            try #require(schemas[name]?["properties"] as? [String: [String: Any]], "\(name)")
+        }
+        for name in ["CreateTaskRequest", "TaskPatch", "CreateTeamRequest", "RenameTeamRequest", "MemberRoleRequest", "CreateTokenRequest"] {
+            for (field, schema) in try fields(name) {
+                #expect(!(schema["description"] as? String ?? "").isEmpty, "\(name).\(field) has no description")
+            }
+        }
+        let task = try fields("CreateTaskRequest")
+        #expect(
+            task["title"]?["description"] as? String == "1 to \(TaskFields.titleLength.upperBound) characters (Unicode code points) after trimming")
+        #expect((task["status"]?["description"] as? String)?.hasPrefix("open, in_progress or done;") == true)
+        #expect((task["priority"]?["description"] as? String)?.hasPrefix("none, low, medium, high or urgent;") == true)
+        #expect(try fields("MemberRoleRequest")["role"]?["enum"] as? [String] == Role.allCases.map(\.rawValue))
+        #expect(schemas["TaskPatch"]?["description"] as? String != nil, "a patch says it is a JSON Merge Patch")
+
+        // A body made of the examples is one the API takes, as a client copying them would.
+        func example(_ fields: [String: [String: Any]]) -> String {
+            let values = fields.compactMapValues { ($0["examples"] as? [Any])?.first }
+            return String(decoding: try! JSONSerialization.data(withJSONObject: values, options: [.sortedKeys]), as: UTF8.self)
+        }
+        let created = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: example(task))
+        #expect(created.status == 201, "\(created.text)")
+        #expect(created.text.contains(#""status":"in_progress""#) && created.text.contains(#""due_date":"2026-12-31""#), "\(created.text)")
+        let key = try #require((try JSONSerialization.jsonObject(with: created.body) as? [String: Any])?["key"] as? String)
+        let patched = try await f.client("member").send("PATCH", "/v1/tasks/\(key)", json: example(try fields("TaskPatch")))
+        #expect(patched.status == 200, "\(patched.text)")
+        let team = try await f.client("member").send("POST", "/v1/teams", json: example(try fields("CreateTeamRequest")))
+        #expect(team.status == 201, "\(team.text)")
+        let token = try await f.client("member").send("POST", "/v1/me/tokens", json: example(try fields("CreateTokenRequest")))
+        #expect(token.status == 201, "\(token.text)")
+        await f.stop()
+    }
+
     @Test("paged answers declare the Link header they send while there is more; the export declares its download headers")
     func pagedAndDownloadHeaders() async throws {
         let f = try await ServerFixture.start(.memory)

@@ -1,4 +1,5 @@
 import Foundation
+import TaskCore
 
 /// `GET /openapi.json`: the OpenAPI 3.1 description of every route, its parameters, bodies and
 /// errors. `operations` is keyed by the router's own route labels (`GET /v1/tasks/{key}`); a
@@ -29,6 +30,48 @@ enum OpenAPIDocument {
     static func nullable(_ type: String) -> [String: Any] { ["type": [type, "null"]] }
     static func ref(_ name: String) -> [String: Any] { ["$ref": "#/components/schemas/\(name)"] }
     static func array(_ name: String) -> [String: Any] { ["type": "array", "items": ref(name)] }
+
+    /// `schema` with a description, and an example when one is given: what documentation
+    /// tools show and client generators carry into their types.
+    static func described(_ schema: [String: Any], _ text: String, example: Any? = nil) -> [String: Any] {
+        var schema = schema
+        schema["description"] = text
+        if let example { schema["examples"] = [example] }
+        return schema
+    }
+
+    /// What a team's name may be.
+    static var teamName: String { "the team's name: one line of 1 to \(UserFields.nameMaxLength) characters after trimming" }
+
+    /// `open, in_progress or done`: the names a field of `Value` takes.
+    static func names<Value: NamedValue>(_ type: Value.Type) -> String {
+        let names = Value.allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    /// The fields a task is written with, described by the rules TaskCore checks them by; in a
+    /// patch, `status` and `priority` cannot be null (they always have a value).
+    static func taskFields(patch: Bool) -> [String: [String: Any]] {
+        let forgiving = "case, spaces and hyphens are forgiven (In progress is in_progress)"
+        let choice = patch ? string : nullable("string")
+        return [
+            "title": described(
+                string, "1 to \(TaskFields.titleLength.upperBound) characters (Unicode code points) after trimming",
+                example: "Write the release notes"),
+            "notes": described(
+                nullable("string"), "at most \(TaskFields.notesMaxLength) characters, trailing whitespace removed; null or empty for none"),
+            "status": described(choice, "\(names(TaskStatus.self)); \(forgiving)" + (patch ? "" : ". Open when not given"), example: "in_progress"),
+            "priority": described(choice, "\(names(TaskPriority.self)); \(forgiving)" + (patch ? "" : ". None when not given"), example: "high"),
+            "due_date": described(nullable("string"), "a calendar date, YYYY-MM-DD; null for none", example: "2026-12-31"),
+            "assignee": described(nullable("string"), "the email of one of the team's members; null for nobody"),
+            "category": described(
+                nullable("string"), "one line of at most \(TaskFields.categoryMaxLength) characters; null or empty for none", example: "Docs"),
+            "external_id": described(
+                nullable("string"),
+                "another system's id for the task, one line of at most \(TaskFields.externalIDMaxLength) characters, unique in the team (what imports match rows by); null for none"
+            ),
+        ]
+    }
 
     /// Every operation, by route label.
     static var operations: [String: Operation] {
@@ -350,17 +393,10 @@ enum OpenAPIDocument {
                     "what": string,
                     "why": string, "current_version": integer,
                 ], required: ["type", "title", "status", "detail", "code"]),
-            "CreateTaskRequest": object(
-                [
-                    "title": string, "notes": nullable("string"), "status": nullable("string"), "priority": nullable("string"),
-                    "due_date": nullable("string"),
-                    "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
-                ], required: ["title"]),
-            "TaskPatch": object(
-                [
-                    "title": string, "notes": nullable("string"), "status": string, "priority": string, "due_date": nullable("string"),
-                    "assignee": nullable("string"), "category": nullable("string"), "external_id": nullable("string"),
-                ], required: []),
+            "CreateTaskRequest": object(taskFields(patch: false), required: ["title"]),
+            "TaskPatch": described(
+                object(taskFields(patch: true), required: []),
+                "A JSON Merge Patch (RFC 7396) of the task: the fields to change, null clearing an optional one; fields left out stay as they are"),
             "CSV": ["type": "string", "description": "CSV text with a header row naming the columns (at least a title column)"],
             "ImportReport": object(
                 [
@@ -380,10 +416,26 @@ enum OpenAPIDocument {
                     "what": string, "why": string, "current_version": integer, "line": integer, "column": integer, "header": string,
                     "character": integer, "read": integer, "rejected": integer, "rejections": array("ImportRejection"),
                 ], required: ["type", "title", "status", "detail", "code"]),
-            "CreateTeamRequest": object(["key": string, "name": string]),
-            "RenameTeamRequest": object(["name": string]),
-            "MemberRoleRequest": object(["role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]]]),
-            "CreateTokenRequest": object(["name": nullable("string"), "expires_in": nullable("string")], required: []),
+            "CreateTeamRequest": object([
+                "key": described(
+                    string,
+                    "\(TeamKey.lengthRange.lowerBound) to \(TeamKey.lengthRange.upperBound) letters A-Z and digits, starting with a letter, upper-cased: the prefix of the team's task keys",
+                    example: "CORE"),
+                "name": described(string, teamName, example: "Core platform"),
+            ]),
+            "RenameTeamRequest": object(["name": described(string, teamName, example: "Core platform")]),
+            "MemberRoleRequest": object([
+                "role": described(
+                    ["type": "string", "enum": Role.allCases.map(\.rawValue)],
+                    "viewers read; members also write tasks and import; admins also manage members (not owners); owners also the team itself and its owners",
+                    example: "member")
+            ]),
+            "CreateTokenRequest": object(
+                [
+                    "name": described(nullable("string"), "a name to tell the token by; api when not given", example: "deploy script"),
+                    "expires_in": described(
+                        nullable("string"), "its lifetime, like 90d, 12h, 30m or 3600s, from 1 minute to 2 years; 90d when not given", example: "30d"),
+                ], required: []),
         ]
     }
 }
