@@ -4,8 +4,16 @@ import Foundation
 public struct ClientConfiguration: Sendable {
     /// The server's root, e.g. `http://127.0.0.1:8080/`; routes are resolved under it.
     public var baseURL: URL
-    /// The API token (`Authorization: Bearer`); never logged or printed.
+    /// The API token (`Authorization: Bearer`); never logged or printed. Unused when
+    /// `tokenProvider` is set.
     public var token: String
+    /// Where each request's token comes from, for tokens that change: an identity provider's
+    /// JWTs expire within the hour. Asked with `false` before each request (and each reconnect
+    /// of an event feed); when the server refuses the token (401, answered before anything is
+    /// done), asked once more with `true`, for a fresh token, and the request is sent again with
+    /// it, whatever its method. It should hand out the token it holds until that one expires or
+    /// it is asked to refresh. What it throws, the call throws. Takes the place of `token`.
+    public var tokenProvider: (@Sendable (_ refresh: Bool) async throws -> String)?
     /// How long one request may take before it fails with `TaskbaseClientError.transport`.
     public var requestTimeout: Duration
     /// How many times a safe request is retried after a connection failure, a 503 or a 429.
@@ -29,6 +37,13 @@ public struct ClientConfiguration: Sendable {
         self.backoff = backoff
         self.maximumBackoff = maximumBackoff
         self.streamIdleTimeout = streamIdleTimeout
+    }
+
+    /// A configuration for `baseURL` whose tokens `tokenProvider` supplies, with the default
+    /// patience (each a property to change).
+    public init(baseURL: URL, tokenProvider: @escaping @Sendable (_ refresh: Bool) async throws -> String) {
+        self.init(baseURL: baseURL, token: "")
+        self.tokenProvider = tokenProvider
     }
 
     /// The configuration `TASKBASE_URL` and `TASKBASE_TOKEN` describe in `environment`.

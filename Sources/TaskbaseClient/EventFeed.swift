@@ -24,10 +24,12 @@ struct EventFeed: Sendable {
         var request = HTTPRequest(method: "GET", path: ["v1", "teams", team.rawValue, "events"])
         request.headers["Accept"] = "text/event-stream"
         if let lastEventID, !lastEventID.isEmpty { request.headers["Last-Event-ID"] = lastEventID }
-        let connection = EventConnection(client.transport.urlRequest(request, timeout: client.configuration.streamIdleTimeout))
-        connection.lastEventID = lastEventID
-        try await connection.open()
-        return connection
+        return try await client.transport.authorized { token in
+            let connection = EventConnection(client.transport.urlRequest(request, token: token, timeout: client.configuration.streamIdleTimeout))
+            connection.lastEventID = lastEventID
+            try await connection.open()
+            return connection
+        }
     }
 
     private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {

@@ -63,8 +63,20 @@ final class HTTPTransport: Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    /// The URL request for `request`, with the token and JSON headers.
-    func urlRequest(_ request: HTTPRequest, timeout: Duration? = nil) -> URLRequest {
+    /// `attempt` given the token to send. With a token provider, a refusal of the token (401)
+    /// runs it once more with a fresh one: the server refuses a token before doing anything,
+    /// so sending any request again is safe.
+    func authorized<Value>(_ attempt: (_ token: String) async throws -> Value) async throws -> Value {
+        guard let provider = configuration.tokenProvider else { return try await attempt(configuration.token) }
+        do {
+            return try await attempt(try await provider(false))
+        } catch TaskbaseClientError.unauthorized {
+            return try await attempt(try await provider(true))
+        }
+    }
+
+    /// The URL request for `request`, with `token` and JSON headers.
+    func urlRequest(_ request: HTTPRequest, token: String, timeout: Duration? = nil) -> URLRequest {
         var url = configuration.baseURL
         for segment in request.path { url.appendPathComponent(segment) }
         if !request.query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
@@ -76,7 +88,7 @@ final class HTTPTransport: Sendable {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         urlRequest.timeoutInterval = (timeout ?? configuration.requestTimeout).seconds
-        urlRequest.setValue("Bearer \(configuration.token)", forHTTPHeaderField: "Authorization")
+        urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body = request.body {
             urlRequest.httpBody = body
@@ -91,11 +103,15 @@ final class HTTPTransport: Sendable {
     /// a 503 or a 429, pausing as `configuration` (and `Retry-After`) say.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let unreachable { throw unreachable }
+        return try await authorized { token in try await send(request, token: token) }
+    }
+
+    private func send(_ request: HTTPRequest, token: String) async throws -> HTTPResponse {
         var attempt = 0
         while true {
             let outcome: Result<HTTPResponse, any Error>
             do {
-                outcome = .success(try await exchange(urlRequest(request), file: request.bodyFile, destination: request.destination))
+                outcome = .success(try await exchange(urlRequest(request, token: token), file: request.bodyFile, destination: request.destination))
             } catch let error as CancellationError {
                 throw error
             } catch TaskbaseClientError.file(let detail) {
