@@ -132,6 +132,33 @@ struct EventFeedTests {
         try await server.stop()
     }
 
+    @Test("a feed whose server stops before its first event still delivers what was made while it was down")
+    func resumesBeforeFirstEvent() async throws {
+        var server = try await RestartableServer()
+        try await server.start()
+        let (watcher, writer, team) = try await Self.stage(server)
+        let service = server.service
+        let changes = try await watcher.changes(in: team)
+        // No event has come yet: only the stream's starting place, which the feed must keep.
+        try await server.stop()
+        let down = try await service.createTask(in: team, try TaskDraft(title: "While down"), as: .id(writer.id))
+        try await server.start()
+        let after = try await service.createTask(in: team, try TaskDraft(title: "After"), as: .id(writer.id))
+        let received = Latest<[TaskKey]>()
+        let reader = Task {
+            var keys: [TaskKey] = []
+            for try await event in changes {
+                if case .change(let change) = event { keys.append(change.key) }
+                received.set(keys)
+            }
+        }
+        // "After" comes either way; a feed that lost its place has nothing before it.
+        try await waitUntil("the change made after the restart", limit: .seconds(60)) { received.value?.contains(after.key) == true }
+        reader.cancel()
+        #expect(received.value == [down.key, after.key], "the change made while the server was down was lost")
+        try await server.stop()
+    }
+
     @Test("a bulk import made while taskserve was down comes to a resumed feed as one resync, then changes continue")
     func resyncAcrossRestart() async throws {
         var server = try await RestartableServer()

@@ -63,7 +63,7 @@ struct TokenProviderTests {
         func revoke(_ index: Int) async throws {
             _ = try await service.revokeToken(tokens[index].id)
             let plain = TaskbaseClient(baseURL: URL(string: server.baseURL)!, token: tokens[index].secret)
-            try await waitUntil("the server to refuse the revoked token", limit: .seconds(15)) {
+            try await waitUntil("the server to refuse the revoked token", limit: .seconds(60)) {
                 do {
                     _ = try await plain.me()
                     return false
@@ -122,7 +122,7 @@ struct TokenProviderTests {
         try await s.revoke(0)
         // The server cuts the stream off at its next heartbeat; the feed reconnects, is refused,
         // and opens again with a fresh token.
-        try await waitUntil("the feed to ask for a fresh token", limit: .seconds(30)) { provider.asks.contains(true) }
+        try await waitUntil("the feed to ask for a fresh token", limit: .seconds(60)) { provider.asks.contains(true) }
         let made = try await s.service.createTask(in: s.team, try TaskDraft(title: "After the revocation"), as: .id(s.user.id))
         let arrived = Latest<[TaskID]>()
         let reader = Task {
@@ -134,7 +134,7 @@ struct TokenProviderTests {
                 }
             }
         }
-        try await waitUntil("both changes to arrive, the second on the reconnected feed", limit: .seconds(30)) { arrived.value?.count == 2 }
+        try await waitUntil("both changes to arrive, the second on the reconnected feed", limit: .seconds(60)) { arrived.value?.count == 2 }
         reader.cancel()
         #expect(arrived.value == [before.id, made.id])
         #expect(provider.asks.filter { $0 }.count == 1, "\(provider.asks)")

@@ -185,7 +185,7 @@ struct FaultFixtureTests {
             for _ in 1...8 { _ = try await changes.next() }
             #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count == 4)
         }
-        try await waitUntil("the fixture to end the stream the client left", limit: .seconds(20)) {
+        try await waitUntil("the fixture to end the stream the client left", limit: .seconds(60)) {
             try await server.log(run).contains { $0["method"] == "ended" }
         }
     }

@@ -23,9 +23,12 @@ struct EventStreamTests {
     @Test("every change arrives in order with its sequence as id and the ChangeDocument as data", arguments: StoreKind.allCases)
     func order(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
+        let end = try await f.service.changeLog(in: f.team, after: Int64.max, limit: 0, as: .id(f.owner.id)).lastSequence
         let stream = try await subscribe(f, as: "viewer")
         #expect(stream.text.hasPrefix("HTTP/1.1 200"))
         #expect(stream.text.contains("Content-Type: text/event-stream"))
+        // Before any event, the place it starts from: the log's end, as an id with no data.
+        #expect(await stream.read(until: { $0.contains(": connected\nid: \(end)\n\n") }), "\(stream.text.debugDescription)")
         let member = f.client("member")
         let created = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Streamed"}"#).decode(TaskDocument.self)
         // The title is looked up as the event goes out: let the first go before the task is deleted.

@@ -25,7 +25,10 @@ extension APIHandlers {
         let now = try await service.changeLog(in: team, after: Int64.max, limit: 0, as: actor).lastSequence
         let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
-        buffer.write(": connected\n\n")
+        // The place the stream starts from, as an id with no data: a client that loses the
+        // connection before its first event reconnects with it as Last-Event-ID and misses
+        // nothing (EventSource keeps an id-only block's id, as the Swift client does).
+        buffer.write(": connected\nid: \(after ?? now)\n\n")
         let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
         let secret = context.tokenSecret
         let beats = Task {
