@@ -30,7 +30,8 @@ enum TaskServe {
             not set. Tokens are hashed under TASKBASE_TOKEN_KEY (set the same value for taskctl). \
             A database never migrated is refused at start; one whose schema is older than this \
             program is served, /readyz answering 503 until taskmigrate up has run. \
-            Exit codes: 0 stopped, 2 usage, 3 cannot connect or listen, or no schema.
+            --check checks all of this and exits without listening. \
+            Exit codes: 0 stopped (or checked), 2 usage, 3 cannot connect or listen, or no schema.
             """,
         version: version,
         options: [
@@ -131,10 +132,15 @@ enum TaskServe {
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
         flags: [
             Flag(
+                "check",
+                help:
+                    "Check everything taskserve needs and exit without listening, as a deployment step before the switch: the options, the TLS files, the identity provider's keys, the database (reachable, migrated, usable by the runtime role). One JSON line on stdout when it would serve; warnings go to stderr as at start and do not fail it. Exit 0, or 2 or 3 as serving would."
+            ),
+            Flag(
                 "reuse-port",
                 help:
                     "Share the port with other taskserve processes started with it (SO_REUSEPORT): the kernel spreads new connections among them, one per core."
-            )
+            ),
         ],
         run: { values in try await serve(values) })
 
@@ -182,7 +188,30 @@ enum TaskServe {
         } catch {
             throw ServiceExitCodes.failure(for: error)
         }
-        let schemaWarning = try await schemaWarning(service)
+        // What an operator is warned of at start, in this order.
+        var warnings: [String] = []
+        if !secrets.hasConfiguredKey {
+            warnings.append(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
+        }
+        if let schemaWarning = try await schemaWarning(service) { warnings.append(schemaWarning) }
+        if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { warnings.append(warning) }
+        let identityLine =
+            identity.map { verifier in
+                func quoted(_ text: String) -> String {
+                    var writer = JSONWriter(capacity: 64)
+                    writer.string(text)
+                    return String(decoding: writer.bytes, as: UTF8.self)
+                }
+                // Where the keys were found, so a discovered jwks_uri is on record.
+                return ",\"identity_provider\":\(quoted(verifier.provider.issuer)),\"identity_keys\":\(quoted(verifier.provider.keys.description))"
+            } ?? ""
+        if values.flag("check") {
+            for warning in warnings { FileHandle.standardError.write(Data(warning.utf8)) }
+            let listen = (tls == nil ? "http://" : "https://") + HTTPServer.authority(host, port)
+            let checked = #"{"check":"ok","listen":"\#(listen)"\#(identityLine),"warnings":\#(warnings.count),"version":"\#(version)"}"#
+            print(checked)
+            return
+        }
         var options = APIOptions(
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
@@ -223,23 +252,9 @@ enum TaskServe {
         } catch {
             throw CommandFailure(String(describing: error), exitCode: .cannotConnect)
         }
-        if !secrets.hasConfiguredKey {
-            say(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
-        }
-        if let schemaWarning { say(schemaWarning) }
-        if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { say(warning) }
+        for warning in warnings { say(warning) }
         let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
-        let issuer =
-            identity.map { verifier in
-                func quoted(_ text: String) -> String {
-                    var writer = JSONWriter(capacity: 64)
-                    writer.string(text)
-                    return String(decoding: writer.bytes, as: UTF8.self)
-                }
-                // Where the keys were found, so a discovered jwks_uri is on record.
-                return ",\"identity_provider\":\(quoted(verifier.provider.issuer)),\"identity_keys\":\(quoted(verifier.provider.keys.description))"
-            } ?? ""
-        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL)\#(issuer),"version":"\#(version)"}"# + "\n")
+        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL)\#(identityLine),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")

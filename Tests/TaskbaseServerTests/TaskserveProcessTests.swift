@@ -97,11 +97,41 @@ struct TaskserveProcessTests {
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }
 
+    @Test("--check: one line on stdout and exit 0 without listening; warnings on stderr do not fail it; no database is exit 3")
+    func check() async throws {
+        var environment = try await environment()
+        let taskserve = BuiltProgram.url("taskserve")
+        let checked = try await BuiltProgram.run(taskserve, arguments: ["--check", "--listen", "127.0.0.1:1"], environment: environment)
+        #expect(checked.exitCode == 0, "\(checked.standardError)")
+        let line = try #require(
+            try JSONSerialization.jsonObject(with: Data(checked.standardOutput.utf8)) as? [String: Any], "\(checked.standardOutput)")
+        #expect(line["check"] as? String == "ok")
+        #expect(line["listen"] as? String == "http://127.0.0.1:1", "port 1 is not for us to bind: the check never listens")
+        #expect(line["warnings"] as? Int == 0, "\(checked.standardError)")
+        #expect(!checked.standardError.contains("listening"))
+
+        environment["TASKBASE_TOKEN_KEY"] = nil
+        let warned = try await BuiltProgram.run(taskserve, arguments: ["--check", "--listen", "0.0.0.0:8080"], environment: environment)
+        #expect(warned.exitCode == 0, "\(warned.standardError)")
+        #expect(
+            warned.standardError.contains("TASKBASE_TOKEN_KEY is not set") && warned.standardError.contains("serving plain HTTP"),
+            "\(warned.standardError)")
+        #expect(warned.standardOutput.contains(#""warnings":2"#), "\(warned.standardOutput)")
+
+        let offline = try await Self.offline(["--check"])
+        #expect(offline.exitCode == 3, "\(offline.standardError)")
+        #expect(offline.standardOutput.isEmpty)
+        let usage = try await Self.offline(["--check", "--gzip-level", "12"])
+        #expect(usage.exitCode == 2, "\(usage.standardError)")
+    }
+
     @Test("on a database never migrated taskserve refuses to start, exit 3, saying to run taskmigrate up")
     func neverMigrated() async throws {
         try await TestDatabase.with(migrated: false, purpose: "taskserve schema") { database in
             var environment = TestDatabases.childEnvironment(database.config)
             environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            let checked = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--check"], environment: environment)
+            #expect(checked.exitCode == 3 && checked.standardError.contains("taskmigrate up"), "\(checked.standardError)")
             do {
                 let serve = try await ServeProcess(environment: environment)
                 Issue.record("taskserve listened on a database never migrated: \(serve.log)")
@@ -195,6 +225,10 @@ struct TaskserveProcessTests {
             #"{"issuer": "\#(base)/\#(tenant)", "jwks_uri": "\#(base)/\#(tenant)/keys"}"#
         }
         let issuer = provider.baseURL + "/corp"
+        let checked = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--check", "--oidc-issuer", issuer, "--oidc-audience", "taskbase-api"],
+            environment: environment)
+        #expect(checked.exitCode == 0 && checked.standardOutput.contains(#""identity_keys":"\#(provider.baseURL)/corp/keys""#), "\(checked)")
         let serve = try await ServeProcess(environment: environment, arguments: ["--oidc-issuer", issuer, "--oidc-audience", "taskbase-api"])
         let line = try #require(serve.log.split(separator: "\n").first { $0.contains(#""listening""#) })
         let listening = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
