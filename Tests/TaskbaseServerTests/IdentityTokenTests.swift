@@ -432,6 +432,39 @@ struct IdentityTokenTests {
         await provider.shutdown(grace: .seconds(1))
     }
 
+    @Test("a password or query value in a key set's URL never reaches the listening line or an error")
+    func keyURLSecretsHidden() async throws {
+        let keyServer = try HTTPServer.start(port: 0) { request in
+            guard request.path == "/jwks" else { return .empty(404) }
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")], body: .bytes(Array(ProviderKey.set([ProviderKey.rsa.jwk()]))))
+        }
+        let secret = "s3cret-pw", apiKey = "api-key-123"
+        let authority = keyServer.baseURL.replacingOccurrences(of: "http://", with: "http://keys:\(secret)@")
+        func start(_ url: String) async -> (shown: String, error: IdentityProviderError?) {
+            do throws(IdentityProviderError) {
+                let verifier = try await IdentityTokenVerifier.start(
+                    IdentityProvider(issuer: Self.issuer, audience: Self.audience, keys: try .init(parsing: url)))
+                return (verifier.provider.keys.description, nil)
+            } catch {
+                return (error.description, error)
+            }
+        }
+        let read = await start(authority + "/jwks?key=\(apiKey)")
+        #expect(read.error == nil, "\(read.shown)")
+        #expect(read.shown.contains("127.0.0.1") && read.shown.contains("/jwks"), "\(read.shown)")
+        let missing = await start(authority + "/gone?key=\(apiKey)")
+        #expect(missing.error?.unreachable == true && missing.shown.contains("answered 404"), "\(missing.shown)")
+        let refused = await start("http://keys:\(secret)@127.0.0.1:9/jwks")
+        #expect(refused.error?.unreachable == true, "\(refused.shown)")
+        let plain = await start("http://keys:\(secret)@login.example.com/jwks?key=\(apiKey)")
+        #expect(plain.shown.contains("must be https://"), "\(plain.shown)")
+        for text in [read.shown, missing.shown, refused.shown, plain.shown] {
+            #expect(!text.contains(secret) && !text.contains(apiKey), "\(text)")
+        }
+        await keyServer.shutdown(grace: .seconds(1))
+    }
+
     @Test("a key set with no usable key, and a key URL that is neither https nor this machine's, are refused at start")
     func badConfiguration() async throws {
         let weak = ProviderKey(.rsa, id: "weak", rsaBits: 1024)

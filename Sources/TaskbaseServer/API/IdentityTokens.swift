@@ -1,6 +1,7 @@
 import CLibCrypto
 import Foundation
 import Hashing
+import PGStore
 import Synchronization
 import TaskCore
 
@@ -58,16 +59,20 @@ public struct IdentityProvider: Sendable {
             return .discovery(issuer: issuer, document: document)
         }
 
+        /// `text`, a URL, as logs and errors may show it: a password in it (`user:password@`)
+        /// and the values of its query are `***`, as for connection strings (`PGConfig.mask`).
+        static func shown(_ text: String) -> String { PGConfig.mask(text) }
+
         /// `text` as a URL taskserve will fetch keys from: `https://`, or `http://` to this
         /// machine only (a plain fetch from elsewhere could be answered by anyone on the path).
         static func remote(_ text: String, what: String) throws(IdentityProviderError) -> URL {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
-                throw IdentityProviderError("\(what) \(text) cannot be read as a URL")
+                throw IdentityProviderError("\(what) \(shown(text)) cannot be read as a URL")
             }
             let host = url.host?.lowercased() ?? ""
             let local = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)
             guard !host.isEmpty, scheme == "https" || (scheme == "http" && local) else {
-                throw IdentityProviderError("\(what) must be https:// (http:// only to this machine): \(text)")
+                throw IdentityProviderError("\(what) must be https:// (http:// only to this machine): \(shown(text))")
             }
             return url
         }
@@ -75,8 +80,8 @@ public struct IdentityProvider: Sendable {
         public var description: String {
             switch self {
             case .file(let path): path
-            case .url(let url): url.absoluteString
-            case .discovery(_, let document): document.absoluteString
+            case .url(let url): Self.shown(url.absoluteString)
+            case .discovery(_, let document): Self.shown(document.absoluteString)
             }
         }
     }
@@ -287,7 +292,7 @@ public final class IdentityTokenVerifier: Sendable {
     /// (`http://` only to this machine): never a path on this machine.
     static func resolve(_ source: IdentityProvider.KeySource) async throws(IdentityProviderError) -> IdentityProvider.KeySource {
         guard case .discovery(let issuer, let document) = source else { return source }
-        let origin = "the discovery document at \(document.absoluteString)"
+        let origin = "the discovery document at \(IdentityProvider.KeySource.shown(document.absoluteString))"
         guard let members = JSONValue.object(from: Array(try await fetch(document, what: "the discovery document"))) else {
             throw IdentityProviderError("\(origin) is not a JSON object")
         }
@@ -304,19 +309,21 @@ public final class IdentityTokenVerifier: Sendable {
     /// The body of a `200` answer to a GET of `url`; an error saying what could not be read,
     /// marked unreachable, otherwise.
     private static func fetch(_ url: URL, what: String) async throws(IdentityProviderError) -> Data {
+        let shown = IdentityProvider.KeySource.shown(url.absoluteString)
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         do {
             let (body, response) = try await keySession.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             guard status == 200 else {
-                throw IdentityProviderError("\(what) at \(url.absoluteString) answered \(status), not 200", unreachable: true)
+                throw IdentityProviderError("\(what) at \(shown) answered \(status), not 200", unreachable: true)
             }
             return body
         } catch let error as IdentityProviderError {
             throw error
         } catch {
-            throw IdentityProviderError("cannot fetch \(what) at \(url.absoluteString): \(error.localizedDescription)", unreachable: true)
+            throw IdentityProviderError(
+                "cannot fetch \(what) at \(shown): \(IdentityProvider.KeySource.shown(error.localizedDescription))", unreachable: true)
         }
     }
 
