@@ -74,6 +74,24 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    @Test("an empty segment is no route: PATCH or DELETE /v1/teams//summary leaves the team SUMMARY alone; a trailing slash is forgiven")
+    func emptySegments() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let owner = f.client("owner")
+        #expect(try await owner.send("POST", "/v1/teams", json: #"{"key": "SUMMARY", "name": "Summary"}"#).status == 201)
+        // A client whose team variable is empty: these were once /v1/teams/{team} for SUMMARY.
+        let renamed = try await owner.send("PATCH", "/v1/teams//summary", json: #"{"name": "Renamed by accident"}"#)
+        #expect(renamed.status == 404, "\(renamed.text)")
+        let deleted = try await owner.send("DELETE", "/v1/teams//summary")
+        #expect(deleted.status == 404, "\(deleted.text)")
+        let team = try await owner.get("/v1/teams/SUMMARY")
+        #expect(team.status == 200 && team.text.contains(#""name":"Summary""#), "\(team.text)")
+        #expect(try await owner.get("/v1/teams//tasks").status == 404)
+        #expect(try await owner.get("//v1/me").status == 404)
+        #expect(try await owner.get("/v1/teams/\(f.team)/").status == 200, "a trailing slash is forgiven")
+        await f.stop()
+    }
+
     @Test("viewers read but get 403 on writes; outsiders get 404 for everything, exactly as for what does not exist", arguments: StoreKind.allCases)
     func rolesAndOutsiders(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

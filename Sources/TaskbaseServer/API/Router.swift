@@ -148,6 +148,15 @@ public struct Router: Sendable {
 
     /// The route and parameters for `method path`, or the response saying why there is none.
     func resolve(_ method: String, _ path: String) -> Result<(Route, [String: String]), RoutingMiss> {
+        // An empty segment is no segment of any route: `/v1/teams//tasks` (a client's empty
+        // team) must be a 404, not `/v1/teams/{team}` for the team TASKS. A trailing slash is
+        // forgiven.
+        var afterSlash = false
+        for byte in path.utf8 {
+            let slash = byte == UInt8(ascii: "/")
+            if slash, afterSlash { return .failure(.noRoute) }
+            afterSlash = slash
+        }
         let parts = path.split(separator: "/")
         var methods: [String] = []
         for route in routesByLength[parts.count] ?? [] {
