@@ -195,6 +195,7 @@ enum TaskServe {
         }
         if let schemaWarning = try await schemaWarning(service) { warnings.append(schemaWarning) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { warnings.append(warning) }
+        if let warning = identity?.warning { warnings.append(try warningLine(warning)) }
         let identityLine =
             identity.map { verifier in
                 func quoted(_ text: String) -> String {
@@ -283,11 +284,15 @@ enum TaskServe {
         case .neverMigrated:
             throw CommandFailure("\(schema): \(SchemaStatus.migrationAdvice)", exitCode: .cannotConnect)
         case .behind:
-            let line = ["warning": "\(schema); /readyz answers 503 until then: \(SchemaStatus.migrationAdvice)"]
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            return String(decoding: try encoder.encode(line), as: UTF8.self) + "\n"
+            return try warningLine("\(schema); /readyz answers 503 until then: \(SchemaStatus.migrationAdvice)")
         }
+    }
+
+    /// `{"warning": text}` as a line of the log.
+    static func warningLine(_ text: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return String(decoding: try encoder.encode(["warning": text]), as: UTF8.self) + "\n"
     }
 
     /// `HOST:PORT` as an address and a port: IPv4, or IPv6 in brackets (`[::1]:8080`, returned

@@ -369,6 +369,7 @@ struct IdentityTokenTests {
         let verifier = try await IdentityTokenVerifier.start(
             IdentityProvider(issuer: issuer, audience: Self.audience, keys: try .discovered(from: issuer)))
         #expect(verifier.provider.keys.description == provider.baseURL + "/acme/keys", "the key set's URL is the one discovered")
+        #expect(verifier.advertisedAlgorithms == ["RS256"] && verifier.warning == nil)
         #expect(reads.load(ordering: .relaxed) == 1)
         let f = try await ServerFixture.start(identity: verifier)
         let token = Minted.token(
@@ -396,6 +397,8 @@ struct IdentityTokenTests {
             case "fileurl": #"{"issuer": "\#(base)/fileurl/", "jwks_uri": "file://\#(file.path)"}"#
             case "plain": #"{"issuer": "\#(base)/plain/", "jwks_uri": "http://keys.example.com/jwks"}"#
             case "nokeys": #"{"issuer": "\#(base)/nokeys/"}"#
+            case "psonly":
+                #"{"issuer": "\#(base)/psonly/", "jwks_uri": "\#(base)/psonly/keys", "id_token_signing_alg_values_supported": ["PS256", "EdDSA"]}"#
             case "array": #"["\#(base)/array/keys"]"#
             default: nil
             }
@@ -410,6 +413,14 @@ struct IdentityTokenTests {
                 return error
             }
         }
+        // Read, but signing with nothing accepted here: a warning for the start's log.
+        let elsewhere = try await IdentityTokenVerifier.start(
+            IdentityProvider(
+                issuer: provider.baseURL + "/psonly/", audience: Self.audience, keys: try .discovered(from: provider.baseURL + "/psonly/")))
+        #expect(
+            elsewhere.warning
+                == "the identity provider signs ID tokens with PS256, EdDSA (id_token_signing_alg_values_supported), none of which --oidc-algorithms RS256 accepts: its ID tokens will be refused"
+        )
         let cases: [(String, String, Bool)] = [
             ("other", "names the issuer https://login.example.com/, not \(provider.baseURL)/other/", false),
             ("local", "names a key set that is not a URL: \(file.path)", false),

@@ -222,13 +222,21 @@ struct TaskserveProcessTests {
         let environment = try await environment()
         let (email, _, _) = try await castMember(environment)
         let provider = try IdentityTokenTests.discoveryServer { tenant, base in
-            #"{"issuer": "\#(base)/\#(tenant)", "jwks_uri": "\#(base)/\#(tenant)/keys"}"#
+            let algorithms = tenant == "ps" ? #"["PS256"]"# : #"["RS256", "PS256"]"#
+            return
+                #"{"issuer": "\#(base)/\#(tenant)", "jwks_uri": "\#(base)/\#(tenant)/keys", "id_token_signing_alg_values_supported": \#(algorithms)}"#
         }
         let issuer = provider.baseURL + "/corp"
         let checked = try await BuiltProgram.run(
             BuiltProgram.url("taskserve"), arguments: ["--check", "--oidc-issuer", issuer, "--oidc-audience", "taskbase-api"],
             environment: environment)
         #expect(checked.exitCode == 0 && checked.standardOutput.contains(#""identity_keys":"\#(provider.baseURL)/corp/keys""#), "\(checked)")
+        #expect(checked.standardOutput.contains(#""warnings":0"#), "\(checked)")
+        let psOnly = try await BuiltProgram.run(
+            BuiltProgram.url("taskserve"), arguments: ["--check", "--oidc-issuer", provider.baseURL + "/ps", "--oidc-audience", "taskbase-api"],
+            environment: environment)
+        #expect(psOnly.exitCode == 0 && psOnly.standardOutput.contains(#""warnings":1"#), "\(psOnly)")
+        #expect(psOnly.standardError.contains("signs ID tokens with PS256"), "\(psOnly.standardError)")
         let serve = try await ServeProcess(environment: environment, arguments: ["--oidc-issuer", issuer, "--oidc-audience", "taskbase-api"])
         let line = try #require(serve.log.split(separator: "\n").first { $0.contains(#""listening""#) })
         let listening = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

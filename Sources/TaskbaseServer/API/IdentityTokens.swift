@@ -243,6 +243,9 @@ final class SigningKey: @unchecked Sendable {
 public final class IdentityTokenVerifier: Sendable {
     /// The pins it checks tokens by.
     public let provider: IdentityProvider
+    /// The algorithms the provider's discovery document says it signs ID tokens with
+    /// (`id_token_signing_alg_values_supported`); nil when no document was read or it lists none.
+    public let advertisedAlgorithms: [String]?
     private struct Keys {
         var keys: [SigningKey]
         /// When the set was last read.
@@ -253,8 +256,9 @@ public final class IdentityTokenVerifier: Sendable {
     }
     private let state: Mutex<Keys>
 
-    private init(provider: IdentityProvider, keys: [SigningKey]) {
+    private init(provider: IdentityProvider, keys: [SigningKey], advertisedAlgorithms: [String]?) {
         self.provider = provider
+        self.advertisedAlgorithms = advertisedAlgorithms
         let now = ContinuousClock.now
         state = Mutex(Keys(keys: keys, readAt: now, triedAt: now))
     }
@@ -265,8 +269,20 @@ public final class IdentityTokenVerifier: Sendable {
             throw IdentityProviderError("an identity provider needs an issuer, an audience, at least one algorithm and a user claim")
         }
         var provider = provider
-        provider.keys = try await resolve(provider.keys)
-        return IdentityTokenVerifier(provider: provider, keys: try await load(provider.keys))
+        let discovered = try await resolve(provider.keys)
+        provider.keys = discovered.keys
+        return IdentityTokenVerifier(provider: provider, keys: try await load(provider.keys), advertisedAlgorithms: discovered.algorithms)
+    }
+
+    /// Why every ID token of a reachable provider may be refused, for the start's log: its
+    /// discovery document lists the algorithms it signs them with, and none is accepted here.
+    public var warning: String? {
+        guard let advertised = advertisedAlgorithms,
+            !advertised.contains(where: { IdentityProvider.Algorithm(rawValue: $0).map(provider.algorithms.contains) ?? false })
+        else { return nil }
+        let accepted = provider.algorithms.map(\.rawValue).sorted().joined(separator: ",")
+        return "the identity provider signs ID tokens with \(advertised.joined(separator: ", ")) (id_token_signing_alg_values_supported), "
+            + "none of which --oidc-algorithms \(accepted) accepts: its ID tokens will be refused"
     }
 
     /// The key set at `source`.
@@ -281,7 +297,7 @@ public final class IdentityTokenVerifier: Sendable {
         case .url(let url):
             data = try await fetch(url, what: "the key set")
         case .discovery:
-            return try await load(resolve(source))
+            return try await load(resolve(source).keys)
         }
         return try SigningKey.set(from: data, source: source.description)
     }
@@ -289,9 +305,12 @@ public final class IdentityTokenVerifier: Sendable {
     /// `source`, with a discovery document read for the key set's URL it names; other
     /// sources as they are. The document must name the configured issuer exactly (a provider
     /// serving another's document is refused), and its `jwks_uri` must be an `https://` URL
-    /// (`http://` only to this machine): never a path on this machine.
-    static func resolve(_ source: IdentityProvider.KeySource) async throws(IdentityProviderError) -> IdentityProvider.KeySource {
-        guard case .discovery(let issuer, let document) = source else { return source }
+    /// (`http://` only to this machine): never a path on this machine. With the key set, the
+    /// algorithms the document says the provider signs ID tokens with, when it lists any.
+    static func resolve(
+        _ source: IdentityProvider.KeySource
+    ) async throws(IdentityProviderError) -> (keys: IdentityProvider.KeySource, algorithms: [String]?) {
+        guard case .discovery(let issuer, let document) = source else { return (source, nil) }
         let origin = "the discovery document at \(IdentityProvider.KeySource.shown(document.absoluteString))"
         guard let members = JSONValue.object(from: Array(try await fetch(document, what: "the discovery document"))) else {
             throw IdentityProviderError("\(origin) is not a JSON object")
@@ -303,7 +322,13 @@ public final class IdentityTokenVerifier: Sendable {
         }
         guard let keys = members["jwks_uri"]?.string, !keys.isEmpty else { throw IdentityProviderError("\(origin) names no key set (jwks_uri)") }
         guard keys.contains("://") else { throw IdentityProviderError("\(origin) names a key set that is not a URL: \(keys)") }
-        return .url(try IdentityProvider.KeySource.remote(keys, what: "the key set's URL \(origin) names"))
+        let url = try IdentityProvider.KeySource.remote(keys, what: "the key set's URL \(origin) names")
+        var algorithms: [String]?
+        if case .array(let listed) = members["id_token_signing_alg_values_supported"] {
+            let names = listed.compactMap(\.string)
+            if !names.isEmpty { algorithms = names }
+        }
+        return (.url(url), algorithms)
     }
 
     /// The body of a `200` answer to a GET of `url`; an error saying what could not be read,
