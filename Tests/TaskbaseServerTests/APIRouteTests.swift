@@ -371,6 +371,16 @@ struct APIRouteTests {
         #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == 1)
         let otherUser = try await f.client("owner").send("POST", path, json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "k-1"])
         #expect(otherUser.status == 201)
+        // The query counts as written: one option "on-conflict=skip&dry-run=true" is not the two
+        // options of the first import, though both decode to the same characters.
+        let csv = Data("Title\nImported once\n".utf8)
+        let imports = "/v1/teams/\(f.team)/imports"
+        let dry = try await member.send(
+            "POST", imports + "?on-conflict=skip&dry-run=true", body: csv, headers: ["Idempotency-Key": "k-2", "Content-Type": "text/csv"])
+        #expect(dry.status == 200, "\(dry.text)")
+        let other = try await member.send(
+            "POST", imports + "?on-conflict=skip%26dry-run%3Dtrue", body: csv, headers: ["Idempotency-Key": "k-2", "Content-Type": "text/csv"])
+        #expect(other.problem?.code == "idempotency_key_reused", "\(other.status) \(other.text)")
         await f.stop()
     }
 

@@ -26,10 +26,13 @@ final class IdempotencyCache: Sendable {
 
     /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
     /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
-    /// the digest taken while it arrived.
+    /// the digest taken while it arrived. Each part is written with its length, since the path
+    /// and the query arrive decoded: `?a=1&b=2` and `?a=1%26b%3D2` are two requests.
     static func fingerprint(_ request: HTTPRequest) -> [UInt8] {
         var hasher = SHA256()
-        hasher.update("\(request.method) \(request.path)?\(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))\n".utf8)
+        var head = "\(request.method) \(request.path.utf8.count):\(request.path)"
+        for (name, value) in request.query { head += " \(name.utf8.count):\(name)=\(value.utf8.count):\(value)" }
+        hasher.update((head + "\n").utf8)
         if let spooled = request.spooledBody {
             hasher.update("spooled \(spooled.byteCount)\n".utf8)
             hasher.update(spooled.digest)
