@@ -49,6 +49,16 @@ struct EventStreamTests {
         let resumed = try await subscribe(f, as: "owner", headers: ["Last-Event-ID": String(first.id)])
         #expect(await resumed.read(until: { _ in resumed.changeEvents().count >= 2 }))
         #expect(resumed.changeEvents().map(\.id) == Array(events.map(\.id).dropFirst()))
+
+        // An id past the log's end (a database restored from an older copy): a resync through
+        // the end, then the changes after it, none skipped.
+        let last = try #require(events.last?.id)
+        let ahead = try await subscribe(f, as: "owner", headers: ["Last-Event-ID": String(last + 50)])
+        #expect(
+            await ahead.read(until: { $0.contains("id: \(last)\nevent: resync\ndata: {\"through\": \(last)}") }), "\(ahead.text.debugDescription)")
+        let later = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "After the restore"}"#).decode(TaskDocument.self)
+        #expect(await ahead.read(until: { _ in ahead.changeEvents().count >= 1 }), "\(ahead.text.debugDescription)")
+        #expect(ahead.changeEvents().map(\.id) == [last + 1], "\(later.key)")
         await f.stop()
     }
 

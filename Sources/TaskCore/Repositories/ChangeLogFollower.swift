@@ -75,6 +75,10 @@ public enum ChangeLogFollower {
     /// The events of `page` as seen from `position`: when the log no longer holds the next
     /// sequence (pruned, or a resume point from elsewhere), a `resync` through the gap comes first.
     public static func resumed(from position: Int64, _ page: ChangeLogRead) -> [TaskFeedEvent] {
+        // A resume point past the log's end (the database restored from an older copy, or an
+        // id not of this log): what is logged up to it would be skipped. A resync through the
+        // end, from which the reader carries on.
+        if page.events.isEmpty, page.lastSequence < position { return [.resync(through: page.lastSequence)] }
         let next = page.events.first?.sequence ?? (page.lastSequence + 1)
         guard next > position + 1 else { return page.events }
         return [.resync(through: next - 1)] + page.events

@@ -59,6 +59,17 @@ extension TaskStoreContract {
             #expect(events.changes.map(\.key) == [second.key, first.key, third.key])
             #expect(events.map(\.sequence) == [seen[1].sequence, seen[2].sequence, seen[2].sequence + 1])
         },
+        ContractCheck("a resume point past the log's end (a restored database) gets a resync through the end, then every later change") { f in
+            _ = try await f.makeTask("Before")
+            let end = try await collect(1, from: try await f.service.changes(in: f.team, after: 0, as: f.viewer))
+            try #require(end.count == 1, "\(end)")
+            let resumed = try await f.service.changes(in: f.team, after: end[0].sequence + 100, as: f.viewer)
+            #expect(try await collect(1, from: resumed) == [.resync(through: end[0].sequence)])
+            // The same stream carries on from the end: the next change is not skipped.
+            let next = try await f.makeTask("After")
+            let then = try await collect(1, from: resumed)
+            #expect(then.changes.map(\.key) == [next.key] && then.first?.sequence == end[0].sequence + 1, "\(then)")
+        },
         ContractCheck("sequences are gapless and strictly increasing across concurrent writers of every kind") { f in
             let stream = try await f.service.changes(in: f.team, as: f.viewer)
             let doomed = try await f.makeTask("Doomed")

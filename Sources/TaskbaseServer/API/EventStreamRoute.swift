@@ -54,7 +54,8 @@ extension APIHandlers {
             guard case .joined(let joined)? = await queue.next() else { return }
             var position = after ?? now
             do {
-                if position < joined {
+                // Behind the hub, or past the log's end (a resync brings that reader back).
+                if position < joined || position > now {
                     position = try await catchUp(team, from: position, to: joined, buffer: buffer, service: service, as: actor, patience: patience)
                 }
             } catch {
@@ -85,7 +86,7 @@ extension APIHandlers {
     ) async throws -> Int64 {
         var users = try await UserDirectory.of(team, service: service, as: actor)
         var position = start
-        while position < joined {
+        repeat {
             let page = try await service.changeLog(in: team, after: position, limit: ChangeLogFollower.pageSize, as: actor)
             for event in ChangeLogFollower.resumed(from: position, page) {
                 let text = try await EventText.of(event, users: &users, service: service, as: actor)
@@ -93,7 +94,7 @@ extension APIHandlers {
                 position = event.sequence
             }
             if page.events.count < ChangeLogFollower.pageSize { break }
-        }
+        } while position < joined
         return position
     }
 
