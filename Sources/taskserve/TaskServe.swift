@@ -191,7 +191,7 @@ enum TaskServe {
         // What an operator is warned of at start, in this order.
         var warnings: [String] = []
         if !secrets.hasConfiguredKey {
-            warnings.append(#"{"warning":"TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"}"# + "\n")
+            warnings.append(try warningLine("TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"))
         }
         if let schemaWarning = try await schemaWarning(service) { warnings.append(schemaWarning) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { warnings.append(warning) }
@@ -208,7 +208,7 @@ enum TaskServe {
             } ?? ""
         if values.flag("check") {
             for warning in warnings { FileHandle.standardError.write(Data(warning.utf8)) }
-            let listen = (tls == nil ? "http://" : "https://") + HTTPServer.authority(host, port)
+            let listen = HTTPServer.baseURL(host, port, secure: tls != nil)
             let checked = #"{"check":"ok","listen":"\#(listen)"\#(identityLine),"warnings":\#(warnings.count),"version":"\#(version)"}"#
             print(checked)
             return

@@ -83,7 +83,13 @@ public final class HTTPServer: Sendable {
     public let tls: HTTPServerTLS?
 
     /// `http://` or `https://`, then `authority(host, port)`.
-    public var baseURL: String { (tls == nil ? "http://" : "https://") + Self.authority(host, port) }
+    public var baseURL: String { Self.baseURL(host, port, secure: tls != nil) }
+
+    /// The base URL a server on `host:port` has, HTTPS when `secure`: what `baseURL` says once
+    /// it listens, and what `taskserve --check` says it would.
+    public static func baseURL(_ host: String, _ port: UInt16, secure: Bool) -> String {
+        (secure ? "https://" : "http://") + authority(host, port)
+    }
 
     /// `host:port` as a URL writes it: an IPv6 address in brackets, `[::1]:8080`.
     public static func authority(_ host: String, _ port: UInt16) -> String {
