@@ -21,13 +21,16 @@ static const enum MHD_ValueKind taskbase_mhd_argument_kind = MHD_GET_ARGUMENT_KI
 static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MUST_COPY;
 
 /* Starts a daemon on the address `host` (IPv4 dotted quad, or IPv6, which then serves IPv6
- * only) and `port` (0: any free one) with
+ * only) and `port` (0: any free one), `target` hearing each request's target as sent (escapes
+ * intact, before the daemon decodes it) and returning the request's first context, with
  * epoll and suspend/resume, run by the caller's event loop (no thread of its own: its epoll
  * descriptor, taskbase_mhd_epoll_fd, is watched and MHD_run called when it is readable or
  * taskbase_mhd_timeout_ms is due); NULL when it cannot (address taken, bad host). */
 static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
-    MHD_RequestCompletedCallback completed, void *completed_cls, unsigned int connection_limit,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    void *(*target)(void *cls, const char *uri, struct MHD_Connection *connection), void *target_cls,
+    unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port,
     const char *tls_key, const char *tls_cert) {
     struct sockaddr_in address4;
@@ -65,6 +68,7 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
         flags, port, NULL, NULL, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_URI_LOG_CALLBACK, target, target_cls,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,

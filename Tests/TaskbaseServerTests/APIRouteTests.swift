@@ -92,6 +92,32 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    @Test("an escaped slash stays in its segment: /v1/teams/T%2Fmembers%2FU is no team, never T's member U; bad escapes name nothing")
+    func escapedSegments() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let owner = f.client("owner")
+        let viewer = "/v1/teams/\(f.team)/members/\(f.viewer.email)"
+        // A client that escapes a value it puts in one segment (a team key from elsewhere):
+        // decoded before the split, these were CORE's member list and the viewer's removal.
+        #expect(try await owner.get("/v1/teams/\(f.team)%2Fmembers").status == 404)
+        let removed = try await owner.send("DELETE", "/v1/teams/\(f.team)%2Fmembers%2F\(f.viewer.email)")
+        #expect(removed.status == 404, "\(removed.text)")
+        #expect(try await owner.get(viewer).status == 200, "the viewer is still a member")
+        // An escaped ordinary character still means itself (%53 is S, %40 is @).
+        let escapedKey = "%" + String(f.team.rawValue.utf8.first!, radix: 16) + f.team.rawValue.dropFirst()
+        #expect(try await owner.get("/v1/teams/\(escapedKey)/members/\(f.viewer.email.replacingOccurrences(of: "@", with: "%40"))").status == 200)
+        // Sent byte for byte: a NUL (once the end of the C string, so /v1/teams/T), a malformed
+        // escape, bytes that are not UTF-8.
+        let token = try #require(f.tokens["owner"])
+        for path in ["/v1/teams/\(f.team)%00/members", "/v1/teams/\(f.team)%zz", "/v1/teams/\(f.team)%FF%FE", "/v1/teams/\(f.team)%2"] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.get(path, headers: ["Authorization": "Bearer \(token)", "Connection": "close"])
+            _ = await connection.readUntilClosed()
+            #expect(connection.text.hasPrefix("HTTP/1.1 404 "), "\(path): \(connection.text)")
+        }
+        await f.stop()
+    }
+
     @Test("viewers read but get 403 on writes; outsiders get 404 for everything, exactly as for what does not exist", arguments: StoreKind.allCases)
     func rolesAndOutsiders(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

@@ -152,12 +152,28 @@ public struct Router: Sendable {
         // team) must be a 404, not `/v1/teams/{team}` for the team TASKS. A trailing slash is
         // forgiven.
         var afterSlash = false
+        var escaped = false
         for byte in path.utf8 {
             let slash = byte == UInt8(ascii: "/")
             if slash, afterSlash { return .failure(.noRoute) }
             afterSlash = slash
+            escaped = escaped || byte == UInt8(ascii: "%")
         }
-        let parts = path.split(separator: "/")
+        var parts = path.split(separator: "/")
+        if escaped {
+            // The path comes as sent: each segment is decoded after the split, so an escaped
+            // slash is part of its segment (`/v1/teams/CORE%2Fmembers` is the team
+            // `CORE/members`, which no key can be, never CORE's members). A malformed escape,
+            // bytes that are not UTF-8, or a control character (%00) name nothing.
+            var decoded: [Substring] = []
+            decoded.reserveCapacity(parts.count)
+            for part in parts {
+                guard let text = part.removingPercentEncoding, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                else { return .failure(.noRoute) }
+                decoded.append(Substring(text))
+            }
+            parts = decoded
+        }
         var methods: [String] = []
         for route in routesByLength[parts.count] ?? [] {
             guard let parameters = route.match(parts) else { continue }

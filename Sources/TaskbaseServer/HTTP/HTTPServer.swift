@@ -137,6 +137,13 @@ public final class HTTPServer: Sendable {
                         server.tracker.withLock { _ = $0.running.removeValue(forKey: ObjectIdentifier(exchange)) }
                     }
                     slot.pointee = nil
+                },
+                context,
+                { _, target, _ in
+                    // The request's target as sent, before the daemon decodes it: the router
+                    // splits the path on its own slashes first, so an escaped one (%2F) stays
+                    // inside its segment rather than becoming a separator.
+                    Unmanaged.passRetained(Exchange(path: Exchange.path(ofTarget: target))).toOpaque()
                 }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes,
                 limits.sharesPort ? 1 : 0, tls?.keyPEM, tls?.certificatePEM)
         else {
@@ -240,12 +247,20 @@ public final class HTTPServer: Sendable {
         _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let pointer = slot.pointee else {
+        // The daemon hears the target (and the exchange is made) before the first call.
+        let exchange: Exchange
+        if let pointer = slot.pointee {
+            exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
+        } else {
+            exchange = Exchange(path: url.map { String(cString: $0) } ?? "/")
+            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        }
+        if !exchange.begun {
             // First call: the headers are in; the body (if any) follows.
-            let exchange = Exchange(
-                request: HTTPRequest(
-                    method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-                    query: Self.values(of: connection, kind: taskbase_mhd_argument_kind), headers: Self.headers(of: connection)))
+            exchange.begun = true
+            exchange.request.method = method.map { String(cString: $0) } ?? "GET"
+            exchange.request.query = Self.values(of: connection, kind: taskbase_mhd_argument_kind)
+            exchange.request.headers = Self.headers(of: connection)
             var address = (UInt64(0), UInt64(0))
             let known = withUnsafeMutableBytes(of: &address) {
                 taskbase_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -253,7 +268,6 @@ public final class HTTPServer: Sendable {
             exchange.request.peer = known == 1 ? PeerAddress(ipv6: address) : nil
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
-            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
@@ -263,7 +277,6 @@ public final class HTTPServer: Sendable {
             }
             return taskbase_mhd_yes
         }
-        let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
         if size.pointee > 0 {
             let received = exchange.spool?.byteCount ?? exchange.request.body.count
             if received + size.pointee > exchange.maxBodyBytes {
@@ -409,6 +422,8 @@ private final class ServerBox: @unchecked Sendable {
 /// One request in progress: filled by the daemon's thread, answered by a task.
 private final class Exchange: @unchecked Sendable {
     var request: HTTPRequest
+    /// Whether the daemon has called with the headers yet.
+    var begun = false
     var tooLarge = false
     var maxBodyBytes = 0
     var dispatched = false
@@ -422,8 +437,17 @@ private final class Exchange: @unchecked Sendable {
     /// suspended request, and only the first may resume its connection.
     private let response = Mutex<(reply: HTTPResponse?, answered: Bool)>((nil, false))
 
-    init(request: HTTPRequest) {
-        self.request = request
+    /// An exchange for a request to `path`, its headers not yet in.
+    init(path: String) {
+        request = HTTPRequest(method: "", path: path)
+    }
+
+    /// The path of a request target as sent (`/v1/tasks/CORE-7?x=1`: `/v1/tasks/CORE-7`).
+    static func path(ofTarget target: UnsafePointer<CChar>?) -> String {
+        guard let target else { return "/" }
+        let whole = String(cString: target)
+        guard let query = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return whole }
+        return String(whole[..<query])
     }
 
     /// Stores `reply` when nothing answered before; true when it did, and the caller resumes
