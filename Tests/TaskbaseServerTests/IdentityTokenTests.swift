@@ -443,6 +443,69 @@ struct IdentityTokenTests {
         await provider.shutdown(grace: .seconds(1))
     }
 
+    @Test("a key set larger than 1 MiB is refused, cut off as it arrives; one read too slowly is cut off at the time limit")
+    func boundedFetches() async throws {
+        // Valid JSON after 2 MiB of spaces: read whole, it would be a usable key set.
+        let padded = Array(repeating: UInt8(ascii: " "), count: 2 << 20) + Array(ProviderKey.set([ProviderKey.rsa.jwk()]))
+        // What the streamed answers' writers sent, and how many have stopped.
+        final class Writers: Sendable {
+            let sent = Atomic<Int>(0)
+            let done = Atomic<Int>(0)
+        }
+        let writers = Writers()
+        let keyServer = try HTTPServer.start(port: 0) { request in
+            switch request.path {
+            case "/padded":
+                return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(padded))
+            case "/endless", "/trickle":
+                // No length said: spaces as fast as the client takes them (at most 64 MiB),
+                // or one every 50 ms (at most 20 s).
+                let buffer = EventStreamBuffer(capacity: 256 << 10)
+                let fast = request.path == "/endless"
+                Task {
+                    let chunk = String(repeating: " ", count: fast ? 64 << 10 : 1)
+                    for _ in 0..<(fast ? 1_024 : 400) {
+                        guard await buffer.send(chunk, patience: .seconds(5)) else { break }
+                        writers.sent.add(chunk.utf8.count, ordering: .relaxed)
+                        if !fast { try? await Task.sleep(for: .milliseconds(50)) }
+                    }
+                    buffer.close()
+                    writers.done.add(1, ordering: .relaxed)
+                }
+                return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .stream(buffer))
+            default:
+                return .empty(404)
+            }
+        }
+        do throws(IdentityProviderError) {
+            _ = try await IdentityTokenVerifier.start(
+                IdentityProvider(issuer: Self.issuer, audience: Self.audience, keys: try .init(parsing: keyServer.baseURL + "/padded")))
+            Issue.record("a key set of 2 MiB was read")
+        } catch {
+            #expect(error.description.contains("/padded is larger than 1048576 bytes") && !error.unreachable, "\(error)")
+        }
+        let endless = try #require(URL(string: keyServer.baseURL + "/endless"))
+        let trickle = try #require(URL(string: keyServer.baseURL + "/trickle"))
+        do throws(IdentityProviderError) {
+            _ = try await IdentityTokenVerifier.fetch(endless, what: "the key set")
+            Issue.record("an endless key set was read to its end")
+        } catch {
+            #expect(error.description.contains("is larger than 1048576 bytes"), "\(error)")
+        }
+        try await waitUntil("the endless answer's writer to stop") { writers.done.load(ordering: .relaxed) == 1 }
+        let sent = writers.sent.load(ordering: .relaxed)
+        #expect(sent < 32 << 20, "the transfer went on after the cap: \(sent) bytes")
+        let started = ContinuousClock.now
+        do throws(IdentityProviderError) {
+            _ = try await IdentityTokenVerifier.fetch(trickle, what: "the key set", within: .milliseconds(500))
+            Issue.record("a key set trickling for 20 s was read to its end")
+        } catch {
+            #expect(error.description.contains("took longer than 0.5 seconds to read") && error.unreachable, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        await keyServer.shutdown(grace: .seconds(1))
+    }
+
     @Test("a password or query value in a key set's URL never reaches the listening line or an error")
     func keyURLSecretsHidden() async throws {
         let keyServer = try HTTPServer.start(port: 0) { request in

@@ -331,22 +331,32 @@ public final class IdentityTokenVerifier: Sendable {
         return (.url(url), algorithms)
     }
 
-    /// The body of a `200` answer to a GET of `url`; an error saying what could not be read,
-    /// marked unreachable, otherwise.
-    private static func fetch(_ url: URL, what: String) async throws(IdentityProviderError) -> Data {
+    /// The most a discovery document or a key set may hold: real ones are a few kilobytes,
+    /// and one read again every few minutes must not grow the server without bound.
+    static let maxDocumentBytes = 1 << 20
+    /// The longest reading one may take, however steadily it arrives: requests that need a
+    /// key wait for the read.
+    static let maxFetchTime: Duration = .seconds(30)
+
+    /// The body of a `200` answer to a GET of `url`, read up to `maxBytes` and for at most
+    /// `limit`; an error saying what could not be read (marked unreachable unless the answer
+    /// was too large) otherwise.
+    static func fetch(
+        _ url: URL, what: String, maxBytes: Int = maxDocumentBytes, within limit: Duration = maxFetchTime
+    ) async throws(IdentityProviderError) -> Data {
         let shown = IdentityProvider.KeySource.shown(url.absoluteString)
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        do {
-            let (body, response) = try await keySession.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard status == 200 else {
-                throw IdentityProviderError("\(what) at \(shown) answered \(status), not 200", unreachable: true)
-            }
+        switch await BoundedFetch.get(request, maxBytes: maxBytes, within: limit) {
+        case .answered(200, let body):
             return body
-        } catch let error as IdentityProviderError {
-            throw error
-        } catch {
+        case .answered(let status, _):
+            throw IdentityProviderError("\(what) at \(shown) answered \(status), not 200", unreachable: true)
+        case .tooLarge:
+            throw IdentityProviderError("\(what) at \(shown) is larger than \(maxBytes) bytes, far more than any real one")
+        case .tooSlow:
+            throw IdentityProviderError("\(what) at \(shown) took longer than \(limit) to read", unreachable: true)
+        case .failed(let error):
             throw IdentityProviderError(
                 "cannot fetch \(what) at \(shown): \(IdentityProvider.KeySource.shown(error.localizedDescription))", unreachable: true)
         }
@@ -445,18 +455,71 @@ public final class IdentityTokenVerifier: Sendable {
     }
 }
 
-/// The session discovery documents and key sets are fetched with: no cache, no cookies, and a
-/// redirect followed only to a URL they could have been named by (`https://`, or `http://` to
-/// this machine), so an https provider cannot be walked down to plain HTTP.
-private let keySession = URLSession(configuration: .ephemeral, delegate: SafeRedirects(), delegateQueue: nil)
+/// One GET of a discovery document or key set: no cache, no cookies, a redirect followed only
+/// to a URL it could have been named by (`https://`, or `http://` to this machine, so an https
+/// provider cannot be walked down to plain HTTP), and the body read only up to a cap and a
+/// time limit: past either the transfer is cancelled, not read to its end.
+private final class BoundedFetch: NSObject, URLSessionDataDelegate, Sendable {
+    enum Outcome: Sendable {
+        case answered(status: Int, body: Data)
+        case tooLarge, tooSlow
+        case failed(any Error)
+    }
 
-private final class SafeRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    private let maxBytes: Int
+    private let state = Mutex<(body: Data, stopped: Outcome?, done: CheckedContinuation<Outcome, Never>?)>((Data(), nil, nil))
+
+    private init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    static func get(_ request: URLRequest, maxBytes: Int, within limit: Duration) async -> Outcome {
+        let fetch = BoundedFetch(maxBytes: maxBytes)
+        // A session of its own, so the delegate is this fetch's; invalidated, it lets go of it.
+        let session = URLSession(configuration: .ephemeral, delegate: fetch, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: request)
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            fetch.stop(task, .tooSlow)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            fetch.state.withLock { $0.done = continuation }
+            task.resume()
+        }
+    }
+
+    /// Cancels `task`, to end as `outcome` (the first reason given wins).
+    private func stop(_ task: URLSessionTask, _ outcome: Outcome) {
+        state.withLock { if $0.stopped == nil { $0.stopped = outcome } }
+        task.cancel()
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let allowed = request.url.map { (try? IdentityProvider.KeySource.remote($0.absoluteString, what: "")) != nil } ?? false
         completionHandler(allowed ? request : nil)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let over = state.withLock { state in
+            state.body.append(data)
+            return state.body.count > maxBytes
+        }
+        if over { stop(dataTask, .tooLarge) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (outcome, done) = state.withLock { state -> (Outcome, CheckedContinuation<Outcome, Never>?) in
+            let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+            let outcome = state.stopped ?? error.map { .failed($0) } ?? .answered(status: status, body: state.body)
+            defer { state.done = nil }
+            return (outcome, state.done)
+        }
+        done?.resume(returning: outcome)
     }
 }
 
