@@ -92,7 +92,7 @@ struct APIRouteTests {
         await f.stop()
     }
 
-    @Test("an escaped slash stays in its segment: /v1/teams/T%2Fmembers%2FU is no team, never T's member U; bad escapes name nothing")
+    @Test("an escaped slash stays in its segment (T%2Fmembers%2FU is no team, never T's member U); bad escapes name nothing; queries are text")
     func escapedSegments() async throws {
         let f = try await ServerFixture.start(.memory)
         let owner = f.client("owner")
@@ -115,6 +115,13 @@ struct APIRouteTests {
             _ = await connection.readUntilClosed()
             #expect(connection.text.hasPrefix("HTTP/1.1 404 "), "\(path): \(connection.text)")
         }
+        // A query value is text too: a NUL once cut it short (assignee=viewer%00x filtered on
+        // the viewer), and bytes that are not UTF-8 became U+FFFD.
+        let tasks = "/v1/teams/\(f.team)/tasks"
+        let cut = try await owner.get("\(tasks)?assignee=\(f.viewer.email)%00x")
+        #expect(cut.status == 422 && cut.problem?.field == "assignee" && cut.text.contains("NUL"), "\(cut.text)")
+        #expect(try await owner.get("\(tasks)?category=%FF%FE").problem?.field == "category")
+        #expect(try await owner.get("\(tasks)?assignee=\(f.viewer.email.replacingOccurrences(of: "@", with: "%40"))").status == 200)
         await f.stop()
     }
 

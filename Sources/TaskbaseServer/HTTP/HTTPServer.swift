@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Glibc
 import PGStore
+import TaskCore
 import Synchronization
 
 /// What one server accepts: connections, body and header sizes, idle time.
@@ -259,7 +260,8 @@ public final class HTTPServer: Sendable {
             // First call: the headers are in; the body (if any) follows.
             exchange.begun = true
             exchange.request.method = method.map { String(cString: $0) } ?? "GET"
-            exchange.request.query = Self.values(of: connection, kind: taskbase_mhd_argument_kind)
+            let (query, notText) = Self.query(of: connection)
+            exchange.request.query = query
             exchange.request.headers = Self.headers(of: connection)
             var address = (UInt64(0), UInt64(0))
             let known = withUnsafeMutableBytes(of: &address) {
@@ -268,6 +270,10 @@ public final class HTTPServer: Sendable {
             exchange.request.peer = known == 1 ? PeerAddress(ipv6: address) : nil
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
+            if let notText {
+                let reason = "its value is not text: a NUL character (%00), or bytes that are not UTF-8; escape the text as UTF-8"
+                return queue(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), on: connection)
+            }
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
@@ -381,25 +387,34 @@ public final class HTTPServer: Sendable {
 
     private static func headers(of connection: OpaquePointer) -> [String: String] {
         var headers: [String: String] = [:]
-        for (name, value) in values(of: connection, kind: taskbase_mhd_header_kind) {
+        for (name, value) in values(of: connection, kind: taskbase_mhd_header_kind).values {
             let key = name.lowercased()
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
         return headers
     }
 
-    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-        let collector = ValueCollector()
+    /// The query's parameters as the daemon decoded them, and the name of the first whose
+    /// name or value is not text (bytes that are not UTF-8, or a NUL, which a C string would
+    /// have cut short: `?assignee=a%00b` must not filter on `a`); nil when all are.
+    private static func query(of connection: OpaquePointer) -> (parameters: [(name: String, value: String)], notText: String?) {
+        let collector = values(of: connection, kind: taskbase_mhd_argument_kind, strict: true)
+        return (collector.values, collector.notText)
+    }
+
+    /// The daemon's values of `kind`; `strict` notes the first not text (else repaired, U+FFFD).
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind, strict: Bool = false) -> ValueCollector {
+        let collector = ValueCollector(strict: strict)
         withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(
+            _ = MHD_get_connection_values_n(
                 connection, kind,
-                { cls, _, key, value in
+                { cls, _, key, keySize, value, valueSize in
                     let collector = Unmanaged<ValueCollector>.fromOpaque(cls!).takeUnretainedValue()
-                    collector.values.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+                    collector.add(key, keySize, value, valueSize)
                     return taskbase_mhd_yes
                 }, Unmanaged.passUnretained(collector).toOpaque())
         }
-        return collector.values
+        return collector
     }
 }
 
@@ -478,5 +493,30 @@ private final class StreamContext: @unchecked Sendable {
 
 /// Collects the header or query values the daemon iterates over.
 private final class ValueCollector {
+    let strict: Bool
     var values: [(name: String, value: String)] = []
+    /// Strict: the name of the first value that was not text.
+    var notText: String?
+
+    init(strict: Bool) {
+        self.strict = strict
+    }
+
+    func add(_ key: UnsafePointer<CChar>?, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int) {
+        let (name, nameIsText) = Self.text(key, keySize)
+        let (text, valueIsText) = Self.text(value, valueSize)
+        if strict, notText == nil, !nameIsText || !valueIsText { notText = name }
+        values.append((name, text))
+    }
+
+    /// The `count` bytes at `pointer` as text, repaired when they are not UTF-8, and whether
+    /// they were UTF-8 with no NUL.
+    private static func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> (String, Bool) {
+        guard let pointer, count > 0 else { return ("", true) }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            let bytes = UnsafeBufferPointer(start: $0, count: count)
+            if let valid = String(validating: bytes, as: UTF8.self) { return (valid, !bytes.contains(0)) }
+            return (String(decoding: bytes, as: UTF8.self), false)
+        }
+    }
 }
