@@ -192,10 +192,10 @@ struct CompressionTests {
 
     /// One request on its own connection, read whole, the body as sent (URLSession would unpack it).
     static func rawGet(
-        port: UInt16, _ path: String, token: String?, acceptEncoding: String, method: String = "GET"
+        port: UInt16, _ path: String, token: String?, acceptEncoding: String, method: String = "GET", headers extra: [String: String] = [:]
     ) async throws -> (status: Int, header: (String) -> String?, body: [UInt8]) {
         let connection = try RawConnection(port: port)
-        var headers = ["Accept-Encoding": acceptEncoding, "Connection": "close"]
+        var headers = extra.merging(["Accept-Encoding": acceptEncoding, "Connection": "close"]) { $1 }
         if let token { headers["Authorization"] = "Bearer \(token)" }
         connection.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
         #expect(await connection.readUntilClosed())

@@ -210,6 +210,10 @@ enum OpenAPIDocument {
     }
 
     static func describe(_ operation: Operation, route: Route) -> [String: Any] {
+        // A JSON read without a version of its own is tagged with a digest (`DigestETag`).
+        let digestTagged = route.method == "GET" && operation.successMedia == "application/json" && operation.successSchema != "Task"
+        var operation = operation
+        if digestTagged { operation.headers.append("If-None-Match") }
         var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
         // X-Request-Id is not declared as a parameter: any value is taken (an unusable one is
@@ -226,6 +230,12 @@ enum OpenAPIDocument {
         var successHeaders: [String: Any] = (operation.authenticated ? allowanceHeaders : [:]).merging(requestIDHeader) { $1 }
         if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
             successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
+        }
+        if digestTagged {
+            successHeaders["ETag"] = [
+                "schema": string,
+                "description": "weak (W/\"…\"): a digest of this JSON; sent back in If-None-Match, it gives 304 while the answer is the same",
+            ]
         }
         if operation.success == 201 {
             successHeaders["Location"] = ["required": true, "schema": string, "description": "the path of what was created"]

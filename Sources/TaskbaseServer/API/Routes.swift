@@ -104,7 +104,7 @@ struct APIHandlers: Sendable {
         // Built (and gzipped) on the first request and kept: building it takes tens of
         // milliseconds on the I/O thread, which anyone could ask for again and again without a token.
         let document = MadeOnce {
-            let response = OpenAPIDocument.response(version: options.version, routes: self.routes)
+            let response = DigestETag.tagged(OpenAPIDocument.response(version: options.version, routes: self.routes))
             return options.compression?.prepared(response) ?? response
         }
         let readiness = ReadinessCheck(freshFor: options.readinessTTL) { await self.readiness() }

@@ -4,11 +4,12 @@ import TaskCore
 /// 100 of the benchmark's tasks is 46 KiB of JSON and 2.8 KiB gzipped at level 1.
 ///
 /// Only `GET` (and `HEAD`) answers of 200 with a JSON body of `minimumBytes` or more and no
-/// `ETag` are compressed, when the request's `Accept-Encoding` takes gzip; those answers say
-/// `Vary: Accept-Encoding` whether compressed or not, so a cache keeps the two apart.
-/// - No `ETag`: a task's ETag is its version and `If-Match` compares it strongly, which a
-///   gzipped body may not share with the plain one (RFC 9110 §8.8.3); so single tasks, whose
-///   documents are small anyway, go as they are.
+/// strong `ETag` are compressed, when the request's `Accept-Encoding` takes gzip; those answers
+/// say `Vary: Accept-Encoding` whether compressed or not, so a cache keeps the two apart.
+/// - No strong `ETag`: a task's ETag is its version and `If-Match` compares it strongly, which
+///   a gzipped body may not share with the plain one (RFC 9110 §8.8.3); so single tasks, whose
+///   documents are small anyway, go as they are. A weak one (`DigestETag`) names the JSON
+///   however it is sent.
 /// - No other method: what a POST answers may carry a secret (a new token) beside what the
 ///   caller wrote, the mix that compression leaks through lengths (BREACH).
 /// - Errors and event streams go as they are: small, or written as they come. The export, a
@@ -40,7 +41,7 @@ public struct ResponseCompression: Sendable, Equatable {
         // The cheap tests first: a single task's answer (the API's hottest) fails on its size.
         guard case .bytes(let body) = response.body, body.count >= minimumBytes, response.status == 200,
             request.method == "GET" || request.method == "HEAD",
-            response.header("etag") == nil, response.header("content-type")?.hasPrefix("application/json") == true
+            response.header("etag")?.hasPrefix("W/") != false, response.header("content-type")?.hasPrefix("application/json") == true
         else { return }
         response.headers.append(("Vary", "Accept-Encoding"))
         guard AcceptEncoding.takesGzip(request.header("accept-encoding")) else { return }

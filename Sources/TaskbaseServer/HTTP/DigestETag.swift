@@ -1,0 +1,60 @@
+import Hashing
+import TaskCore
+
+/// Weak entity tags for the JSON reads that have no version of their own — task lists, history,
+/// teams, members, summaries, `/v1/me`, the OpenAPI document: a digest of the body, so a client
+/// that polls a list sends `If-None-Match` and gets `304` with no body while nothing changed,
+/// as GitHub's API answers conditional requests.
+///
+/// The tag is weak (`W/"…"`, RFC 9110 §8.8.1): it names the JSON, whether it then goes gzipped
+/// or not, and `If-None-Match` compares weakly (§13.1.2). A task's own `ETag`, its version, is
+/// strong (`If-Match` compares it strongly) and is left as it is. The server still does the read;
+/// what a match saves is the body on the wire.
+enum DigestETag {
+    /// `W/"` and the first 32 hex digits (128 bits) of the SHA-256 of `body`, then `"`.
+    static func of(_ body: [UInt8]) -> String {
+        "W/\"" + SHA256.hexDigest(of: body).prefix(32) + "\""
+    }
+
+    /// `response` with its weak tag, for one made once and sent many times.
+    static func tagged(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.header("etag") == nil, case .bytes(let body) = response.body else { return response }
+        var tagged = response
+        tagged.headers.append(("ETag", of(body)))
+        return tagged
+    }
+
+    /// Gives a `200` JSON answer to `GET` or `HEAD` with no `ETag` its weak tag, and turns it
+    /// into `304` (its headers kept but `Content-Type`, no body) when `request`'s
+    /// `If-None-Match` names the tag. A strong `ETag` (a task's version) is not touched.
+    static func apply(to response: inout HTTPResponse, for request: HTTPRequest) {
+        guard response.status == 200, request.method == "GET" || request.method == "HEAD", case .bytes(let body) = response.body
+        else { return }
+        let tag: String
+        if let given = response.header("etag") {
+            guard given.hasPrefix("W/") else { return }
+            tag = given
+        } else {
+            guard response.header("content-type")?.hasPrefix("application/json") == true else { return }
+            tag = of(body)
+            response.headers.append(("ETag", tag))
+        }
+        guard let header = request.header("if-none-match"), matches(header, tag) else { return }
+        response.status = 304
+        response.body = .bytes([])
+        response.gzippedBody = nil
+        response.headers.removeAll { $0.name.lowercased() == "content-type" }
+    }
+
+    /// Whether `header`, an `If-None-Match` value, names `tag`: `*`, or an entity tag whose
+    /// quoted part equals `tag`'s, `W/` ignored on either side (the weak comparison).
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        let opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+        for element in header.split(separator: ",") {
+            let candidate = element.trimmingSpaces()
+            if candidate == "*" { return true }
+            if (candidate.hasPrefix("W/") ? candidate.dropFirst(2) : Substring(candidate)) == opaque { return true }
+        }
+        return false
+    }
+}

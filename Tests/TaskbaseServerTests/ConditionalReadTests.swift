@@ -1,0 +1,77 @@
+import Foundation
+import TaskCore
+import Testing
+
+@testable import TaskbaseServer
+
+@Suite("Weak ETags on the JSON reads without a version: If-None-Match gives 304 while nothing changed")
+struct ConditionalReadTests {
+    @Test("If-None-Match: *, the tag itself, or its opaque part with or without W/, among others; never another tag")
+    func matching() {
+        let tag = #"W/"0123abcd""#
+        for header in ["*", tag, #""0123abcd""#, #""other", W/"0123abcd""#, #" W/"0123abcd" , "x""#] {
+            #expect(DigestETag.matches(header, tag), "\(header)")
+        }
+        for header in ["", #""0123abcE""#, #"W/"0123abcd"#, "0123abcd", #"W/"0123abcd"x"#] {
+            #expect(!DigestETag.matches(header, tag), "\(header)")
+        }
+        #expect(DigestETag.of(Array("[]".utf8)) == DigestETag.of(Array("[]".utf8)))
+        #expect(DigestETag.of(Array("[]".utf8)) != DigestETag.of(Array("[ ]".utf8)))
+        #expect(DigestETag.of(Array("[]".utf8)).utf8.count == 36, "W/, quotes and 32 hex digits")
+    }
+
+    @Test("a task list carries a weak ETag, gzipped or not; If-None-Match gives 304 with no body until a task changes")
+    func taskList() async throws {
+        let f = try await CompressionTests.fixture()
+        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let token = try #require(f.tokens["member"])
+        let member = f.client("member")
+        let list = "/v1/teams/\(f.team.rawValue)/tasks"
+        let first = try await member.get(list)
+        let tag = try #require(first.header("ETag"))
+        #expect(first.status == 200 && tag.hasPrefix("W/\""), "\(tag)")
+        // The same JSON gzipped has the same weak tag.
+        let packed = try await CompressionTests.rawGet(port: port, list, token: token, acceptEncoding: "gzip")
+        #expect(packed.header("Content-Encoding") == "gzip" && packed.header("ETag") == tag)
+        // Unchanged: 304, no body, the tag again; a client's list of tags may hold it anywhere.
+        let again = try await CompressionTests.rawGet(
+            port: port, list, token: token, acceptEncoding: "gzip", headers: ["If-None-Match": #""stale", \#(tag)"#])
+        #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == tag, "\(again.status)")
+        #expect(again.header("Content-Type") == nil && again.header("X-Request-Id") != nil)
+        #expect(try await member.get(list, headers: ["If-None-Match": "*"]).status == 304)
+        let head = try await member.send("HEAD", list, headers: ["If-None-Match": tag])
+        #expect(head.status == 304)
+        // Another page or filter is another answer.
+        #expect(try await member.get(list + "?limit=2", headers: ["If-None-Match": tag]).status == 200)
+        // A change to a task changes the list: 200 with a new tag.
+        _ = try await f.service.updateTask(
+            TaskKey(team: f.team, number: 1), try TaskChanges(title: "Renamed"), expectedVersion: nil, as: .id(f.member.id))
+        let changed = try await member.get(list, headers: ["If-None-Match": tag])
+        #expect(changed.status == 200 && changed.header("ETag") != tag && changed.text.contains("Renamed"))
+        // Another user's view of the same route is answered for them: the tag is no key to it.
+        #expect(try await f.client("outsider").get(list, headers: ["If-None-Match": "*"]).status == 404)
+        await f.stop()
+    }
+
+    @Test("a task keeps its strong ETag, its version; teams, members, the summary, /v1/me and the OpenAPI document are tagged")
+    func otherReads() async throws {
+        let f = try await CompressionTests.fixture()
+        let member = f.client("member")
+        let task = try await member.get("/v1/tasks/\(f.team.rawValue)-1")
+        #expect(task.header("ETag") == #""1""#)
+        #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-1", headers: ["If-None-Match": #"W/"1""#]).status == 304)
+        for path in [
+            "/v1/me", "/v1/teams", "/v1/teams/\(f.team.rawValue)", "/v1/teams/\(f.team.rawValue)/members",
+            "/v1/teams/\(f.team.rawValue)/summary", "/v1/tasks/\(f.team.rawValue)-1/history", "/openapi.json",
+        ] {
+            let reply = try await member.get(path)
+            let tag = try #require(reply.header("ETag"), "\(path)")
+            #expect(reply.status == 200 && tag.hasPrefix("W/"), "\(path)")
+            #expect(try await member.get(path, headers: ["If-None-Match": tag]).status == 304, "\(path)")
+        }
+        // A refusal carries no tag, and no tag turns it into 304.
+        let refused = try await f.client("viewer").send("POST", "/v1/teams/\(f.team.rawValue)/tasks", json: #"{"title":"x"}"#)
+        #expect(refused.status == 403 && refused.header("ETag") == nil)
+        await f.stop()
+    }
+}
