@@ -127,6 +127,18 @@ struct ValidationTests {
         }
     }
 
+    @Test("an email never reaches another through case mapping: KELVIN SIGN stays, is refused as an address; É still lower-cases")
+    func emailCaseFolding() throws {
+        let kelvin = "\u{212A}ate@example.com"
+        #expect("\u{212A}".lowercased() == "k", "the collision this guards against")
+        #expect(UserFields.normalizedEmailKey(kelvin) != "kate@example.com")
+        #expect(UserFields.normalizedEmailKey("\u{212A}ATE@Example.com") == "\u{212A}ate@example.com")
+        #expect(invalidField { _ = try UserFields.email(kelvin) } == "email")
+        #expect(try UserFields.email("ÉLODIE@Example.com") == "élodie@example.com")
+        #expect(try UserFields.email("\u{130}rem@example.com") == "i\u{307}rem@example.com", "dotted I lower-cases to i and a dot, not to i")
+        #expect(try UserFields.email("\u{130}rem@example.com") != "irem@example.com")
+    }
+
     @Test("emails are trimmed, lowercased and need a local part and a dotted domain")
     func emails() throws {
         #expect(try UserFields.email("  Ann@Example.COM ") == "ann@example.com")

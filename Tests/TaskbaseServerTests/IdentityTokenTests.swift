@@ -160,6 +160,25 @@ struct IdentityTokenTests {
         await f.stop()
     }
 
+    @Test(
+        "a token naming a user's email with KELVIN SIGN for its k (which lower-cases to k) is not that user, over either store",
+        arguments: StoreKind.allCases)
+    func caseMappedEmail(_ kind: StoreKind) async throws {
+        let rsa = ProviderKey.rsa
+        let f = try await Self.server(keys: [rsa.jwk()], store: try await kind.make())
+        let kate = try await f.service.createUser(email: "kate.\(UUID().uuidString.prefix(8).lowercased())@example.com", displayName: "Kate")
+        try await f.service.setRole(.member, for: .id(kate.id), in: f.team, as: .id(f.owner.id))
+        let genuine = Minted.token(["alg": "RS256", "kid": rsa.id], Minted.claims(kate.email), signedBy: rsa)
+        #expect(try await f.client().with(token: genuine).get("/v1/teams/\(f.team)/tasks").status == 200)
+        // An identity provider that lets someone verify \u{212A}ate...@ (a different address,
+        // another mailbox): lower-cased the Unicode way, it was kate's.
+        let lookalike = "\u{212A}" + kate.email.dropFirst()
+        let forged = Minted.token(["alg": "RS256", "kid": rsa.id], Minted.claims(lookalike), signedBy: rsa)
+        let reply = try await f.client().with(token: forged).get("/v1/teams/\(f.team)/tasks")
+        #expect(reply.status == 401 && reply.text.contains("has no enabled Taskbase account"), "\(reply.status) \(reply.text)")
+        await f.stop()
+    }
+
     @Test("forged, misdirected and stale tokens are refused with 401 and the reason")
     func refused() async throws {
         let (rsa, ec, stranger) = (ProviderKey.rsa, ProviderKey.p256, ProviderKey.otherRSA)

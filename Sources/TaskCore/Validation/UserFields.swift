@@ -5,10 +5,16 @@ public enum UserFields {
     /// The longest display or team name.
     public static let nameMaxLength = 200
 
-    /// A trimmed, lowercased address with one `@`, something on both sides, no spaces.
+    /// A trimmed, lowercased address with one `@`, something on both sides, no spaces, and
+    /// no character that lower-cases into plain ASCII (`caseFoldsIntoASCII`).
     public static func email(_ text: String) throws -> String {
         let email = normalizedEmailKey(text)
         try TextRules.rejectNUL(email, field: "email")
+        if let folding = email.first(where: caseFoldsIntoASCII) {
+            let code = folding.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+            let reason = "\"\(text)\" has \(folding) (\(code)), which lower-cases to the plain \(folding.lowercased()) of another address"
+            throw TaskError.validation(field: "email", reason: reason + "; write it in plain letters")
+        }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
             !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace)
@@ -18,14 +24,27 @@ public enum UserFields {
         return email
     }
 
-    /// The form emails are stored and compared in.
+    /// The form emails are stored and compared in: trimmed and lower-cased, except that a
+    /// character which lower-cases into plain ASCII (`caseFoldsIntoASCII`) stays as it is, so
+    /// `\u{212A}ate@example.com` (KELVIN SIGN) never names kate@example.com: an identity
+    /// provider's claim or a typed address cannot reach another account through case mapping.
     public static func normalizedEmailKey(_ text: String) -> String {
         let trimmed = TextRules.trimmed(text)
         // Addresses mostly arrive lowercase already: ASCII without A-Z is its own lowercase.
         let isLowercaseASCII = trimmed.utf8.withContiguousStorageIfAvailable { bytes in
             bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
         }
-        return isLowercaseASCII == true ? trimmed : trimmed.lowercased()
+        if isLowercaseASCII == true { return trimmed }
+        guard trimmed.contains(where: caseFoldsIntoASCII) else { return trimmed.lowercased() }
+        return trimmed.map { caseFoldsIntoASCII($0) ? String($0) : $0.lowercased() }.joined()
+    }
+
+    /// Whether `character` is not ASCII but its lower case is: KELVIN SIGN (U+212A) lower-cases
+    /// to `k`. Such a letter makes an address that is not another collide with it once
+    /// lower-cased (the account-takeover class of GitHub's 2019 dotless-i bug). `É` (to `é`)
+    /// and the dotted capital I (to `i` and a combining dot, which is not `i`) do not.
+    public static func caseFoldsIntoASCII(_ character: Character) -> Bool {
+        !character.isASCII && character.lowercased().allSatisfy(\.isASCII)
     }
 
     /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
