@@ -112,9 +112,11 @@ struct ValidationTests {
     func teamKeys() throws {
         #expect(try TeamKey("core").rawValue == "CORE")
         #expect(try TeamKey("Q3PLAN").rawValue == "Q3PLAN")
-        for bad in ["C", "ELEVENCHARS", "3D", "CO RE", "CO-RE", "ÉQUIPE"] {
-            #expect(invalidField { _ = try TeamKey(bad) } == "team")
+        for bad in ["C", "ELEVENCHARS", "3D", "CO RE", "CO-RE", "ÉQUIPE", "ıb", "straße", "ﬁx"] {
+            #expect(invalidField { _ = try TeamKey(bad) } == "team", "\(bad)")
         }
+        #expect(try TeamKey(" q3plan ").rawValue == "Q3PLAN")
+        #expect(invalidField { _ = try TaskKey(parsing: "ıb-1") } == "task", "upper-cased, it was IB-1")
     }
 
     @Test("task keys read as TEAM-N and print the same way")

@@ -8,19 +8,22 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The key, uppercase ASCII letters and digits, starting with a letter.
     public let rawValue: String
 
-    /// Validates and uppercases `text`; a bad key is a validation error on `field`.
+    /// Validates and uppercases `text`; a bad key is a validation error on `field`. The key is
+    /// checked as typed, before upper-casing: `ı` and `ß` upper-case to ASCII (`I`, `SS`), and
+    /// `straße` must not quietly become the team STRASSE.
     public init(_ text: String, field: String = "team") throws {
-        let key = text.trimmingSpaces().uppercased()
-        guard Self.lengthRange.contains(key.count) else {
+        let typed = text.trimmingSpaces()
+        guard Self.lengthRange.contains(typed.count) else {
             throw TaskError.validation(
-                field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(key.count)")
+                field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(typed.count)"
+            )
         }
-        guard let first = key.unicodeScalars.first, ("A"..."Z").contains(first),
-            key.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+        func letter(_ scalar: Unicode.Scalar) -> Bool { ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) }
+        guard let first = typed.unicodeScalars.first, letter(first), typed.unicodeScalars.allSatisfy({ letter($0) || ("0"..."9").contains($0) })
         else {
             throw TaskError.validation(field: field, reason: "a team key is letters A-Z and digits, starting with a letter, got \"\(text)\"")
         }
-        rawValue = key
+        rawValue = typed.uppercased()
     }
 
     /// Alphabetical.
