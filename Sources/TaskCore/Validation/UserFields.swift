@@ -24,10 +24,12 @@ public enum UserFields {
         return email
     }
 
-    /// The form emails are stored and compared in: trimmed and lower-cased, except that a
-    /// character which lower-cases into plain ASCII (`caseFoldsIntoASCII`) stays as it is, so
-    /// `\u{212A}ate@example.com` (KELVIN SIGN) never names kate@example.com: an identity
-    /// provider's claim or a typed address cannot reach another account through case mapping.
+    /// The form emails are stored and compared in: trimmed, lower-cased and composed (NFC:
+    /// `é` as one code point, however it was typed, since PostgreSQL compares bytes where
+    /// Swift compares characters), except that a character which lower-cases into plain ASCII
+    /// (`caseFoldsIntoASCII`) stays as it is, so `\u{212A}ate@example.com` (KELVIN SIGN) never
+    /// names kate@example.com: an identity provider's claim or a typed address cannot reach
+    /// another account through case mapping.
     public static func normalizedEmailKey(_ text: String) -> String {
         let trimmed = TextRules.trimmed(text)
         // Addresses mostly arrive lowercase already: ASCII without A-Z is its own lowercase.
@@ -35,8 +37,12 @@ public enum UserFields {
             bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
         }
         if isLowercaseASCII == true { return trimmed }
-        guard trimmed.contains(where: caseFoldsIntoASCII) else { return trimmed.lowercased() }
-        return trimmed.map { caseFoldsIntoASCII($0) ? String($0) : $0.lowercased() }.joined()
+        if trimmed.contains(where: caseFoldsIntoASCII) {
+            // Not composed either: NFC itself turns KELVIN SIGN into the K it is canonically.
+            // Kept, the letter matches no stored address (`email` refuses to store one).
+            return trimmed.map { caseFoldsIntoASCII($0) ? String($0) : $0.lowercased() }.joined()
+        }
+        return trimmed.lowercased().precomposedStringWithCanonicalMapping
     }
 
     /// Whether `character` is not ASCII but its lower case is: KELVIN SIGN (U+212A) lower-cases

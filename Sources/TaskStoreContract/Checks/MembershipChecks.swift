@@ -46,5 +46,15 @@ extension TaskStoreContract {
                     await Outcome.of { _ = try await f.service.createUser(email: " \(email.uppercased()) ", displayName: "Twin") } == .alreadyExists)
             }
         },
+        ContractCheck("an email is one address however its accents are encoded: the decomposed é finds the user and is no second account") { f in
+            let suffix = f.uniqueSuffix().lowercased()
+            let composed = "jos\u{E9}.\(suffix)@example.com"
+            let decomposed = "jose\u{301}.\(suffix)@example.com"
+            let user = try await f.service.createUser(email: decomposed, displayName: "José")
+            #expect(Array(user.email.unicodeScalars) == Array(composed.unicodeScalars), "stored composed (NFC)")
+            #expect(try await f.service.user(.email(composed), as: .id(user.id)).id == user.id)
+            #expect(try await f.service.user(.email("JOSE\u{301}.\(suffix)@example.com"), as: .id(user.id)).id == user.id)
+            #expect(await Outcome.of { _ = try await f.service.createUser(email: composed, displayName: "Twin") } == .alreadyExists)
+        },
     ]
 }
