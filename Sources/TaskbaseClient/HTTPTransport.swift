@@ -75,14 +75,29 @@ final class HTTPTransport: Sendable {
         }
     }
 
+    /// `segment` as one path segment: all but letters, digits, `-._~` (unreserved), `@` and `:`
+    /// escaped, so a `/`, `?`, `#`, `%` or `+` in a value (an email may hold any of them) stays
+    /// inside its segment, read back as it was.
+    static func escapedSegment(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? segment
+    }
+
+    private static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~@:")
+
     /// The URL request for `request`, with `token` and JSON headers.
     func urlRequest(_ request: HTTPRequest, token: String, timeout: Duration? = nil) -> URLRequest {
         var url = configuration.baseURL
-        for segment in request.path { url.appendPathComponent(segment) }
-        if !request.query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.queryItems = request.query
-            // '+' is a space to many form decoders; send it escaped.
-            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        if var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            // Each segment escaped on its own (appendPathComponent would take a '/' in an
+            // email for a separator): the server splits on real slashes only.
+            var base = components.percentEncodedPath
+            while base.hasSuffix("/") { base.removeLast() }
+            components.percentEncodedPath = base + "/" + request.path.map(Self.escapedSegment).joined(separator: "/")
+            if !request.query.isEmpty {
+                components.queryItems = request.query
+                // '+' is a space to many form decoders; send it escaped.
+                components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            }
             url = components.url ?? url
         }
         var urlRequest = URLRequest(url: url)

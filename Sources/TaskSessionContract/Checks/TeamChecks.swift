@@ -18,6 +18,16 @@ extension TaskSessionContract {
             try await f.outsider.session.deleteTeam(team.key)
             #expect(await Outcome.of { _ = try await f.outsider.session.team(team.key) } == .notFound)
         },
+        SessionCheck("a person whose email holds / ? # % + is named by email like anyone: added, given a role and removed") { f in
+            // All valid in an address's local part; over HTTP each must stay inside its path segment.
+            let odd = try await f.service.createUser(email: "a/b?c#d%41+e.\(f.uniqueSuffix().lowercased())@example.com", displayName: "Odd")
+            let added = try await f.owner.session.setRole(.viewer, for: .email(odd.email), in: f.team)
+            #expect(added == Member(user: odd, role: .viewer))
+            #expect(try await f.owner.session.setRole(.member, for: .email(odd.email), in: f.team).role == .member)
+            #expect(try await f.viewer.session.members(of: f.team).contains(Member(user: odd, role: .member)))
+            try await f.owner.session.removeMember(.email(odd.email), from: f.team)
+            #expect(try await !f.viewer.session.members(of: f.team).contains { $0.user.id == odd.id })
+        },
         SessionCheck("only an owner touches the owner role, and the last owner cannot leave") { f in
             #expect(await Outcome.of { try await f.admin.session.setRole(.owner, for: f.member.ref, in: f.team) } == .denied)
             #expect(await Outcome.of { try await f.admin.session.removeMember(f.owner.ref, from: f.team) } == .denied)
