@@ -7,7 +7,9 @@ import TaskbaseWire
 public struct HTTPRequest: Sendable {
     /// `GET`, `POST`, ...
     public var method: String
-    /// The path without the query, `/v1/tasks/CORE-7`.
+    /// The path without the query, as sent: `/v1/tasks/CORE-7`, escapes intact
+    /// (`/v1/teams/T/members/a%2Fb%40example.com`); the router splits it at its slashes and
+    /// then decodes each segment.
     public var path: String
     /// The query's parameters in order (a name may repeat).
     public var query: [(name: String, value: String)]
