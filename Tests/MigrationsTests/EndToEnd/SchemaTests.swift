@@ -7,24 +7,32 @@ import Testing
 extension EndToEnd {
     @Suite("The project's schema")
     struct SchemaTests {
-        @Test("adding category to a table of 100,000 tasks does not rewrite it: relfilenode unchanged")
-        func categoryIsMetadataOnly() async throws {
+        /// A database of the project's migrations up to `version`, `seed` run in it as it
+        /// stands there: for a test of what the migrations after it do to existing rows.
+        static func upgrading(
+            from version: Int64, seed: String, _ body: (TestDatabase, MigrationRunner) async throws -> Void
+        ) async throws {
             let folder = try MigrationFolder.project()
             defer { folder.delete() }
             try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
                 let runner = MigrationRunner(directory: folder.directory, config: database.config)
-                try await runner.up(to: 2)
-                try await database.withConnection { connection in
-                    _ = try await connection.simpleQuery(
-                        unsafeSQL: """
-                            INSERT INTO users (email, display_name) VALUES ('owner@example.com', 'Owner');
-                            INSERT INTO teams (key, name, created_by) VALUES ('CORE', 'Core', 1);
-                            SET session_replication_role = replica; -- skip per-row foreign key checks while filling
-                            INSERT INTO tasks (team_id, number, title, created_by, updated_by)
-                                 SELECT 1, n, 'task ' || n, 1, 1 FROM generate_series(1, 100000) AS n;
-                            RESET session_replication_role;
-                            """)
-                }
+                try await runner.up(to: version)
+                try await database.withConnection { connection in _ = try await connection.simpleQuery(unsafeSQL: seed) }
+                try await body(database, runner)
+            }
+        }
+
+        @Test("adding category to a table of 100,000 tasks does not rewrite it: relfilenode unchanged")
+        func categoryIsMetadataOnly() async throws {
+            let seed = """
+                INSERT INTO users (email, display_name) VALUES ('owner@example.com', 'Owner');
+                INSERT INTO teams (key, name, created_by) VALUES ('CORE', 'Core', 1);
+                SET session_replication_role = replica; -- skip per-row foreign key checks while filling
+                INSERT INTO tasks (team_id, number, title, created_by, updated_by)
+                     SELECT 1, n, 'task ' || n, 1, 1 FROM generate_series(1, 100000) AS n;
+                RESET session_replication_role;
+                """
+            try await Self.upgrading(from: 2, seed: seed) { database, runner in
                 let before = try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass")
                 #expect(try await runner.up().map(\.version) == MigrationFolder.projectVersions.filter { $0 >= 3 })
                 #expect(try await database.scalar("SELECT relfilenode::text FROM pg_class WHERE oid = 'tasks'::regclass") == before)
@@ -35,31 +43,50 @@ extension EndToEnd {
             }
         }
 
+        @Test("upgrading to 0020 recomposes emails stored decomposed; two users that would become one address stop it, nothing changed")
+        func emailsComposed() async throws {
+            let decomposed = """
+                INSERT INTO users (id, email, display_name) VALUES
+                    (1, U&'jose\\0301@example.com', 'José'), (2, 'ann@example.com', 'Ann'), (3, U&'zo\\00EB@example.com', 'Zoë');
+                """
+            try await Self.upgrading(from: 19, seed: decomposed) { database, runner in
+                _ = try await runner.up()
+                let composed = try await database.scalar("SELECT (email = U&'jos\\00E9@example.com')::text FROM users WHERE id = 1")
+                #expect(composed == "true", "the same bytes as a composed é")
+                #expect(try await database.scalar("SELECT count(*)::text FROM users WHERE email IS NOT NFC NORMALIZED") == "0")
+            }
+            let twins = """
+                INSERT INTO users (id, email, display_name) VALUES
+                    (4, U&'jos\\00E9@example.com', 'José'), (5, U&'jose\\0301@example.com', 'José again'),
+                    (6, U&'ren\\0065\\0301@example.com', 'René');
+                """
+            try await Self.upgrading(from: 19, seed: twins) { (database, runner) async throws in
+                var refusal = "(none: two users with one address after composing were let through)"
+                do { _ = try await runner.up() } catch { refusal = "\(error)" }
+                #expect(refusal.contains("(ids 4, 5)") && refusal.contains("give one user of each pair another address"), "\(refusal)")
+                #expect(try await database.scalar("SELECT count(*)::text FROM users WHERE email IS NOT NFC NORMALIZED") == "2", "nothing changed")
+                #expect(try await database.scalar("SELECT max(version)::text FROM schema_migrations") == "19")
+            }
+        }
+
         @Test(
             "upgrading to 0015 gives existing history its task's number: from the task, else from the change log's deletion; only what neither knows stays NULL"
         )
         func historyTaskNumbersFilled() async throws {
-            let folder = try MigrationFolder.project()
-            defer { folder.delete() }
-            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
-                let runner = MigrationRunner(directory: folder.directory, config: database.config)
-                try await runner.up(to: 14)
-                try await database.withConnection { connection in
-                    // Task 7 lives; task 8 was deleted after 0006 (the log has its number); task 9's
-                    // deletion predates the log. Ids differ from numbers on purpose.
-                    _ = try await connection.simpleQuery(
-                        unsafeSQL: """
-                            INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice');
-                            INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1);
-                            INSERT INTO memberships VALUES (1, 1, 'owner');
-                            INSERT INTO task_counters (team_id, last_number, last_change) VALUES (1, 9, 3);
-                            INSERT INTO tasks (id, team_id, number, title, created_by, updated_by) VALUES (107, 1, 7, 'lives', 1, 1);
-                            INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES
-                                (1, 107, 1, 1, 'created'), (1, 107, 2, 1, 'updated'), (1, 108, 1, 1, 'created'), (1, 109, 1, 1, 'created');
-                            INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at) VALUES
-                                (1, 1, 'created', 108, 8, 1, 1, now()), (1, 2, 'deleted', 108, 8, 1, 1, now()), (1, 3, 'bulk', NULL, NULL, NULL, 1, now());
-                            """)
-                }
+            // Task 7 lives; task 8 was deleted after 0006 (the log has its number); task 9's
+            // deletion predates the log. Ids differ from numbers on purpose.
+            let seed = """
+                INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice');
+                INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1);
+                INSERT INTO memberships VALUES (1, 1, 'owner');
+                INSERT INTO task_counters (team_id, last_number, last_change) VALUES (1, 9, 3);
+                INSERT INTO tasks (id, team_id, number, title, created_by, updated_by) VALUES (107, 1, 7, 'lives', 1, 1);
+                INSERT INTO task_history (team_id, task_id, version, actor_id, kind) VALUES
+                    (1, 107, 1, 1, 'created'), (1, 107, 2, 1, 'updated'), (1, 108, 1, 1, 'created'), (1, 109, 1, 1, 'created');
+                INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at) VALUES
+                    (1, 1, 'created', 108, 8, 1, 1, now()), (1, 2, 'deleted', 108, 8, 1, 1, now()), (1, 3, 'bulk', NULL, NULL, NULL, 1, now());
+                """
+            try await Self.upgrading(from: 14, seed: seed) { database, runner in
                 _ = try await runner.up()
                 let numbers = try await database.scalar(
                     "SELECT string_agg(task_id || ':' || coalesce(task_number::text, 'NULL'), ' ' ORDER BY id) FROM task_history")
