@@ -22,6 +22,9 @@ struct OpenAPITests {
             let parameters = operation["parameters"] as? [[String: Any]] ?? []
             let pathParameters = parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String }
             #expect(pathParameters == route.parameterNames, "\(route.pattern)")
+            for parameter in parameters where parameter["in"] as? String == "path" {
+                #expect(parameter["description"] is String && parameter["example"] is String, "\(route.pattern): \(parameter)")
+            }
             let responses = try #require(operation["responses"] as? [String: Any])
             #expect(responses.keys.contains { $0.hasPrefix("2") }, "\(route.pattern)")
             if route.authenticated { #expect(responses["401"] != nil, "\(route.pattern)") }

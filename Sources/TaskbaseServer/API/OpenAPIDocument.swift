@@ -214,7 +214,14 @@ enum OpenAPIDocument {
         let digestTagged = route.method == "GET" && operation.successMedia == "application/json" && operation.successSchema != "Task"
         var operation = operation
         if digestTagged { operation.headers.append("If-None-Match") }
-        var parameters: [[String: Any]] = route.parameterNames.map { ["name": $0, "in": "path", "required": true, "schema": string] }
+        var parameters: [[String: Any]] = route.parameterNames.map { name in
+            var parameter: [String: Any] = ["name": name, "in": "path", "required": true, "schema": string]
+            if let (text, example) = pathParameters[name] {
+                parameter["description"] = text
+                parameter["example"] = example
+            }
+            return parameter
+        }
         parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
         // X-Request-Id is not declared as a parameter: any value is taken (an unusable one is
         // replaced, not refused), which a schema cannot say for a header.
@@ -325,6 +332,18 @@ enum OpenAPIDocument {
     }
 
     /// Request headers whose values the server checks beyond "a string".
+    /// What each path parameter names, and an example of one.
+    static var pathParameters: [String: (description: String, example: String)] {
+        let team =
+            "a team key: \(TeamKey.lengthRange.lowerBound) to \(TeamKey.lengthRange.upperBound) letters A-Z and digits, starting with a letter (case is forgiven)"
+        return [
+            "team": (team, "CORE"),
+            "key": ("a task key: its team's key, a hyphen and its number (case is forgiven)", "CORE-42"),
+            "user": ("a user's email, or # and their id (%23 in a URL); escape a / ? # or % in an email, as in any path segment", "ann@example.com"),
+            "id": ("the token's id, as the token list gives it", "7"),
+        ]
+    }
+
     static var headerSchemas: [String: [String: Any]] {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
