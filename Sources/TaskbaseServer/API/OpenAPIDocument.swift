@@ -235,14 +235,13 @@ enum OpenAPIDocument {
             success["content"] = [operation.successMedia: ["schema": string]]
         }
         var successHeaders: [String: Any] = (operation.authenticated ? allowanceHeaders : [:]).merging(requestIDHeader) { $1 }
-        if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
-            successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
-        }
         if digestTagged {
             successHeaders["ETag"] = [
                 "schema": string,
                 "description": "weak (W/\"…\"): a digest of this JSON; sent back in If-None-Match, it gives 304 while the answer is the same",
             ]
+        } else if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
+            successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
         }
         if operation.success == 201 {
             successHeaders["Location"] = ["required": true, "schema": string, "description": "the path of what was created"]
@@ -331,7 +330,6 @@ enum OpenAPIDocument {
         ]
     }
 
-    /// Request headers whose values the server checks beyond "a string".
     /// What each path parameter names, and an example of one.
     static var pathParameters: [String: (description: String, example: String)] {
         let team =
@@ -344,6 +342,7 @@ enum OpenAPIDocument {
         ]
     }
 
+    /// Request headers whose values the server checks beyond "a string".
     static var headerSchemas: [String: [String: Any]] {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],

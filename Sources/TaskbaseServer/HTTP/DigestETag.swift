@@ -16,6 +16,12 @@ enum DigestETag {
         "W/\"" + SHA256.hexDigest(of: body).prefix(32) + "\""
     }
 
+    /// Whether `response` carries a strong `ETag` (a task's version, which `If-Match` compares
+    /// byte for byte): such an answer is neither tagged here nor compressed.
+    static func hasStrongTag(_ response: HTTPResponse) -> Bool {
+        response.header("etag").map { !$0.hasPrefix("W/") } ?? false
+    }
+
     /// `response` with its weak tag, for one made once and sent many times.
     static func tagged(_ response: HTTPResponse) -> HTTPResponse {
         guard response.header("etag") == nil, case .bytes(let body) = response.body else { return response }
@@ -30,9 +36,9 @@ enum DigestETag {
     static func apply(to response: inout HTTPResponse, for request: HTTPRequest) {
         guard response.status == 200, request.method == "GET" || request.method == "HEAD", case .bytes(let body) = response.body
         else { return }
+        guard !hasStrongTag(response) else { return }
         let tag: String
         if let given = response.header("etag") {
-            guard given.hasPrefix("W/") else { return }
             tag = given
         } else {
             guard response.header("content-type")?.hasPrefix("application/json") == true else { return }

@@ -41,7 +41,7 @@ public struct ResponseCompression: Sendable, Equatable {
         // The cheap tests first: a single task's answer (the API's hottest) fails on its size.
         guard case .bytes(let body) = response.body, body.count >= minimumBytes, response.status == 200,
             request.method == "GET" || request.method == "HEAD",
-            response.header("etag")?.hasPrefix("W/") != false, response.header("content-type")?.hasPrefix("application/json") == true
+            !DigestETag.hasStrongTag(response), response.header("content-type")?.hasPrefix("application/json") == true
         else { return }
         response.headers.append(("Vary", "Accept-Encoding"))
         guard AcceptEncoding.takesGzip(request.header("accept-encoding")) else { return }
