@@ -60,6 +60,15 @@ struct ConditionalReadTests {
         let task = try await member.get("/v1/tasks/\(f.team.rawValue)-1")
         #expect(task.header("ETag") == #""1""#)
         #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-1", headers: ["If-None-Match": #"W/"1""#]).status == 304)
+        // RFC 9110 §13.1.2: `*` matches any current representation, so a task that exists is 304
+        // (a missing one stays 404); a list naming the version among others matches, one that
+        // does not (an old version, a digest, garbage) reads the task.
+        #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-1", headers: ["If-None-Match": "*"]).status == 304)
+        #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-999", headers: ["If-None-Match": "*"]).status == 404)
+        #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-1", headers: ["If-None-Match": #"W/"abc", "1""#]).status == 304)
+        for other in [#""2""#, #"W/"0123456789abcdef""#, "garbage", #""1"#] {
+            #expect(try await member.get("/v1/tasks/\(f.team.rawValue)-1", headers: ["If-None-Match": other]).status == 200, "\(other)")
+        }
         for path in [
             "/v1/me", "/v1/teams", "/v1/teams/\(f.team.rawValue)", "/v1/teams/\(f.team.rawValue)/members",
             "/v1/teams/\(f.team.rawValue)/summary", "/v1/tasks/\(f.team.rawValue)-1/history", "/openapi.json",

@@ -251,10 +251,9 @@ struct APIHandlers: Sendable {
     func showTask(_ context: RouteContext) async throws -> HTTPResponse {
         let actor = try context.actor
         let task = try await service.task(try taskKey(context), as: actor)
-        if let header = context.request.header("if-none-match"),
-            header.split(separator: ",").contains(where: { (try? ETag.version(in: String($0), field: "If-None-Match")) ?? 0 == task.version })
-        {
-            return .empty(304, headers: [("ETag", ETag.of(task.version))])
+        let tag = ETag.of(task.version)
+        if let header = context.request.header("if-none-match"), DigestETag.matches(header, tag) {
+            return .empty(304, headers: [("ETag", tag)])
         }
         return try await taskResponse(task, actor: actor)
     }

@@ -85,7 +85,7 @@ public enum ETag {
     /// `"3"`.
     public static func of(_ version: Int64) -> String { "\"\(version)\"" }
 
-    /// The version an `If-Match` or `If-None-Match` value names: nil for `*` (any), otherwise a
+    /// The version an `If-Match` value names: nil for `*` (any), otherwise a
     /// quoted (or weak, `W/"3"`) number; anything else is a validation error on the header.
     public static func version(in header: String, field: String) throws -> Int64? {
         let text = header.trimmingSpaces()
