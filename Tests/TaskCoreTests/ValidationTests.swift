@@ -31,7 +31,8 @@ struct ValidationTests {
         #expect(hindi.count == 295)
         #expect(hindi.unicodeScalars.count == 520)
         let flags = String(repeating: "🇩🇪", count: 251)
-        let accents = String(repeating: "e\u{301}", count: 300)
+        // q with a dot above has no composed form: two code points however it is typed.
+        let accents = String(repeating: "q\u{307}", count: 300)
         for title in [hindi, flags, accents] {
             #expect(title.count <= 500)
             #expect(TextRules.length(title) > 500)
@@ -43,6 +44,31 @@ struct ValidationTests {
         }
         #expect(try TaskDraft(title: String(repeating: "🇩🇪", count: 250)).title.unicodeScalars.count == 500)
         #expect(TextRules.length("e\u{301}") == 2)
+        // é typed as e and U+0301 is composed before it is counted: 300 of them fit.
+        let composed = try TaskDraft(title: String(repeating: "e\u{301}", count: 300)).title
+        #expect(composed.unicodeScalars.elementsEqual(String(repeating: "\u{E9}", count: 300).unicodeScalars))
+    }
+
+    @Test("composing takes the byte shortcut only where NFC changes nothing, and otherwise gives Foundation's NFC")
+    func composedIsNFC() {
+        func nfc(_ text: String) -> [Unicode.Scalar] { Array(text.precomposedStringWithCanonicalMapping.unicodeScalars) }
+        // Every code point below U+0300 (the shortcut's range) alone, and after each ASCII letter.
+        for value in UInt32(1)..<0x300 {
+            let scalar = Unicode.Scalar(value)!
+            for text in [String(scalar), "a" + String(scalar), "Z" + String(scalar), String(scalar) + "e"] {
+                #expect(Array(TextRules.composed(text).unicodeScalars) == nfc(text), "U+\(String(value, radix: 16))")
+            }
+        }
+        for text in [
+            "e\u{301}", "E\u{300}\u{301}", "\u{1100}\u{1161}", "q\u{307}", "\u{212B}", "\u{2FF}\u{300}", "\u{E9}\u{301}", "Задача",
+            "\u{415}\u{308}", "日本語", "👩‍👩‍👧", "\u{340}", "\u{F900}",
+        ] {
+            #expect(Array(TextRules.composed(text).unicodeScalars) == nfc(text), "\(text.unicodeScalars.map(\.value))")
+        }
+        #expect(TextRules.composed("e\u{301}").unicodeScalars.count == 1)
+        #expect(TextRules.holds(TextRules.folded("Cre\u{300}me BRU\u{302}L\u{C9}E"), "br\u{FB}l\u{E9}e"))
+        #expect(!TextRules.holds("caf\u{E9}", "cafe"), "e is not inside é")
+        #expect(TextRules.holds("q\u{307}", "q"), "code points, as LIKE compares: q is inside q and a dot above")
     }
 
     @Test("a text's length counted on its bytes is its number of Unicode scalars, for every kind of scalar")

@@ -18,7 +18,8 @@ public struct TaskQuery: Hashable, Sendable {
     public var dueAfter: CalendarDate?
     /// Only tasks past due and not done, as of the service's clock.
     public var overdueOnly: Bool
-    /// Only tasks whose title or notes contain this text, ignoring case and surrounding spaces.
+    /// Only tasks whose title or notes contain this text, ignoring case, surrounding spaces and
+    /// how accents are encoded (`searchText`).
     public var text: String?
     /// The order.
     public var sort: TaskSort
@@ -49,6 +50,18 @@ public struct TaskQuery: Hashable, Sendable {
         self.after = after
     }
 
+    /// The text filter as both stores apply it: trimmed and composed, nil when nothing is left.
+    /// Stores compare it ignoring case (`TextRules.folded`), code point by code point.
+    public var searchText: String? {
+        text.map { TextRules.composed($0.trimmingSpaces()) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The category filter's name as both stores compare it (ignoring case): trimmed and
+    /// composed, as categories are stored.
+    public var categoryName: String? {
+        if case .named(let name) = category { TextRules.composed(name.trimmingSpaces()) } else { nil }
+    }
+
     /// Checks the limit, and that the cursor belongs to this order.
     public func validate() throws {
         try PageLimit.check(limit, in: Self.limitRange, of: "tasks")
@@ -71,13 +84,13 @@ public struct TaskQuery: Hashable, Sendable {
         switch category {
         case nil: break
         case .uncategorized: if task.category != nil { return false }
-        case .named(let name): if task.category?.lowercased() != name.lowercased() { return false }
+        case .named: if task.category.map(TextRules.folded) != categoryName.map(TextRules.folded) { return false }
         }
         if let dueBefore, !(task.dueDate.map { $0 < dueBefore } ?? false) { return false }
         if let dueAfter, !(task.dueDate.map { $0 > dueAfter } ?? false) { return false }
         if overdueOnly, !task.isOverdue(today: today) { return false }
-        if let text = text?.trimmingSpaces().lowercased(), !text.isEmpty,
-            !task.title.lowercased().contains(text), !task.notes.lowercased().contains(text)
+        if let text = searchText.map(TextRules.folded),
+            !TextRules.holds(TextRules.folded(task.title), text), !TextRules.holds(TextRules.folded(task.notes), text)
         {
             return false
         }

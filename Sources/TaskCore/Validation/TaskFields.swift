@@ -2,7 +2,8 @@ import Foundation
 
 /// The rules for a task's free-text fields, shared by drafts, edits and the importer so that
 /// a value is accepted or refused the same way wherever it comes from. Lengths are
-/// `TextRules.length`: Unicode scalars, as the database counts them.
+/// `TextRules.length`: Unicode scalars, as the database counts them. Every text is stored
+/// composed (`TextRules.composed`), so a search or a category finds it however it was typed.
 public enum TaskFields {
     /// A title's length after trimming.
     public static let titleLength = 1...500
@@ -13,9 +14,10 @@ public enum TaskFields {
     /// The longest external id.
     public static let externalIDMaxLength = 200
 
-    /// A trimmed title of 1-500 characters (code points, as `tasks_title_length` counts them).
+    /// A trimmed, composed title of 1-500 characters (code points, as `tasks_title_length`
+    /// counts them).
     public static func title(_ text: String) throws -> String {
-        let title = TextRules.trimmed(text)
+        let title = TextRules.composed(TextRules.trimmed(text))
         try TextRules.rejectNUL(title, field: "title")
         guard !title.isEmpty else { throw TaskError.validation(field: "title", reason: "a title cannot be empty") }
         let length = TextRules.length(title)
@@ -27,10 +29,10 @@ public enum TaskFields {
         return title
     }
 
-    /// Notes with trailing whitespace removed, at most 10,000 characters.
+    /// Notes with trailing whitespace removed, composed, at most 10,000 characters.
     public static func notes(_ text: String) throws -> String {
         try TextRules.rejectNUL(text, field: "notes")
-        let notes = TextRules.trailingWhitespaceRemoved(text)
+        let notes = TextRules.composed(TextRules.trailingWhitespaceRemoved(text))
         let length = TextRules.length(notes)
         guard length <= notesMaxLength else {
             throw TaskError.validation(
@@ -39,12 +41,12 @@ public enum TaskFields {
         return notes
     }
 
-    /// A trimmed single-line category; empty means none.
+    /// A trimmed, composed single-line category; empty means none.
     public static func category(_ text: String?) throws -> String? {
         try singleLine(text, field: "category", noun: "a category", maxLength: categoryMaxLength)
     }
 
-    /// A trimmed single-line external id; empty means none.
+    /// A trimmed, composed single-line external id; empty means none.
     public static func externalID(_ text: String?) throws -> String? {
         try singleLine(text, field: "externalID", noun: "an external id", maxLength: externalIDMaxLength)
     }
@@ -58,7 +60,7 @@ public enum TaskFields {
     }
 
     private static func singleLine(_ text: String?, field: String, noun: String, maxLength: Int) throws -> String? {
-        guard let value = text.map(TextRules.trimmed), !value.isEmpty else { return nil }
+        guard let value = text.map({ TextRules.composed(TextRules.trimmed($0)) }), !value.isEmpty else { return nil }
         try TextRules.rejectNUL(value, field: field)
         guard !TextRules.hasLineBreak(value) else {
             throw TaskError.validation(field: field, reason: "\(noun) is one line")

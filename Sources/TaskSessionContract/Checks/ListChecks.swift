@@ -15,12 +15,13 @@ extension TaskSessionContract {
             try await f.makeTask("D: Review Report draft", TaskDraftFields(category: "docs"))
             try await f.makeTask(
                 "E: Call vendor", TaskDraftFields(notes: "about the REPORT", priority: .medium, dueDate: day(0), assignee: f.member.ref))
+            try await f.makeTask("F: Caf\u{E9} order", TaskDraftFields(category: "\u{C9}t\u{E9}"))
             var queries: [TaskQuery] = [
                 TaskQuery(), TaskQuery(statuses: [.open, .done]), TaskQuery(assignee: .user(.email(f.member.user.email))),
                 TaskQuery(assignee: .user(f.viewer.ref)), TaskQuery(assignee: .unassigned), TaskQuery(category: .named("DOCS")),
                 TaskQuery(category: .uncategorized), TaskQuery(dueBefore: day(0)), TaskQuery(dueAfter: day(-6)), TaskQuery(overdueOnly: true),
                 TaskQuery(text: " report "), TaskQuery(statuses: [.open], category: .named("docs"), text: "REPORT"),
-                TaskQuery(text: "nothing like this"),
+                TaskQuery(text: "nothing like this"), TaskQuery(text: "CAFE\u{301}"), TaskQuery(category: .named("E\u{301}TE\u{301}")),
             ]
             for sort in TaskSort.allCases {
                 for descending in [false, true] { queries.append(TaskQuery(sort: sort, descending: descending)) }
@@ -31,6 +32,12 @@ extension TaskSessionContract {
                 #expect(try await f.viewer.session.allTasks(in: f.team, query) == expected, "\(query)")
             }
             #expect(try await f.viewer.session.allTasks(in: f.team, TaskQuery(overdueOnly: true)).map(\.title) == ["A: Write report"])
+            // A decomposed, upper-cased filter reaches the composed task however the session carries it.
+            #expect(try await f.viewer.session.allTasks(in: f.team, TaskQuery(text: "CAFE\u{301}")).map(\.title) == ["F: Caf\u{E9} order"])
+            #expect(
+                try await f.viewer.session.allTasks(in: f.team, TaskQuery(category: .named("E\u{301}TE\u{301}"))).map(\.title) == [
+                    "F: Caf\u{E9} order"
+                ])
         },
         SessionCheck("pages skip and repeat no task while tasks are inserted between fetches") { f in
             for index in 0..<12 { try await f.makeTask("Original \(index)", TaskDraftFields(priority: TaskPriority.allCases[index % 5])) }

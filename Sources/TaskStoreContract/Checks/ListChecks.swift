@@ -28,6 +28,39 @@ extension TaskStoreContract {
                 #expect(titles == expected, "\(query)")
             }
         },
+        ContractCheck("text is one text however its accents are encoded or cased: stored composed, found by any form") { f in
+            // é typed as e + U+0301 (as macOS file names and some exports hold it) and as one code point.
+            let decomposed = try await f.makeTask(
+                "Cafe\u{301} order", TaskDraftFields(notes: "cre\u{300}me bru\u{302}le\u{301}e ", category: "E\u{301}te\u{301}"))
+            try await f.makeTask("Plain caf\u{E9}", TaskDraftFields(category: "\u{C9}T\u{C9}"))
+            try await f.makeTask("\u{C9}T\u{C9} PLANS", TaskDraftFields(category: "\u{E9}t\u{E9}"))
+            try await f.makeTask("cafe menu", TaskDraftFields(notes: "i\u{307}stanbul"))
+            #expect(Array(decomposed.title.unicodeScalars) == Array("Caf\u{E9} order".unicodeScalars), "the title is stored composed (NFC)")
+            #expect(Array(decomposed.notes.unicodeScalars) == Array("cr\u{E8}me br\u{FB}l\u{E9}e".unicodeScalars))
+            #expect(decomposed.category.map { Array($0.unicodeScalars) } == Array("\u{C9}t\u{E9}".unicodeScalars))
+            let cases: [(TaskQuery, [String])] = [
+                (TaskQuery(text: "caf\u{E9}"), ["Caf\u{E9} order", "Plain caf\u{E9}"]),
+                (TaskQuery(text: "  CAFE\u{301} "), ["Caf\u{E9} order", "Plain caf\u{E9}"]),
+                (TaskQuery(text: "cafe"), ["cafe menu"]),
+                (TaskQuery(text: "CR\u{C8}ME BR\u{DB}L\u{C9}E"), ["Caf\u{E9} order"]),
+                (TaskQuery(text: "\u{E9}t\u{E9} plans"), ["\u{C9}T\u{C9} PLANS"]),
+                (TaskQuery(text: "\u{130}"), ["cafe menu"]),
+                (TaskQuery(text: "   "), ["Caf\u{E9} order", "Plain caf\u{E9}", "\u{C9}T\u{C9} PLANS", "cafe menu"]),
+                (TaskQuery(category: .named("\u{E9}T\u{E9}")), ["Caf\u{E9} order", "Plain caf\u{E9}", "\u{C9}T\u{C9} PLANS"]),
+                (TaskQuery(category: .named(" E\u{301}TE\u{301} ")), ["Caf\u{E9} order", "Plain caf\u{E9}", "\u{C9}T\u{C9} PLANS"]),
+                (TaskQuery(category: .named("ete")), []),
+            ]
+            for (query, expected) in cases {
+                let titles = try await f.service.listTasks(in: f.team, query, as: f.viewer).tasks.map(\.title)
+                #expect(titles == expected, "\(query)")
+            }
+            // Grouped by the exact (composed) category: three spellings, each once, and none once.
+            let counts = try await f.service.summary(of: f.team, as: f.viewer).byCategory
+            #expect(
+                Set(counts.map { "\($0.name.unicodeScalars.map(\.value))=\($0.count)" }) == [
+                    "\(TaskRow.uncategorized.unicodeScalars.map(\.value))=1", "[201, 116, 233]=1", "[201, 84, 201]=1", "[233, 116, 233]=1",
+                ])
+        },
         ContractCheck("every sort orders as specified, nulls last, in both directions") { f in
             try await makeFilterStage(f)
             let c = try await f.allTasks().first { $0.title.hasPrefix("C") }!

@@ -108,10 +108,15 @@ enum OpenAPIDocument {
                 query: [
                     ("status", string, "open, in_progress or done; repeat or separate with commas"),
                     ("assignee", string, "an assignee's email or #id"), ("unassigned", boolean, "only tasks without an assignee"),
-                    ("category", string, "only this category (ignoring case)"), ("uncategorized", boolean, "only tasks without a category"),
+                    ("category", string, "only this category (ignoring case, Unicode's mappings, and how accents are encoded)"),
+                    ("uncategorized", boolean, "only tasks without a category"),
                     ("due_before", ["type": "string", "format": "date"], "due before this day"),
                     ("due_after", ["type": "string", "format": "date"], "due after this day"),
-                    ("overdue", boolean, "only tasks past due and not done"), ("text", string, "title or notes contain this (ignoring case)"),
+                    ("overdue", boolean, "only tasks past due and not done"),
+                    (
+                        "text", string,
+                        "title or notes contain this (ignoring case, Unicode's mappings, surrounding spaces and how accents are encoded)"
+                    ),
                     ("sort", ["type": "string", "enum": ["number", "created", "updated", "due", "priority"]], "the order"),
                     ("desc", boolean, "reverse the order"),
                     ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "tasks per page (default 50)"),

@@ -69,6 +69,44 @@ extension EndToEnd {
             }
         }
 
+        @Test("upgrading to 0021 recomposes task text and makes the filters fold case by Unicode; twin external ids stop it, nothing changed")
+        func taskTextComposed() async throws {
+            let team = """
+                INSERT INTO users (id, email, display_name) VALUES (1, 'owner@example.com', 'Owner');
+                INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1);
+                """
+            let decomposed =
+                team + """
+                    INSERT INTO tasks (team_id, number, id, title, notes, category, external_id, created_by, updated_by) VALUES
+                        (1, 1, 1, U&'Cafe\\0301 order', U&'cre\\0300me', U&'E\\0301te\\0301', U&'ext-e\\0301', 1, 1),
+                        (1, 2, 2, 'Plain', '', NULL, NULL, 1, 1);
+                    """
+            try await Self.upgrading(from: 20, seed: decomposed) { database, runner in
+                _ = try await runner.up()
+                let composed = try await database.scalar(
+                    """
+                    SELECT (title = U&'Caf\\00E9 order' AND notes = U&'cr\\00E8me' AND category = U&'\\00C9t\\00E9'
+                            AND external_id = U&'ext-\\00E9' AND version = 1)::text FROM tasks WHERE number = 1
+                    """)
+                #expect(composed == "true", "the same bytes as composed text, the version kept")
+                // C-locale test clusters fold A-Z only; the collation folds É as it folds E.
+                #expect(try await database.scalar("SELECT (U&'CAF\\00C9' ILIKE U&'caf\\00E9' COLLATE taskbase_fold)::text") == "true")
+            }
+            let twins =
+                team + """
+                    INSERT INTO tasks (team_id, number, id, title, external_id, created_by, updated_by) VALUES
+                        (1, 1, 1, 'One', U&'ext-\\00E9', 1, 1), (1, 2, 2, 'Two', U&'ext-e\\0301', 1, 1), (1, 3, 3, U&'Thre\\0065\\0301', NULL, 1, 1);
+                    """
+            try await Self.upgrading(from: 20, seed: twins) { (database, runner) async throws in
+                var refusal = "(none: two tasks with one external id after composing were let through)"
+                do { _ = try await runner.up() } catch { refusal = "\(error)" }
+                #expect(refusal.contains("team 1 (task numbers 1, 2)") && refusal.contains("change the external id"), "\(refusal)")
+                #expect(try await database.scalar("SELECT count(*)::text FROM tasks WHERE title IS NOT NFC NORMALIZED") == "1", "nothing changed")
+                #expect(try await database.scalar("SELECT count(*)::text FROM pg_collation WHERE collname = 'taskbase_fold'") == "0")
+                #expect(try await database.scalar("SELECT max(version)::text FROM schema_migrations") == "20")
+            }
+        }
+
         @Test(
             "upgrading to 0015 gives existing history its task's number: from the task, else from the change log's deletion; only what neither knows stays NULL"
         )

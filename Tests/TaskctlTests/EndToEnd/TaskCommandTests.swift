@@ -49,7 +49,7 @@ struct TaskCommandTests {
     func titleLongInCodePoints() async throws {
         let fixture = try await Fixture.make()
         let hindi = String(repeating: "कि", count: 225) + String(repeating: "क", count: 70)
-        for title in [hindi, String(repeating: "🇩🇪", count: 251), String(repeating: "e\u{301}", count: 300)] {
+        for title in [hindi, String(repeating: "🇩🇪", count: 251), String(repeating: "q\u{307}", count: 300)] {
             let refused = try await fixture.expectFailure(6, ["task", "add", "--team", fixture.team, title], as: fixture.member)
             #expect(refused.standardError.contains("a title has at most 500 characters (Unicode code points)"), "\(refused)")
             #expect(!refused.standardError.contains("tasks_title_length"))
