@@ -414,6 +414,24 @@ struct APIRouteTests {
         let other = try await member.send(
             "POST", imports + "?on-conflict=skip%26dry-run%3Dtrue", body: csv, headers: ["Idempotency-Key": "k-2", "Content-Type": "text/csv"])
         #expect(other.problem?.code == "idempotency_key_reused", "\(other.status) \(other.text)")
+        // Keys the client sent apart stay apart, or are refused: bytes that are not UTF-8 (read
+        // repaired, k-\xFF and k-\xFE were one key: the second, another task, was refused as a
+        // reuse) and é in two encodings (one Swift string) are not keys.
+        let token = try #require(f.tokens["member"])
+        let before = try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count
+        for (index, key) in [[0x6B, 0x2D, 0xFF], [0x6B, 0x2D, 0xFE], Array("k-\u{E9}".utf8), Array("k-e\u{301}".utf8)].enumerated() {
+            let body = Array(#"{"title": "Raw \#(index)"}"#.utf8)
+            let connection = try RawConnection(port: f.server.http.port)
+            let head =
+                "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.count)\r\nConnection: close\r\nIdempotency-Key: "
+            connection.send(bytes: Array(head.utf8) + key + Array("\r\n\r\n".utf8) + body)
+            _ = await connection.readUntilClosed()
+            #expect(connection.text.hasPrefix("HTTP/1.1 422 ") && connection.text.contains("Idempotency-Key"), "\(key): \(connection.text)")
+        }
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == before, "no raw-keyed task was made")
+        let spaced = try await member.send("POST", path, json: #"{"title": "Spaced"}"#, headers: ["Idempotency-Key": "order 7 / retry"])
+        #expect(spaced.status == 201, "printable ASCII with spaces is a key")
         await f.stop()
     }
 

@@ -71,7 +71,11 @@ final class RawConnection: @unchecked Sendable {
 
     /// Sends `text` as it is.
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
+        send(bytes: Array(text.utf8))
+    }
+
+    /// Sends `bytes` as they are (a header that is not UTF-8, say).
+    func send(bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 

@@ -44,8 +44,9 @@ final class IdempotencyCache: Sendable {
 
     /// Runs `body` unless this key already answered (or is answering) for `user`.
     func run(key: String, user: UserID, fingerprint: [UInt8], _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        guard !key.isEmpty, key.utf8.count <= 255 else {
-            throw TaskError.validation(field: "Idempotency-Key", reason: "a key is 1 to 255 characters")
+        guard Self.isUsable(key) else {
+            throw TaskError.validation(
+                field: "Idempotency-Key", reason: "a key is 1 to 255 printable ASCII characters (space to ~); a UUID makes a good one")
         }
         let id = Key(user: user, key: key)
         let now = ContinuousClock.now
@@ -76,6 +77,14 @@ final class IdempotencyCache: Sendable {
             entries.withLock { _ = $0.removeValue(forKey: id) }
             throw error
         }
+    }
+
+    /// 1 to 255 bytes of printable ASCII. Not any text: header bytes that are not UTF-8 arrive
+    /// repaired (U+FFFD), so `k\xFF` and `k\xFE` would be one key, and Swift compares strings
+    /// canonically, so `é` and `e` with U+0301 would be one key too; two requests the client
+    /// meant apart would share an answer, or the second be refused as a reuse.
+    static func isUsable(_ key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
     private static func reused(_ key: String) -> ProblemDocument {

@@ -350,7 +350,7 @@ enum OpenAPIDocument {
     /// Request headers whose values the server checks beyond "a string".
     static var headerSchemas: [String: [String: Any]] {
         [
-            "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255],
+            "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$"],
             "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
             "Content-Encoding": ["type": "string", "enum": ["gzip", "identity"]],
         ]
