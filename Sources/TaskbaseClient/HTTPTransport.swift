@@ -51,6 +51,8 @@ final class HTTPTransport: Sendable {
     /// Why no request can reach the configured server, when none can (`unreachableLiteral`):
     /// every call, the event feed's too, throws it before trying.
     let unreachable: TaskbaseClientError?
+    /// The answers kept for conditional GETs (`If-None-Match`).
+    let conditional = ConditionalCache()
 
     init(configuration: ClientConfiguration) {
         self.configuration = configuration
@@ -123,10 +125,24 @@ final class HTTPTransport: Sendable {
 
     private func send(_ request: HTTPRequest, token: String) async throws -> HTTPResponse {
         var attempt = 0
+        var urlRequest = urlRequest(request, token: token)
+        // A GET kept from before is asked for only if it changed; a 304 gives the kept answer.
+        let conditionalURL =
+            request.method == "GET" && request.destination == nil && request.headers["If-None-Match"] == nil ? urlRequest.url?.absoluteString : nil
+        let kept = conditionalURL.flatMap(conditional.entry(for:))
+        if let kept { urlRequest.setValue(kept.tag, forHTTPHeaderField: "If-None-Match") }
         while true {
             let outcome: Result<HTTPResponse, any Error>
             do {
-                outcome = .success(try await exchange(urlRequest(request, token: token), file: request.bodyFile, destination: request.destination))
+                var response = try await exchange(urlRequest, file: request.bodyFile, destination: request.destination)
+                if let conditionalURL {
+                    if response.status == 304, let kept {
+                        response = kept.response
+                    } else if response.status != 503 && response.status != 429 {
+                        conditional.remember(response, for: conditionalURL)
+                    }
+                }
+                outcome = .success(response)
             } catch let error as CancellationError {
                 throw error
             } catch TaskbaseClientError.file(let detail) {
