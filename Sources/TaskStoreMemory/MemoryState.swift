@@ -78,10 +78,11 @@ struct MemoryState {
         return (gate, task)
     }
 
-    /// The id of the assignee `ref` names, judged by `AssigneeRule`; nil stays nil.
-    func assigneeID(_ ref: UserRef?, in team: Team) throws -> UserID? {
+    /// The id of the assignee `ref` names, judged by `AssigneeRule` with the users `actor` may
+    /// see (as Postgres looks them up under the actor's row-level security); nil stays nil.
+    func assigneeID(_ ref: UserRef?, in team: Team, as actor: UserRef?) throws -> UserID? {
         guard let ref else { return nil }
-        let user = user(ref)
+        let user = user(ref).flatMap { sees($0, as: actor) ? $0 : nil }
         return try AssigneeRule.verify(ref, user: user, role: user.flatMap { roles[team.id]?[$0.id] }, team: team.key)
     }
 

@@ -22,7 +22,7 @@ extension MemoryTaskStore: TaskImportPort {
             var summary = ImportSummary()
             var changes: [(Int64) -> TaskChange] = []
             for item in drafts {
-                let assigneeID = try working.assigneeID(item.draft.assignee, in: gate.team)
+                let assigneeID = try working.assigneeID(item.draft.assignee, in: gate.team, as: access.actor)
                 guard let key = working.taskKeysByExternalID[gate.team.id]?[item.externalID], let old = working.tasks[key] else {
                     let task = try working.insert(item.draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .imported)
                     summary.inserted += 1

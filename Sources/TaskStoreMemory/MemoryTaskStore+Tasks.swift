@@ -6,7 +6,7 @@ extension MemoryTaskStore: TaskRepository {
     public func createTask(in team: TeamKey, draft: TaskDraft, access: AccessRequirement, at time: Date) async throws -> TaskItem {
         try mutate { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
-            let assigneeID = try state.assigneeID(draft.assignee, in: gate.team)
+            let assigneeID = try state.assigneeID(draft.assignee, in: gate.team, as: access.actor)
             let task = try state.insert(draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .created)
             return (task, gate.team.id, [{ TaskChange(.created, task, sequence: $0) }])
         }
@@ -24,7 +24,7 @@ extension MemoryTaskStore: TaskRepository {
         try mutate { state in
             let (gate, old) = try state.gatedTask(key, access: access)
             try Self.checkVersion(of: old, expected: expectedVersion)
-            let assigneeID = try state.assigneeID(changes.assigneeToResolve, in: gate.team)
+            let assigneeID = try state.assigneeID(changes.assigneeToResolve, in: gate.team, as: access.actor)
             let new = old.applying(changes, assigneeID: assigneeID, by: gate.actor.id, at: time)
             guard new != old else { return (old, nil, []) }
             try state.checkExternalID(new.externalID, of: key, in: gate.team)

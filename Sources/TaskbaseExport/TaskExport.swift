@@ -58,7 +58,7 @@ public struct TaskExport: Sendable {
             // writing overlap instead of taking turns (one page ahead, so memory stays flat).
             // Leaving the loop by an error cancels the read and waits for it.
             async let following = self.page(after: current)
-            try await directory.resolve(usersOf: current.tasks, using: service)
+            try await directory.resolve(usersOf: current.tasks, using: service, as: actor)
             for task in current.tasks {
                 try csv?.writeRow(Self.csvRow(task, users: directory))
                 try json?.append(TaskDocument(task, users: directory, today: today))

@@ -58,7 +58,7 @@ extension ChangeDocument {
     public static func describing(
         _ change: TaskChange, users directory: inout UserDirectory, service: TaskService, as actor: UserRef
     ) async throws -> ChangeDocument {
-        try await directory.resolve([change.actorID], using: service)
+        try await directory.resolve([change.actorID], using: service, as: actor)
         var title: String?
         if change.kind != .deleted {
             do {

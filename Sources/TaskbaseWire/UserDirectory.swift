@@ -21,20 +21,21 @@ public struct UserDirectory: Sendable {
         UserDirectory(members: try await service.members(of: team, as: actor))
     }
 
-    /// Looks up the users among `ids` not yet known (people who left the team).
-    public mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService) async throws {
+    /// Looks up the users among `ids` not yet known (people who left the team), as `reader`
+    /// may see them (`UserVisibility`): one `reader` may not see stays `#id`.
+    public mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService, as reader: UserRef) async throws {
         for id in Set(ids) where users[id] == nil {
             do {
-                users[id] = try await service.user(.id(id))
+                users[id] = try await service.user(.id(id), as: reader)
             } catch TaskError.notFound {
                 continue
             }
         }
     }
 
-    /// Looks up every user a page of tasks names.
-    public mutating func resolve(usersOf tasks: [TaskItem], using service: TaskService) async throws {
-        try await resolve(tasks.flatMap(Self.userIDs), using: service)
+    /// Looks up every user a page of tasks names, as `reader` may see them.
+    public mutating func resolve(usersOf tasks: [TaskItem], using service: TaskService, as reader: UserRef) async throws {
+        try await resolve(tasks.flatMap(Self.userIDs), using: service, as: reader)
     }
 
     /// The users a task names: its assignee, creator and last editor.

@@ -56,8 +56,10 @@ struct ServerFixture: Sendable {
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
         host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4,
-        identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil
+        identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil, serving servingStore: (any TaskStore)? = nil
     ) async throws -> ServerFixture {
+        // Provisioned through `store`; served over `servingStore` when given (the runtime login,
+        // as deployed: taskserve never holds the rights provisioning needs).
         let service = TaskService(store: store)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
         var users: [User] = []
@@ -84,7 +86,8 @@ struct ServerFixture: Sendable {
         options.exportPageSize = exportPageSize
         options.maxExports = maxExports
         options.identity = identity
-        let server = try APIServer.start(service: service, options: options, host: host, limits: limits, tls: tls, log: log)
+        let served = servingStore.map { TaskService(store: $0) } ?? service
+        let server = try APIServer.start(service: served, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)
     }

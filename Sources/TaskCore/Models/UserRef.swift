@@ -18,6 +18,23 @@ public enum UserRef: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this names `user`: its id, or its email compared as emails are stored
+    /// (`UserFields.normalizedEmailKey`).
+    public func names(_ user: User) -> Bool {
+        switch self {
+        case .id(let id): user.id == id
+        case .email(let email): UserFields.normalizedEmailKey(email) == UserFields.normalizedEmailKey(user.email)
+        }
+    }
+
+    /// "#42" or "ann@example.com": the user as the caller named them, and nothing more.
+    public var written: String {
+        switch self {
+        case .id(let id): "#\(id)"
+        case .email(let email): email
+        }
+    }
+
     /// "user #42" or "user ann@example.com", as error messages name users.
     public var description: String {
         switch self {

@@ -91,6 +91,29 @@ extension TaskStoreContract {
             #expect(try await f.allTasks() == [task])
             #expect(try await f.service.members(of: f.team, as: f.owner).count == 5)
         },
+        ContractCheck("an assignee is judged as far as the actor may see, and a refusal names them only as the caller wrote them") { f in
+            let outsider = try await f.service.user(f.outsider), disabled = try await f.service.user(f.disabled)
+            func refusal(_ ref: UserRef, as actor: UserRef) async -> String {
+                do {
+                    _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "T", assignee: ref), as: actor)
+                    return "(accepted)"
+                } catch TaskError.validation(let field, let reason) {
+                    return "\(field): \(reason)"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            // A plain member does not see a user they share no team with: as if there were none,
+            // so an id never tells them whose it is.
+            #expect(await refusal(.id(outsider.id), as: f.member) == "assignee: no user #\(outsider.id) exists")
+            #expect(await refusal(.id(UserID(Int64.max)), as: f.member) == "assignee: no user #\(Int64.max) exists")
+            // An admin sees everyone (they add members by email): the outsider exists, is no member.
+            #expect(await refusal(.id(outsider.id), as: f.admin) == "assignee: #\(outsider.id) is not a member of team \(f.team)")
+            let typed = outsider.email.uppercased()
+            #expect(await refusal(.email(typed), as: f.admin) == "assignee: \(typed) is not a member of team \(f.team)")
+            #expect(await refusal(.id(disabled.id), as: f.member) == "assignee: #\(disabled.id) is disabled")
+            #expect(try await f.allTasks().isEmpty, "nothing was made")
+        },
         ContractCheck("a title of exactly 500 characters after trimming is accepted and stored trimmed") { f in
             let title = String(repeating: "t", count: 500)
             let task = try await f.service.createTask(

@@ -12,6 +12,11 @@ import TaskbaseWire
 /// An entry lives `ttl` at most (a changed email shows within it), and is dropped at once when
 /// this process changes the team's members or deletes the team, and all of it when the token
 /// doorbell rings (a user disabled, enabled or deleted by any process).
+///
+/// An entry holds the team's members only, whom every reader of the team sees alike. Anyone
+/// else the data names (a former member) is looked up per request with that reader's own
+/// rights and never kept for another: an admin sees everyone, a viewer only people sharing a
+/// team with them, so a former member is an email to the one and `#id` to the other.
 final class DirectoryCache: Sendable {
     private struct Entry {
         var users: [UserID: User]
@@ -27,28 +32,26 @@ final class DirectoryCache: Sendable {
         self.capacity = capacity
     }
 
-    /// A directory naming every user among `ids` that exists, for team `team` whose data
-    /// `actor` has just been allowed to read; entries older than `ttl` are loaded afresh (with
-    /// `actor`'s rights), as are ids not yet known (members who joined or left since).
+    /// A directory naming every user among `ids` that `actor` may see, for team `team` whose
+    /// data `actor` has just been allowed to read: the team's members (loaded afresh, with
+    /// `actor`'s rights, once older than `ttl`), then anyone else among `ids`, looked up as
+    /// `actor` and not kept.
     func directory(
         naming ids: some Sequence<UserID>, in team: TeamKey, ttl: Duration, service: TaskService, as actor: UserRef
     ) async throws -> UserDirectory {
-        let wanted = Set(ids)
         let now = ContinuousClock.now
         let cached = entries.withLock { entries -> Entry? in
             guard let entry = entries[team], now - entry.loaded < ttl else { return nil }
             return entry
         }
-        if let cached, wanted.allSatisfy({ cached.users[$0] != nil }) { return UserDirectory(users: cached.users) }
         var directory: UserDirectory
         if let cached {
             directory = UserDirectory(users: cached.users)
         } else {
             directory = try await UserDirectory.of(team, service: service, as: actor)
+            if ttl > .zero { remember(Entry(users: directory.users, loaded: now), for: team, ttl: ttl) }
         }
-        try await directory.resolve(wanted, using: service)
-        guard ttl > .zero else { return directory }
-        remember(Entry(users: directory.users, loaded: cached?.loaded ?? now), for: team, ttl: ttl)
+        try await directory.resolve(ids, using: service, as: actor)
         return directory
     }
 

@@ -223,12 +223,15 @@ struct APIHandlers: Sendable {
         return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
     }
 
+    /// One member, named by email or `#id`, found among the members the caller may list: no
+    /// lookup of users beyond them, so the answer for anyone else is the same 404 whoever
+    /// they are, naming only what the caller sent.
     func member(_ context: RouteContext) async throws -> HTTPResponse {
         let team = try teamKey(context)
         let members = try await service.members(of: team, as: try context.actor)
-        let user = try await service.user(UserRef(context.parameter("user")))
-        guard let member = members.first(where: { $0.user.id == user.id }) else {
-            throw TaskError.notFound(what: "member \(user.email) of team \(team)")
+        let ref = UserRef(context.parameter("user"))
+        guard let member = members.first(where: { ref.names($0.user) }) else {
+            throw TaskError.notFound(what: "member \(ref.written) of team \(team)")
         }
         return try .json(MemberDocument(member))
     }

@@ -144,7 +144,7 @@ enum TaskCommands {
             let service = try await invocation.openService()
             let entries = try await service.history(of: key, as: actor)
             var directory = try await UserDirectory.of(key.team, service: service, as: actor)
-            try await directory.resolve(entries.flatMap(HistoryDocument.userIDs), using: service)
+            try await directory.resolve(entries.flatMap(HistoryDocument.userIDs), using: service, as: actor)
             let documents = entries.map { HistoryDocument($0, users: directory) }
             switch format {
             case .table: try invocation.write(HistoryOutput.renderTable(documents))
@@ -189,7 +189,7 @@ enum TaskCommands {
             return
         }
         var directory = try await UserDirectory.of(task.key.team, service: service, as: actor)
-        try await directory.resolve(usersOf: [task], using: service)
+        try await directory.resolve(usersOf: [task], using: service, as: actor)
         let item = TaskListItem(task, users: directory, today: service.clock.today())
         try invocation.write(format == .json ? try JSONOutput.encode(item.document) : TaskOutput.detail(item))
     }

@@ -39,7 +39,7 @@ enum TaskListCommand {
             let service = try await invocation.openService()
             let page = try await service.listTasks(in: team, query, as: actor)
             var directory = try await UserDirectory.of(team, service: service, as: actor)
-            try await directory.resolve(usersOf: page.tasks, using: service)
+            try await directory.resolve(usersOf: page.tasks, using: service, as: actor)
             let today = service.clock.today()
             let items = page.tasks.map { TaskListItem($0, users: directory, today: today) }
             try invocation.write(

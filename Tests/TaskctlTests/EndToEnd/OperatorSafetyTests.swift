@@ -40,7 +40,7 @@ struct OperatorSafetyTests {
         try await fixture.expectSuccess(["user", "disable", fixture.admin])
         defer { Task { _ = try? await fixture.run(["user", "enable", fixture.admin]) } }
         let assign = try await fixture.expectFailure(6, ["task", "assign", key, fixture.admin], as: fixture.member)
-        #expect(assign.standardError.contains("invalid assignee: user \(fixture.admin) is disabled"), "\(assign)")
+        #expect(assign.standardError.contains("invalid assignee: \(fixture.admin) is disabled"), "\(assign)")
         let disabled = try await fixture.expectFailure(4, ["task", "list", "--team", fixture.team], as: fixture.admin)
         #expect(
             disabled.standardError.contains("not allowed to do anything: \(fixture.admin) is disabled; an operator can enable the account again"),

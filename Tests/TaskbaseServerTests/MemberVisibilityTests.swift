@@ -1,0 +1,75 @@
+import Foundation
+import PGStore
+import TaskCore
+import TaskStorePG
+import TaskbaseTestSupport
+import TaskbaseWire
+import Testing
+
+@Suite("Who the API names: a member among the members, anyone else only as the reader may see them")
+struct MemberVisibilityTests {
+    /// A fixture over `kind`; Postgres served through a login that is only a member of
+    /// `taskbase_app`, as taskserve is deployed (provisioned through the test's admin store).
+    static func withFixture(_ kind: StoreKind, _ body: (ServerFixture) async throws -> Void) async throws {
+        switch kind {
+        case .memory:
+            let f = try await ServerFixture.start(.memory)
+            defer { Task { await f.stop() } }
+            try await body(f)
+        case .postgres:
+            let admin = try await StoreKind.postgresStore.value
+            let database = try await TestDatabases.shared.value
+            try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+                let runtime = try await PostgresTaskStore.open(config: login.config(for: database), maxConnections: 4, acquireTimeout: .seconds(30))
+                let f = try await ServerFixture.start(store: admin, serving: runtime)
+                do {
+                    try await body(f)
+                } catch {
+                    await f.stop()
+                    throw error
+                }
+                await f.stop()
+            }
+        }
+    }
+
+    @Test("a member is found by email in any case or by #id; anyone else is one 404 naming only what was sent", arguments: StoreKind.allCases)
+    func memberLookup(store: StoreKind) async throws {
+        try await Self.withFixture(store) { f in
+            let viewer = f.client("viewer"), members = "/v1/teams/\(f.team)/members/"
+            // Over the runtime login the route once looked the user up with no actor, which row
+            // security answers with nobody: every member was 404.
+            let byEmail = try await viewer.get(members + f.member.email.uppercased())
+            #expect(byEmail.status == 200, "\(byEmail.text)")
+            #expect(try byEmail.decode(MemberDocument.self).email == f.member.email)
+            #expect(try await viewer.get(members + "%23\(f.member.id)").status == 200)
+            // The memory store once named whoever held the id: a viewer could walk ids for emails.
+            for path in [members + "%23\(f.outsider.id)", members + "%23\(Int64.max)"] {
+                let refused = try await viewer.get(path)
+                #expect(refused.status == 404 && !refused.text.contains(f.outsider.email), "\(path): \(refused.text)")
+            }
+            #expect(try await viewer.get(members + f.outsider.email).status == 404)
+            let refused = try await viewer.get(members + "%23\(f.outsider.id)")
+            #expect(refused.problem?.detail.contains("#\(f.outsider.id)") == true, "\(refused.text)")
+        }
+    }
+
+    @Test("a former member is an email to a reader who may see them (an admin) and #id to one who may not", arguments: StoreKind.allCases)
+    func formerMembers(store: StoreKind) async throws {
+        try await Self.withFixture(store) { f in
+            let owner = f.client("owner"), viewer = f.client("viewer")
+            let made = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Left behind"}"#)
+            let key = try made.decode(TaskDocument.self).key
+            #expect(try await owner.send("DELETE", "/v1/teams/\(f.team)/members/\(f.member.email)").status == 204)
+            // The viewer shares no team with the former member any more; an owner sees everyone.
+            let seenByViewer = try await viewer.get("/v1/tasks/\(key)").decode(TaskDocument.self)
+            #expect(seenByViewer.createdBy == "#\(f.member.id)", "memory once told the viewer the email")
+            let seenByOwner = try await owner.get("/v1/tasks/\(key)").decode(TaskDocument.self)
+            #expect(seenByOwner.createdBy == f.member.email, "Postgres over the runtime login once told nobody")
+            let listed = try await viewer.get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self)
+            #expect(listed.tasks.map(\.createdBy) == ["#\(f.member.id)"])
+            let history = try await viewer.get("/v1/tasks/\(key)/history")
+            #expect(history.status == 200 && !history.text.contains(f.member.email), "\(history.text)")
+        }
+    }
+}
