@@ -21,8 +21,10 @@ extension MemoryTaskStore: TaskImportPort {
             var working = state
             var summary = ImportSummary()
             var changes: [(Int64) -> TaskChange] = []
-            for item in drafts {
-                let assigneeID = try working.assigneeID(item.draft.assignee, in: gate.team, as: access.actor)
+            // Every row's assignee is judged before any row's external id, as Postgres judges
+            // the staged rows: the refusal of a mixed file is the same in both stores.
+            let assigneeIDs = try drafts.map { try working.assigneeID($0.draft.assignee, in: gate.team, as: access.actor) }
+            for (item, assigneeID) in zip(drafts, assigneeIDs) {
                 guard let key = working.taskKeysByExternalID[gate.team.id]?[item.externalID], let old = working.tasks[key] else {
                     let task = try working.insert(item.draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .imported)
                     summary.inserted += 1

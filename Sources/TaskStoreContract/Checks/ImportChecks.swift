@@ -45,6 +45,11 @@ extension TaskStoreContract {
             #expect(
                 await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, badAssignee], as: f.member) }
                     == .invalid(field: "assignee"))
+            // Every row's assignee is judged before any row's id: a file with both faults is
+            // refused for its assignee in either store, whichever row comes first.
+            #expect(
+                await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .fail, drafts: [existing, badAssignee], as: f.member) }
+                    == .invalid(field: "assignee"))
             #expect(
                 await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, fresh], as: f.member) }
                     == .invalid(field: "externalID"))
