@@ -38,7 +38,7 @@ extension PostgresTaskStore: TeamRepository {
                 SELECT \(unsafeSQL: Self.teamColumns), m.role
                   FROM memberships m JOIN teams tm ON tm.id = m.team_id
                  WHERE m.user_id = \(user.rawValue)
-                 ORDER BY tm.key
+                 ORDER BY tm.key COLLATE "C"
                 """
             ).map { row in TeamMembership(team: try Self.team(in: row)!, role: try Self.role(in: row)!) }
         }
@@ -51,7 +51,7 @@ extension PostgresTaskStore: TeamRepository {
                 SELECT \(unsafeSQL: Self.userColumns), m.role
                   FROM memberships m JOIN users u ON u.id = m.user_id
                  WHERE m.team_id = \(team.rawValue)
-                 ORDER BY u.email
+                 ORDER BY u.email COLLATE "C"
                 """
             ).map { row in Member(user: try Self.user(in: row)!, role: try Self.role(in: row)!) }
         }

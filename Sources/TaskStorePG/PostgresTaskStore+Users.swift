@@ -30,7 +30,7 @@ extension PostgresTaskStore: UserRepository {
 
     public func users(as actor: UserRef?) async throws -> [User] {
         try await transaction(as: actor, runtime: actor != nil) { tx in
-            try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u ORDER BY u.email").compactMap(Self.user(in:))
+            try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u ORDER BY u.email COLLATE \"C\"").compactMap(Self.user(in:))
         }
     }
 

@@ -21,6 +21,29 @@ struct PostgresOnlyTests {
         return (team.key, .id(owner.id), refs)
     }
 
+    @Test("members and users are listed in code-point order, as the memory store lists them, whatever the column's collation")
+    func listingOrderIgnoresCollation() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "listing order") { database in
+            // A database made with a locale (en_US, the usual images) sorts é with e, before f;
+            // code points put f (U+0066) first. The test cluster has none, so the column gets one.
+            try await database.withConnection {
+                _ = try await $0.simpleQuery(unsafeSQL: #"ALTER TABLE users ALTER COLUMN email TYPE text COLLATE "und-x-icu""#)
+            }
+            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 2)
+            let service = TaskService(store: store)
+            let owner = try await service.createUser(email: "owner@example.com", displayName: "Owner")
+            let team = try await service.createTeam(key: "ORDER", name: "Order", as: .id(owner.id)).key
+            for email in ["\u{E9}lise@example.com", "fay@example.com", "eve@example.com"] {
+                let user = try await service.createUser(email: email, displayName: "User")
+                _ = try await service.setRole(.member, for: .id(user.id), in: team, as: .id(owner.id))
+            }
+            let expected = ["eve@example.com", "fay@example.com", "owner@example.com", "\u{E9}lise@example.com"]
+            #expect(try await service.members(of: team, as: .id(owner.id)).map(\.user.email) == expected)
+            #expect(try await service.users().map(\.email) == expected)
+            #expect(expected == expected.sorted(), "Swift's order, the memory store's")
+        }
+    }
+
     @Test("20 concurrent creators on 20 connections get distinct, gapless numbers")
     func concurrentCreators() async throws {
         let config = try await TestDatabases.shared.value
