@@ -68,6 +68,12 @@ struct APIRouteTests {
 
         let staleDelete = try await member.send("DELETE", "/v1/tasks/\(task.key)", headers: ["If-Match": "\"1\""])
         #expect(staleDelete.status == 412)
+        // If-Match compares strongly (RFC 9110 §13.1.1): the current version, sent weak, matches
+        // nothing (it once wrote and deleted as "2" would).
+        for method in ["PATCH", "DELETE"] {
+            let weak = try await member.send(method, "/v1/tasks/\(task.key)", json: #"{"title": "Weak"}"#, headers: ["If-Match": #"W/"2""#])
+            #expect(weak.status == 412 && weak.header("ETag") == "\"2\"", "\(method): \(weak.status) \(weak.text)")
+        }
         let deleted = try await member.send("DELETE", "/v1/tasks/\(task.key)", headers: ["If-Match": "\"2\""])
         #expect(deleted.status == 204)
         #expect(try await member.get("/v1/tasks/\(task.key)").status == 404)
