@@ -455,6 +455,14 @@ struct APIRouteTests {
         let listed = try await member.get("/v1/me/tokens")
         #expect(!listed.text.contains(token.token))
         #expect(try listed.decode([TokenDocument].self).map(\.name).contains("laptop"))
+        // The Location of a new token is a page of it (once a 405: only DELETE had that path).
+        let location = try #require(made.header("Location"))
+        let shown = try await member.get(location)
+        #expect(shown.status == 200 && !shown.text.contains(token.token), "\(shown.status) \(shown.text)")
+        #expect(try shown.decode(TokenDocument.self).name == "laptop")
+        for (client, path) in [(f.client("owner"), location), (member, "/v1/me/tokens/0"), (member, "/v1/me/tokens/x")] {
+            #expect(try await client.get(path).status == 404, "\(path)")
+        }
         #expect(try await f.client("owner").send("DELETE", "/v1/me/tokens/\(token.id)").status == 404)
         #expect(try await laptop.send("DELETE", "/v1/me/tokens/\(token.id)").status == 204)
         #expect(try await laptop.get("/v1/me").status == 401)

@@ -84,6 +84,8 @@ enum OpenAPIDocument {
             "POST /v1/me/tokens": Operation(
                 summary: "Make a token for yourself; the secret is in this response only.", headers: ["Idempotency-Key"],
                 body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 422]),
+            "GET /v1/me/tokens/{id}": Operation(
+                summary: "One of your tokens (never the secret): where a new token's Location points.", successSchema: "Token", errors: [404]),
             "DELETE /v1/me/tokens/{id}": Operation(summary: "Revoke one of your tokens.", success: 204, errors: [404]),
             "GET /v1/teams": Operation(summary: "The teams you belong to, with your role.", successSchema: "[Team]"),
             "POST /v1/teams": Operation(

@@ -115,6 +115,7 @@ struct APIHandlers: Sendable {
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
             Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
             Route("POST", "/v1/me/tokens") { context in try await idempotent(context) { try await createToken(context) } },
+            Route("GET", "/v1/me/tokens/{id}") { context in try await showToken(context) },
             Route("DELETE", "/v1/me/tokens/{id}") { context in try await revokeToken(context) },
             Route("GET", "/v1/teams") { context in
                 try .json(try await service.teams(as: try context.actor).map { TeamDocument($0.team, role: $0.role) })
@@ -201,9 +202,25 @@ struct APIHandlers: Sendable {
             headers: [("Location", "/v1/me/tokens/\(token.id)"), ("Cache-Control", "no-store")])
     }
 
-    func revokeToken(_ context: RouteContext) async throws -> HTTPResponse {
+    /// One of the caller's own tokens (where a new token's `Location` points); anyone else's,
+    /// or none, is the same 404.
+    func showToken(_ context: RouteContext) async throws -> HTTPResponse {
+        let id = try tokenID(context)
+        guard let token = try await service.ownTokens(as: try context.actor).first(where: { $0.id == id }) else {
+            throw TaskError.notFound(what: "token #\(id)")
+        }
+        return try .json(TokenDocument(token))
+    }
+
+    /// The token id in the path; one that is not a positive number names no token.
+    private func tokenID(_ context: RouteContext) throws -> TokenID {
         guard let id = Int64(context.parameter("id")), id > 0 else { throw TaskError.notFound(what: "token #\(context.parameter("id"))") }
-        _ = try await service.revokeOwnToken(TokenID(id), as: try context.actor)
+        return TokenID(id)
+    }
+
+    func revokeToken(_ context: RouteContext) async throws -> HTTPResponse {
+        let id = try tokenID(context)
+        _ = try await service.revokeOwnToken(id, as: try context.actor)
         // This process stops taking the token at once; the others when the doorbell rings.
         verifier.invalidate()
         return .empty(204)
