@@ -41,6 +41,24 @@ final class ConditionalCache: Sendable {
         }
     }
 
+    /// The kept answer brought up to date by `notModified`, the server's `304` for `url`: the
+    /// kept body with the 304's headers over the kept ones (RFC 9111 §4.3.4), since the tag is
+    /// a digest of the body alone and a header may have changed while the body did not (a
+    /// history page's `Link` to a next page that did not exist before). Kept as updated.
+    func refreshed(_ kept: Entry, with notModified: HTTPResponse, for url: String) -> HTTPResponse {
+        var headers = kept.response.headers
+        for (name, value) in notModified.headers where !Self.bodyHeaders.contains(name.lowercased()) {
+            for existing in headers.keys where existing.caseInsensitiveCompare(name) == .orderedSame { headers[existing] = nil }
+            headers[name] = value
+        }
+        let response = HTTPResponse(status: kept.response.status, headers: headers, body: kept.response.body)
+        remember(response, for: url)
+        return response
+    }
+
+    /// Headers that describe the body a 304 does not carry.
+    private static let bodyHeaders: Set<String> = ["content-type", "content-length", "content-encoding", "transfer-encoding"]
+
     /// Keeps `response` for `url` when it is a `200` with a weak tag and a body small enough;
     /// any other answer to `url` forgets what was kept for it.
     func remember(_ response: HTTPResponse, for url: String) {

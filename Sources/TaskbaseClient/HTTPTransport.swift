@@ -137,7 +137,7 @@ final class HTTPTransport: Sendable {
                 var response = try await exchange(urlRequest, file: request.bodyFile, destination: request.destination)
                 if let conditionalURL {
                     if response.status == 304, let kept {
-                        response = kept.response
+                        response = conditional.refreshed(kept, with: response, for: conditionalURL)
                     } else if response.status != 503 && response.status != 429 {
                         conditional.remember(response, for: conditionalURL)
                     }

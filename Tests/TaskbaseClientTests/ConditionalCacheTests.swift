@@ -24,6 +24,22 @@ struct ConditionalCacheTests {
         #expect(cache.entry(for: "a") != nil)
     }
 
+    @Test("a 304 brings the kept answer's headers up to date, not the ones that describe a body")
+    func refreshedHeaders() throws {
+        let cache = ConditionalCache()
+        let kept = HTTPResponse(status: 200, headers: ["ETag": #"W/"abc""#, "Content-Type": "application/json", "x-old": "1"], body: Data("[]".utf8))
+        cache.remember(kept, for: "u")
+        let entry = try #require(cache.entry(for: "u"))
+        let notModified = HTTPResponse(
+            status: 304, headers: ["etag": #"W/"abc""#, "Link": "<next>; rel=\"next\"", "Content-Length": "0", "X-Old": "2"], body: Data())
+        let refreshed = cache.refreshed(entry, with: notModified, for: "u")
+        #expect(refreshed.status == 200 && refreshed.body == Data("[]".utf8))
+        #expect(refreshed.header("Link") == "<next>; rel=\"next\"" && refreshed.header("x-old") == "2")
+        #expect(refreshed.header("Content-Type") == "application/json" && refreshed.header("Content-Length") == nil)
+        #expect(refreshed.headers.keys.filter { $0.lowercased() == "etag" }.count == 1)
+        #expect(cache.entry(for: "u")?.response.header("Link") == "<next>; rel=\"next\"", "kept as updated")
+    }
+
     @Test("at most 64 answers, the least recently used going first")
     func bounded() {
         let cache = ConditionalCache()

@@ -59,6 +59,20 @@ struct ConditionalGetTests {
         #expect(try await client.me().id == owner.id)
         #expect(statuses.of("/v1/me") == [200, 304])
 
+        // A 304's headers replace the kept ones: page 1 of the history is the same two entries
+        // after a third is made, but its Link to page 2 is new (the kept answer once hid it).
+        _ = try await client.updateTask(first.key, try TaskChanges(notes: "edited"), expectedVersion: nil)
+        let history = "/v1/tasks/\(first.key)/history"
+        let before = try await client.history(of: first.key, HistoryQuery(limit: 2))
+        #expect(before.entries.count == 2 && before.nextCursor == nil)
+        _ = try await client.updateTask(first.key, try TaskChanges(notes: "edited again"), expectedVersion: nil)
+        let after = try await client.history(of: first.key, HistoryQuery(limit: 2))
+        #expect(statuses.of(history) == [200, 304])
+        #expect(after.entries == before.entries && after.nextCursor != nil, "\(after)")
+        let next: HistoryCursor = try #require(after.nextCursor)
+        let rest = try await client.history(of: first.key, HistoryQuery(limit: 2, after: next))
+        #expect(rest.entries.count == 1)
+
         // A task's strong tag (its version) is not sent back: its JSON can change without it.
         _ = try await client.task(first.key)
         _ = try await client.task(first.key)
