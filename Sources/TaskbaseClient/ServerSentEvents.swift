@@ -20,10 +20,15 @@ public struct ServerSentEvent: Hashable, Sendable {
 /// anywhere (inside a line, between CR and LF, inside a UTF-8 sequence), and it returns the
 /// events completed so far. Follows the HTML standard: LF, CR and CRLF end lines; `:` starts a
 /// comment; one space after the colon is dropped; an id with NUL is ignored; an event with no
-/// data is not dispatched; an unfinished event at the end of the stream is dropped.
+/// data is not dispatched; an unfinished event at the end of the stream is dropped, and so is
+/// its id: an `id:` line is buffered and becomes `lastEventID` only when its event ends (at
+/// the blank line), so a reader cut off in the middle of event 8 resumes after 7, not after 8.
 public struct ServerSentEventParser: Sendable {
-    /// The id the next event carries; kept across events, as `Last-Event-ID` needs.
+    /// The id of the last event that ended (dispatched or not, as the standard has it); kept
+    /// across events, as `Last-Event-ID` needs.
     public private(set) var lastEventID = ""
+    /// The id the event being read will carry once it ends.
+    private var idBuffer = ""
     /// The reconnection delay the server asked for with `retry:`, in milliseconds.
     public private(set) var retryMilliseconds: Int?
     /// How many comment lines (heartbeats) have arrived.
@@ -41,6 +46,7 @@ public struct ServerSentEventParser: Sendable {
     /// Starts from `lastEventID`, as a reader reconnecting with `Last-Event-ID` does.
     public mutating func resume(after lastEventID: String) {
         self.lastEventID = lastEventID
+        idBuffer = lastEventID
     }
 
     /// Parses `bytes` and returns every event they complete, in order.
@@ -88,13 +94,14 @@ public struct ServerSentEventParser: Sendable {
             if hasData { data += "\n" }
             data += text
             hasData = true
-        case "id": if !value.contains(0) { lastEventID = text }
+        case "id": if !value.contains(0) { idBuffer = text }
         case "retry": if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }), let ms = Int(text) { retryMilliseconds = ms }
         default: break
         }
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        lastEventID = idBuffer
         defer {
             data = ""
             hasData = false

@@ -55,6 +55,19 @@ struct ServerSentEventParserTests {
         #expect(parser.lastEventID == "")
     }
 
+    @Test("an event cut off before its blank line leaves the last id at the event before it", arguments: [1, 7, 1000])
+    func cutOffEvent(size: Int) {
+        // The server writes the id first; a stream cut inside event 8 (a slow reader's overflow,
+        // a dropped connection) must resume after 7, or change 8 is never delivered.
+        let (events, parser) = parse("id: 7\nevent: change\ndata: {}\n\nid: 8\nevent: change\nda", chunk: size)
+        #expect(events == [ServerSentEvent(id: "7", event: "change", data: "{}")])
+        #expect(parser.lastEventID == "7")
+        var resumed = ServerSentEventParser()
+        resumed.resume(after: "7")
+        #expect(resumed.feed(Array("data: x\n\n".utf8)) == [ServerSentEvent(id: "7", data: "x")])
+        #expect(parse("id: 5\n\n").parser.lastEventID == "5", "an id-only event still sets it")
+    }
+
     @Test("unknown fields are ignored, retry takes only digits, and an unfinished event is not dispatched")
     func otherFields() {
         let (events, parser) = parse("\u{FEFF}retry: 1500\nretry: soon\nfoo: bar\ndata: done\n\ndata: half")
