@@ -1,10 +1,14 @@
 import APITokens
 import CommandLineToolkit
 import Foundation
+import SafeText
 import TaskCore
 import TaskbaseWire
 
-/// `taskctl token ...`: API tokens for taskserve, an operator call like `user` (no `--as`).
+/// `taskctl token ...`: API tokens for taskserve, an operator call like `user`: with `--as`
+/// (or `TASKBASE_ACTOR`) the acting user must be an enabled operator, without it the database
+/// login's own rights decide. Token names are the token owners' text (a member names their own
+/// over the API) and reach the terminal escaped.
 enum TokenCommands {
     /// The `token` command group.
     static let command = Command(
@@ -29,14 +33,16 @@ enum TokenCommands {
             let (secret, digest) = try TokenSecrets.fromEnvironment().generate()
             let service = try await invocation.openService()
             let token = try await service.createToken(
-                for: invocation.values.userRef("email"), name: invocation.values.string("name") ?? "api", lifetime: lifetime, digest: digest)
+                for: invocation.values.userRef("email"), name: invocation.values.string("name") ?? "api", lifetime: lifetime, digest: digest,
+                as: invocation.optionalActor())
             let document = NewTokenDocument(secret: secret, token: token)
             try invocation.write(
                 format == .json
                     ? try JSONOutput.encode(document)
                     : "\(secret)\n")
             if format != .json {
-                try invocation.note("token #\(token.id) (\(token.name)) expires \(Timestamp.iso(token.expiresAt)); it is not shown again")
+                try invocation.note(
+                    "token #\(token.id) (\(TerminalText.clean(token.name))) expires \(Timestamp.iso(token.expiresAt)); it is not shown again")
             }
         })
 
@@ -46,7 +52,7 @@ enum TokenCommands {
         flags: [SharedDeclarations.csv],
         run: Invocation.action { invocation in
             let format = try invocation.format(allowsCSV: true)
-            let tokens = try await invocation.openService().tokens(of: invocation.values.userRef("email"))
+            let tokens = try await invocation.openService().tokens(of: invocation.values.userRef("email"), as: invocation.optionalActor())
             try invocation.write(try output.render(tokens, as: format) { tokens.map(TokenDocument.init) })
         })
 
@@ -58,8 +64,9 @@ enum TokenCommands {
             guard let id = Int64(invocation.values.requiredString("id")), id > 0 else {
                 throw UsageError("a token id is a positive number, as token list shows")
             }
-            let token = try await invocation.openService().revokeToken(TokenID(id))
-            try invocation.write(format == .json ? try JSONOutput.encode(TokenDocument(token)) : "revoked token #\(token.id) (\(token.name))\n")
+            let token = try await invocation.openService().revokeToken(TokenID(id), as: invocation.optionalActor())
+            try invocation.write(
+                format == .json ? try JSONOutput.encode(TokenDocument(token)) : "revoked token #\(token.id) (\(TerminalText.clean(token.name)))\n")
         })
 
     static let output = ListOutput<APIToken>(

@@ -47,6 +47,29 @@ struct OperatorSafetyTests {
             "\(disabled)")
     }
 
+    @Test("token commands are an operator's: --as a plain user is refused (exit 4); a token's name reaches the terminal escaped")
+    func tokensNeedAnOperator() async throws {
+        let fixture = try await Fixture.make()
+        // --as was taken and then dropped: a member minted a working token for the owner.
+        for arguments in [["token", "create", fixture.owner], ["token", "list", fixture.owner], ["token", "revoke", "1"]] {
+            let refused = try await fixture.expectFailure(4, arguments, as: fixture.member)
+            #expect(refused.standardError.contains("is not an operator"), "\(arguments): \(refused)")
+            #expect(refused.standardOutput.isEmpty, "no secret printed")
+        }
+        // A name chosen by the token's owner (over the API too): its control characters are shown
+        // escaped, never sent to the operator's terminal as they are (a title, a cleared screen).
+        let hostile = "x\u{1B}]0;pwned\u{07}\u{1B}[2J"
+        let made = try await fixture.run(["token", "create", fixture.member, "--name", hostile])
+        #expect(made.exitCode == 0, "\(made)")
+        #expect(!made.standardError.contains("\u{1B}") && made.standardError.contains("\\x1B]0;pwned"), "\(made.standardError)")
+        let listed = try await fixture.expectSuccess(["token", "list", fixture.member, "--json"])
+        let tokens = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+        let id = try #require(tokens.first?["id"] as? Int)
+        #expect(tokens.first?["name"] as? String == hostile, "--json keeps the data exact")
+        let revoked = try await fixture.expectSuccess(["token", "revoke", String(id)])
+        #expect(!revoked.standardOutput.contains("\u{1B}") && revoked.standardOutput.contains("\\x1B[2J"), "\(revoked.standardOutput)")
+    }
+
     @Test("--if-version=-1 or 0 is a usage error (exit 2), not a conflict")
     func versionMustBePositive() async throws {
         let fixture = try await Fixture.make()
