@@ -110,6 +110,23 @@ CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_keep_an_enabled_owner() OWNER TO taskbase_owner;
 
+-- Name: taskbase_team_doorbells_of_user(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_team_doorbells_of_user() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        PERFORM pg_catalog.pg_notify('taskbase.team.' || tm.key, '')
+           FROM public.memberships m
+           JOIN public.teams tm ON tm.id = m.team_id
+          WHERE m.user_id = NEW.id;
+        RETURN NULL;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_team_doorbells_of_user() OWNER TO taskbase_owner;
+
 -- Name: taskbase_team_ids(text); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_team_ids(least_role text) RETURNS bigint[]
@@ -494,6 +511,10 @@ CREATE TRIGGER teams_delete_history BEFORE DELETE ON public.teams FOR EACH ROW E
 
 CREATE TRIGGER users_keep_an_enabled_owner AFTER UPDATE OF disabled ON public.users FOR EACH ROW WHEN ((new.disabled AND (NOT old.disabled))) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
 
+-- Name: users users_team_doorbells; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER users_team_doorbells AFTER UPDATE OF disabled ON public.users FOR EACH ROW WHEN ((old.disabled IS DISTINCT FROM new.disabled)) EXECUTE FUNCTION public.taskbase_team_doorbells_of_user();
+
 -- Name: users users_token_doorbell; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER users_token_doorbell AFTER DELETE OR UPDATE OF disabled ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.taskbase_token_doorbell();
@@ -679,6 +700,10 @@ REVOKE ALL ON FUNCTION public.taskbase_delete_team_history() FROM PUBLIC;
 -- Name: FUNCTION taskbase_keep_an_enabled_owner(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_keep_an_enabled_owner() FROM PUBLIC;
+
+-- Name: FUNCTION taskbase_team_doorbells_of_user(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_team_doorbells_of_user() FROM PUBLIC;
 
 -- Name: FUNCTION taskbase_team_ids(least_role text); Type: ACL; Schema: public; Owner: taskbase_owner
 

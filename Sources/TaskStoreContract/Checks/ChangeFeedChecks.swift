@@ -119,6 +119,18 @@ extension TaskStoreContract {
             }
             #expect(ending == .denied)
         },
+        ContractCheck("a member disabled while watching has their stream refused at once, though nothing else changes in the team") { f in
+            let watcher = try await f.makeUser()
+            try await f.service.setRole(.viewer, for: watcher, in: f.team, as: f.admin)
+            let stream = try await f.service.changes(in: f.team, as: watcher)
+            try await f.makeTask("Seen")
+            #expect(try await collect(1, from: stream).count == 1)
+            _ = try await f.service.setUserDisabled(watcher, true, as: f.provisioner)
+            // No task changes after: the disabling itself must end the stream (Postgres once
+            // kept it open until the team's next change).
+            let ending = await Outcome.of { _ = try await collect(1, from: stream, within: 20) }
+            #expect(ending == .denied)
+        },
         ContractCheck("a resume point is read under the watcher's access: an outsider gets nothing of the log") { f in
             try await f.makeTask("Private")
             #expect(await Outcome.of { _ = try await f.service.changes(in: f.team, after: 0, as: f.outsider) } == .notFound)
