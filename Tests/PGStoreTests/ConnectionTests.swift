@@ -91,6 +91,24 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a transaction whose task is cancelled after its last statement commits nothing")
+    func cancelledBeforeCommit() async throws {
+        try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in
+            try await connection.execute("CREATE TEMP TABLE signalled (n int)")
+            // The statement ran; the signal (the task's cancellation) came before COMMIT was sent.
+            // Once the COMMIT went out anyway: a program stopped by SIGTERM committed after it.
+            let outcome = await Task {
+                try await connection.withTransaction { tx in
+                    try await tx.execute("INSERT INTO signalled VALUES (1)")
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(try await connection.query("SELECT count(*) AS c FROM signalled")[0].decode(Int.self, "c") == 0)
+            #expect(connection.transactionStatus == .idle)
+        }
+    }
+
     @Test("a failed statement inside a savepoint does not doom the outer transaction")
     func savepointAfterServerError() async throws {
         try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in

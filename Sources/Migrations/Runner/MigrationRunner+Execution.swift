@@ -2,9 +2,13 @@ import PGStore
 
 extension MigrationRunner {
     /// Runs `files` in order in `direction`, reporting each start and finish. Each runs as
-    /// the owner role once the schema has been handed to it (`MigrationOwnerRole`).
+    /// the owner role once the schema has been handed to it (`MigrationOwnerRole`). A run
+    /// stopped (SIGINT, SIGTERM, SIGHUP: the task cancelled) between two migrations starts no
+    /// other: a cancel reaching the server while it is idle would be ignored, and the next
+    /// migration's statements and COMMIT would go through after the signal.
     func runAll(_ files: [MigrationFile], _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws {
         for file in files {
+            try Task.checkCancellation()
             onEvent(.starting(file, direction: direction))
             let milliseconds = try await MigrationOwnerRole.adopting(on: work) {
                 try await run(file, direction, work: work, lockConnection: lockConnection)

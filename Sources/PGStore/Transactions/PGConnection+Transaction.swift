@@ -34,6 +34,9 @@ extension PGConnection {
         do {
             try await applySettings(settings)
             value = try await body(self)
+            // A task cancelled while its last statement ran (or after it) commits nothing: the
+            // cancel reached an idle session, or none was sent, and COMMIT would still go through.
+            try Task.checkCancellation()
         } catch {
             await rollbackQuietly("ROLLBACK")
             throw error

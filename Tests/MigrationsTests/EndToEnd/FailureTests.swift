@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Migrations
 import PGStore
@@ -156,6 +157,40 @@ extension EndToEnd {
                 #expect(try await database.scalar("SELECT count(*)::text FROM base") == "0")
                 #expect(try await MigrationRunner(directory: folder.directory, config: database.config).up().map(\.version) == [2])
             }
+        }
+    }
+}
+
+extension EndToEnd.KilledRunTests {
+    /// The running `up` task, cancelled from the runner's own progress events.
+    final class RunHandle: Sendable {
+        let task = Mutex<Task<[MigrationFile], any Error>?>(nil)
+        func cancel() { task.withLock { $0?.cancel() } }
+    }
+
+    @Test("a run stopped between two migrations starts no other: the first stays applied, the rest are not")
+    func stoppedBetweenMigrations() async throws {
+        let folder = try MigrationFolder([
+            "0001_first.sql": "CREATE TABLE first (id int);\nSELECT pg_sleep(0.3);\n",
+            "0002_second.sql": "CREATE TABLE second (id int);\n",
+            "0003_third.sql": "CREATE TABLE third (id int);\n",
+        ])
+        defer { folder.delete() }
+        try await TestDatabase.with(migrated: false, purpose: "migrations") { (database) async throws in
+            let handle = RunHandle()
+            // Stopped the moment the first has committed, as a signal arriving then would: the
+            // next migrations' statements once reached the server anyway (a cancel sent to an
+            // idle session is ignored) and committed after the signal.
+            let runner = MigrationRunner(directory: folder.directory, config: database.config) { event in
+                if case .finished(let file, _, _) = event, file.version == 1 { handle.cancel() }
+            }
+            let task = Task { try await runner.up() }
+            handle.task.withLock { $0 = task }
+            let outcome = await task.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(try await database.appliedVersions() == [1])
+            #expect(try await database.scalar("SELECT to_regclass('second')::text") == nil)
+            #expect(try await MigrationRunner(directory: folder.directory, config: database.config).up().map(\.version) == [2, 3])
         }
     }
 }
