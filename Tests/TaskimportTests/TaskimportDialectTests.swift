@@ -113,7 +113,14 @@ struct TaskimportDialectTests {
         #expect(quoteError["character"] as? Int == 1)
 
         let header = try await fixture.importFile(try fixture.file("header.csv", "Notes\nx\n"), ["--json"])
-        #expect(try fixture.summary(header)["error"] as? [String: Any] != nil)
+        let headerError = try #require(try fixture.summary(header)["error"] as? [String: Any])
+        // Every key is there, null where nothing is known (they were left out): a missing
+        // Title column is on line 1 but has no column, header or character.
+        #expect(headerError["line"] as? Int == 1)
+        for key in ["column", "header", "character"] {
+            #expect(headerError.keys.contains(key) && headerError[key] is NSNull, "\(key): \(headerError)")
+        }
+        #expect(quoteError["header"] is NSNull, "the unclosed quote's column has no header")
         #expect(try await fixture.tasks().isEmpty)
     }
 

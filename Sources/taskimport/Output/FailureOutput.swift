@@ -1,5 +1,6 @@
 import CSVImport
 import CommandLineToolkit
+import TaskbaseWire
 
 /// A refused or failed run as `--json` prints it: still one JSON document on standard output,
 /// with the error, where in the file it is, and what was imported (nothing), so a script never
@@ -9,10 +10,11 @@ struct FailureOutput {
     /// The command line the run was given: the file, the team and the acting user.
     let values: ParsedValues
 
-    /// The document.
+    /// The document: every key present, a value not known `null` (as every `--json` document
+    /// writes it), so a script reads `error.line` without checking that it exists.
     struct Document: Encodable {
-        var file: String?
-        var team: String?
+        var file: JSONNullable<String>
+        var team: JSONNullable<String>
         var changed = false
         var imported = false
         var error: ErrorDetail
@@ -27,10 +29,10 @@ struct FailureOutput {
         struct ErrorDetail: Encodable {
             var message: String
             var exitCode: Int32
-            var line: Int?
-            var column: Int?
-            var header: String?
-            var character: Int?
+            var line: JSONNullable<Int>
+            var column: JSONNullable<Int>
+            var header: JSONNullable<String>
+            var character: JSONNullable<Int>
 
             enum CodingKeys: String, CodingKey {
                 case message, exitCode = "exit_code", line, column, header, character
@@ -57,10 +59,10 @@ struct FailureOutput {
         let place = failure?.place
         let counts = failure?.rowsSoFar ?? (read: 0, rejected: 0)
         return Document(
-            file: values.string("file"), team: values.string("team"),
+            file: JSONNullable(values.string("file")), team: JSONNullable(values.string("team")),
             error: .init(
-                message: message, exitCode: exitCode.rawValue, line: place?.line, column: place?.column, header: place?.header,
-                character: place?.character),
+                message: message, exitCode: exitCode.rawValue, line: JSONNullable(place?.line), column: JSONNullable(place?.column),
+                header: JSONNullable(place?.header), character: JSONNullable(place?.character)),
             read: counts.read, rejected: counts.rejected)
     }
 }
