@@ -154,6 +154,10 @@ final class HTTPTransport: Sendable {
             switch outcome {
             case .success(let response) where response.status == 503 || response.status == 429:
                 retryAfter = response.header("Retry-After").flatMap(Int.init).map { Duration.seconds($0) } ?? .zero
+            case .success(let response) where attempt > 0 && Self.isStillRunning(response) && request.headers["Idempotency-Key"] != nil:
+                // Our first attempt of this POST is still running on the server (its answer was
+                // lost to a timeout or a dropped connection): wait, and a later retry gets it.
+                retryAfter = .zero
             case .success(let response):
                 return try Self.accept(response)
             case .failure:
@@ -235,6 +239,13 @@ final class HTTPTransport: Sendable {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return headers
+    }
+
+    /// Whether `response` says a request with the same `Idempotency-Key` is still running
+    /// (409 `idempotency_key_reused`; the same key with another request is 422).
+    static func isStillRunning(_ response: HTTPResponse) -> Bool {
+        response.status == 409
+            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.idempotencyKeyReused.rawValue
     }
 
     /// The response when it is a success; otherwise the error its problem document names.

@@ -55,6 +55,15 @@ struct TransportTests {
         #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil)
     }
 
+    @Test("a retried POST told its first attempt is still running (409) waits and asks again with the same key")
+    func retriesWhileStillRunning() async throws {
+        let server = try Self.server.get(), run = run()
+        let team = try await server.client("running", run: run).createTeam(key: "CORE", name: "Core")
+        #expect(team.key.rawValue == "CORE")
+        let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
+        #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil, "\(keys)")
+    }
+
     @Test("a PATCH is never retried: the 503 comes back as it is")
     func patchNotRetried() async throws {
         let server = try Self.server.get(), run = run()
