@@ -13,11 +13,14 @@ struct ConcurrentIndexBuild {
     /// The table as a quoted, possibly schema-qualified name.
     let table: String
 
-    /// The build in `file`'s up section, when it is a no-transaction `CREATE INDEX CONCURRENTLY`
-    /// that names its index.
-    init?(_ file: MigrationFile) {
-        guard !file.runsInTransaction, file.up.count == 1,
-            let target = StatementShape(file.up[0].codeTokens).concurrentIndexTarget()
+    /// The build in `file`'s section for `direction`, when it is a no-transaction `CREATE INDEX
+    /// CONCURRENTLY` that names its index: the up of an index migration, or the down of one
+    /// that drops an index (a failed rebuild leaves an INVALID index there too, which `IF NOT
+    /// EXISTS` would then take for the index and skip).
+    init?(_ file: MigrationFile, _ direction: MigrationDirection) {
+        let statements = direction == .up ? file.up : file.down ?? []
+        guard !file.runsInTransaction, statements.count == 1,
+            let target = StatementShape(statements[0].codeTokens).concurrentIndexTarget()
         else { return nil }
         index = target.index
         table = target.table.map(PGQuery.quoteIdentifier).joined(separator: ".")

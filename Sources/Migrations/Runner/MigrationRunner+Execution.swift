@@ -21,8 +21,8 @@ extension MigrationRunner {
     /// execution time. A transactional migration and its history change commit together.
     func run(_ file: MigrationFile, _ direction: MigrationDirection, work: PGConnection, lockConnection: PGConnection) async throws -> Int64 {
         let interval = max(.milliseconds(10), min(.milliseconds(200), settings.lockTimeout / 4))
-        let build = direction == .up ? ConcurrentIndexBuild(file) : nil
-        if let build, let milliseconds = try await reconcile(build, of: file, on: work) { return milliseconds }
+        let build = ConcurrentIndexBuild(file, direction)
+        if direction == .up, let build, let milliseconds = try await reconcile(build, of: file, on: work) { return milliseconds }
         var attempt = 1
         var lastBlocker: LockBlocker?
         while true {

@@ -42,6 +42,31 @@ extension EndToEnd {
             }
         }
 
+        @Test("rolling back a concurrent drop rebuilds the index even where a failed build left it INVALID")
+        func downRebuildsOverLeftover() async throws {
+            let folder = try MigrationFolder([
+                "0001_t.sql": "CREATE TABLE t (v int);\nINSERT INTO t VALUES (1), (1);\nCREATE INDEX t_v_idx ON t (v);\n",
+                "0002_drop_t_v_idx.sql":
+                    "-- migrate:no-transaction\n-- migrate:up\nDROP INDEX CONCURRENTLY IF EXISTS t_v_idx;\n"
+                    + "-- migrate:down\nCREATE INDEX CONCURRENTLY IF NOT EXISTS t_v_idx ON t (v);\n",
+            ])
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                let runner = MigrationRunner(directory: folder.directory, config: database.config)
+                _ = try await runner.up()
+                // A rebuild that failed part way (here: unique over duplicates) leaves the name taken
+                // by an INVALID index, which IF NOT EXISTS took for the index: down reported success
+                // and left an index that serves no query.
+                try await database.withConnection { connection in
+                    _ = try? await connection.simpleQuery(unsafeSQL: "CREATE UNIQUE INDEX CONCURRENTLY t_v_idx ON t (v)")
+                }
+                #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 't_v_idx'::regclass") == "false")
+                #expect(try await runner.down(to: 1).map(\.version) == [2])
+                #expect(try await database.scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = 't_v_idx'::regclass") == "true")
+                #expect(try await database.appliedVersions() == [1])
+            }
+        }
+
         @Test("a failed concurrent build names the INVALID index it leaves; status and verify show it")
         func failedBuildNamed() async throws {
             let folder = try MigrationFolder([
