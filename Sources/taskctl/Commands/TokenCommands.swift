@@ -30,7 +30,8 @@ enum TokenCommands {
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let lifetime = try TokenFields.lifetime(invocation.values.string("expires-in") ?? "90d", field: "expires-in")
-            let (secret, digest) = try TokenSecrets.fromEnvironment().generate()
+            let secrets = TokenSecrets.fromEnvironment()
+            let (secret, digest) = try secrets.generate()
             let service = try await invocation.openService()
             let token = try await service.createToken(
                 for: invocation.values.userRef("email"), name: invocation.values.string("name") ?? "api", lifetime: lifetime, digest: digest,
@@ -40,6 +41,13 @@ enum TokenCommands {
                 format == .json
                     ? try JSONOutput.encode(document)
                     : "\(secret)\n")
+            if !secrets.hasConfiguredKey {
+                // taskserve says the same at start: a token hashed under the built-in key works with
+                // any taskserve that has no key of its own.
+                try invocation.note(
+                    "taskctl: warning: TASKBASE_TOKEN_KEY is not set: the token is hashed under the built-in key; "
+                        + "set one, the same for taskserve, outside a demo")
+            }
             if format != .json {
                 try invocation.note(
                     "token #\(token.id) (\(TerminalText.clean(token.name))) expires \(Timestamp.iso(token.expiresAt)); it is not shown again")

@@ -61,6 +61,9 @@ struct OperatorSafetyTests {
         let hostile = "x\u{1B}]0;pwned\u{07}\u{1B}[2J"
         let made = try await fixture.run(["token", "create", fixture.member, "--name", hostile])
         #expect(made.exitCode == 0, "\(made)")
+        // Warned exactly when no key is set, as taskserve warns at start.
+        let keyed = ProcessInfo.processInfo.environment["TASKBASE_TOKEN_KEY"] != nil
+        #expect(made.standardError.contains("TASKBASE_TOKEN_KEY is not set") == !keyed, "\(made.standardError)")
         #expect(!made.standardError.contains("\u{1B}") && made.standardError.contains("\\x1B]0;pwned"), "\(made.standardError)")
         let listed = try await fixture.expectSuccess(["token", "list", fixture.member, "--json"])
         let tokens = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
@@ -68,6 +71,10 @@ struct OperatorSafetyTests {
         #expect(tokens.first?["name"] as? String == hostile, "--json keeps the data exact")
         let revoked = try await fixture.expectSuccess(["token", "revoke", String(id)])
         #expect(!revoked.standardOutput.contains("\u{1B}") && revoked.standardOutput.contains("\\x1B[2J"), "\(revoked.standardOutput)")
+        for key in ["", "a key of its own"] {
+            let run = try await TaskctlProcess.run(["token", "create", fixture.member], environment: ["TASKBASE_TOKEN_KEY": key])
+            #expect(run.exitCode == 0 && run.standardError.contains("TASKBASE_TOKEN_KEY is not set") == key.isEmpty, "\(run)")
+        }
     }
 
     @Test("--if-version=-1 or 0 is a usage error (exit 2), not a conflict")
