@@ -110,6 +110,20 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test("refused rows past the first 100 are counted, not kept: memory stays flat however many a small gzip refuses")
+    func rejectionsBounded() async throws {
+        let f = try await ServerFixture.start(.memory)
+        // One title, then the same external id again and again: every row after the first is
+        // refused. Once the route kept each refusal: a 1 MB gzip of such lines held gigabytes.
+        let csv = "Title,External ID\n" + String(repeating: "x,same\n", count: 250)
+        let reply = try await post(f, csv, query: "?max-errors=100000&dry-run=true")
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        let report = try reply.decode(ImportReportDocument.self)
+        #expect((report.read, report.inserted, report.rejected) == (250, 1, 249))
+        #expect(report.rejections.count == 100 && report.rejections.first?.line == 3)
+        await f.stop()
+    }
+
     @Test("viewers are refused with 403 and outsiders get 404, before the body is read; nothing is written", arguments: StoreKind.allCases)
     func roles(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

@@ -17,6 +17,10 @@ import TaskCore
 /// held whole. Bad rows go to `onRejection`; more of them than `maxRejectedRows` stop the
 /// import, and then nothing is written.
 public final class TaskCSVImport {
+    /// How many refused rows a report keeps with their reasons; the rest are only counted (the
+    /// reject file, where there is one, has them all). Memory stays flat however many are refused.
+    public static let keptRejections = ImportBatchProducer.keptRejections
+
     /// What to import into, as whom, and how strictly.
     public struct Settings: Sendable {
         /// The team that receives the tasks.

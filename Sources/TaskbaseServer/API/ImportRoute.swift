@@ -7,7 +7,8 @@ import TaskbaseWire
 /// `POST /v1/teams/{team}/imports`: a CSV body through taskimport's pipeline (`TaskCSVImport`),
 /// with taskimport's options as query parameters of the same names (`on-conflict`, `dry-run`,
 /// `max-errors`, `map`, `delimiter`, `encoding`, `max-field-size`). The answer is taskimport's
-/// `--json` summary with every refused row; all or nothing, as taskimport is.
+/// `--json` summary with the first refused rows (`TaskCSVImport.keptRejections`; `rejected`
+/// counts them all); all or nothing, as taskimport is.
 extension APIHandlers {
     func importTasks(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
@@ -27,9 +28,12 @@ extension APIHandlers {
             let file = try TaskCSVImport(reader: reader, overrides: options.overrides)
             let report = try await file.run(
                 service: service, settings: options.settings(team: team, actor: actor),
-                onRejection: { rejection in rejections.withLock { $0.append(rejection) } })
-            let document = ImportReportDocument(
-                report: report, file: nil, team: team, policy: options.policy, rejectFile: nil, rejections: rejections.withLock { $0 })
+                onRejection: { rejection in
+                    // Kept up to the report's number: a gzipped body of one repeated bad line
+                    // refused millions of rows, each kept until memory ran out.
+                    rejections.withLock { if $0.count < TaskCSVImport.keptRejections { $0.append(rejection) } }
+                })
+            let document = ImportReportDocument(report: report, file: nil, team: team, policy: options.policy, rejectFile: nil)
             return try .json(document)
         } catch let failure as CSVImportFailure {
             return try ImportFailureDocument(failure, rejections: rejections.withLock { $0 }).response
