@@ -71,6 +71,26 @@ struct ServerShutdownTests {
         #expect(throws: (any Error).self) { try RawConnection(port: server.port) }
     }
 
+    @Test("a request on a kept-open connection once shutdown has begun is refused 503 and the connection closed, its handler never run")
+    func noNewRequestsWhileStopping() async throws {
+        let (server, gate, held) = try await Self.serverHoldingARequest()
+        let kept = try RawConnection(port: server.port)
+        kept.get("/fast")
+        #expect(await kept.read(until: { $0.hasPrefix("HTTP/1.1 204") }, limit: .seconds(10)), "\(kept.text)")
+        let stopping = Task { await server.shutdown(grace: .seconds(5)) }
+        try await waitUntil("shutdown to begin", limit: .seconds(10), every: .milliseconds(10)) { server.isStopping }
+        // Once dispatched and answered during the grace: a server stopping under steady
+        // keep-alive traffic could be stopped with such a request suspended.
+        kept.get("/fast")
+        #expect(await kept.readUntilClosed(limit: .seconds(10)), "the server closes the connection after the refusal")
+        let second = kept.text.components(separatedBy: "HTTP/1.1 ").last ?? ""
+        #expect(second.hasPrefix("503") && second.lowercased().contains("connection: close"), "\(kept.text)")
+        #expect(second.contains("takes no new requests"))
+        gate.open.withLock { $0 = true }
+        await stopping.value
+        #expect(await held.read(until: { $0.hasPrefix("HTTP/1.1 200") }, limit: .seconds(10)), "the held request still had its own answer")
+    }
+
     @Test("a handler that answers within the grace is sent its own answer, and shutdown does not wait longer")
     func handlerWithinGrace() async throws {
         let (server, gate, connection) = try await Self.serverHoldingARequest()

@@ -190,7 +190,8 @@ public final class HTTPServer: Sendable {
     /// The buffers of the streamed responses open now (for tests).
     var openStreamBuffers: [EventStreamBuffer] { tracker.withLock { Array($0.streams.values) } }
 
-    /// Stops gracefully: no new connections, every event stream ended, in-flight requests
+    /// Stops gracefully: no new connections or requests (one arriving on a connection kept
+    /// open is answered 503 and the connection closed), every event stream ended, in-flight requests
     /// answered and downloads (streams not `resumable`) finished, waiting up to `grace`; a
     /// download still running then is cut off (`abort`). Then the daemon stops. A request whose handler is still
     /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
@@ -312,7 +313,16 @@ public final class HTTPServer: Sendable {
         }
         let handle = ConnectionHandle(pointer: connection)
         let key = ObjectIdentifier(exchange)
-        tracker.withLock { $0.running[key] = (exchange, handle) }
+        // Once shutdown has begun no request is dispatched (one arriving on a connection kept
+        // open would run during the grace, or after shutdown took its last look at what is
+        // running, and be suspended when the daemon stops): decided under the lock shutdown
+        // sets `stopped` with, so every request is either running and seen, or refused here.
+        let admitted = tracker.withLock { tracker in
+            guard !tracker.stopped else { return false }
+            tracker.running[key] = (exchange, handle)
+            return true
+        }
+        guard admitted else { return queue(ServerProblems.notTaking(), on: connection) }
         MHD_suspend_connection(connection)
         let (request, handler) = (exchange.request, handler)
         let answer: @Sendable () async -> Void = {

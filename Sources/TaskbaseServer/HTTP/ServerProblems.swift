@@ -64,6 +64,14 @@ public enum ServerProblems {
             "the server could not store the request body: its temporary directory (TMPDIR) is missing, full or not writable; try again later, or tell the operator"
     )
 
+    /// 503: a request that arrived (on a connection kept open) once shutdown had begun, refused
+    /// before its handler runs, so nothing was done; the connection is closed.
+    public static func notTaking() -> HTTPResponse {
+        response(
+            ProblemDocument(.unavailable, detail: "the server is stopping and takes no new requests; nothing was done: retry"),
+            headers: [("Retry-After", "1"), ("Connection", "close")])
+    }
+
     /// 503: the server stopped before the request's answer was ready.
     public static func stopping() -> HTTPResponse {
         response(
