@@ -78,7 +78,7 @@ struct ConfigTests {
     func dotEnvNeverMixesWithTheEnvironment() throws {
         let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try "DATABASE_URL=postgresql://victim@evilhost/db\nPGPORT=6666\nTASKBASE_STATEMENT_CACHE=7\n"
+        try "DATABASE_URL=postgresql://victim@evilhost/db\nPGPORT=6666\nTASKBASE_STATEMENT_CACHE=7\nTASKBASE_ACTOR=ann@example.com\n"
             .write(toFile: directory + "/.env", atomically: true, encoding: .utf8)
         var notices: [String] = []
         let config = try PGConfig.fromEnvironment(
@@ -86,9 +86,11 @@ struct ConfigTests {
         ) { notices.append($0) }
         #expect(config["host"] == "realhost" && config["port"] == nil && config["user"] == nil)
         #expect(config.statementCacheSize == 7)
-        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.count == 3, "\(notices)")
         #expect(notices.first?.hasPrefix("ignoring DATABASE_URL, PGPORT in \(directory)/.env: the environment sets PGHOST, PGPASSWORD") == true)
-        #expect(notices.last == "reading TASKBASE_STATEMENT_CACHE from \(directory)/.env")
+        #expect(notices.dropFirst().first == "reading TASKBASE_STATEMENT_CACHE from \(directory)/.env")
+        // Once "reading TASKBASE_ACTOR, ..." though nothing read it: a .env gives the connection only.
+        #expect(notices.last?.hasPrefix("not reading TASKBASE_ACTOR from \(directory)/.env: a .env gives the connection only") == true)
         #expect(!notices.joined().contains("real-s3cret") && !notices.joined().contains("evilhost"))
     }
 

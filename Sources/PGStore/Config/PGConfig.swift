@@ -98,6 +98,13 @@ public struct PGConfig: Sendable, CustomStringConvertible, Equatable {
         name == "DATABASE_URL" || name.hasPrefix("PG")
     }
 
+    /// Whether a `.env` entry is one the configuration reads: the connection and the statement
+    /// cache. The programs' other settings (`TASKBASE_ACTOR`, the timeouts, the token key…)
+    /// come from the real environment only.
+    static func isReadFromDotEnv(_ name: String) -> Bool {
+        isConnectionVariable(name) || name == "TASKBASE_STATEMENT_CACHE"
+    }
+
     /// The environment with the `.env` file's variables under it, as `fromEnvironment` reads it.
     private static func effectiveEnvironment(
         _ environment: [String: String], dotEnvPath: String, notice: (String) -> Void
@@ -112,8 +119,14 @@ public struct PGConfig: Sendable, CustomStringConvertible, Equatable {
                 "ignoring \(fileConnection.joined(separator: ", ")) in \(dotEnvPath): the environment sets "
                     + "\(realConnection.joined(separator: ", ")), and the environment wins")
         }
-        let used = fromFile.keys.filter { environment[$0] == nil }.sorted()
+        let unset = fromFile.keys.filter { environment[$0] == nil }
+        let used = unset.filter(isReadFromDotEnv).sorted(), unread = unset.filter { !isReadFromDotEnv($0) }.sorted()
         if !used.isEmpty { notice("reading \(used.joined(separator: ", ")) from \(dotEnvPath)") }
+        if !unread.isEmpty {
+            notice(
+                "not reading \(unread.joined(separator: ", ")) from \(dotEnvPath): a .env gives the connection only; "
+                    + "export the others (docker compose passes them from it)")
+        }
         return environment.merging(fromFile) { real, _ in real }
     }
 
