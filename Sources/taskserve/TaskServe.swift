@@ -49,8 +49,18 @@ enum TaskServe {
                 "max-import-body", valueName: "BYTES", help: "The largest CSV body of POST /v1/teams/{team}/imports (413 beyond).",
                 type: .integer, default: "67108864", environment: "TASKBASE_HTTP_MAX_IMPORT_BODY"),
             Option(
-                "idle-timeout", valueName: "SECONDS", help: "Close connections idle this long (slow clients).", type: .integer,
-                default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
+                "max-uploads", valueName: "N",
+                help: "Import bodies received at once (each spooled to a temporary file before its token is checked); 503 beyond.",
+                type: .integer, default: "8", environment: "TASKBASE_HTTP_MAX_UPLOADS"),
+            Option(
+                "max-connections-per-address", valueName: "N",
+                help: "Connections from one client address at once (0: no limit; behind a proxy every client shares its address).",
+                type: .integer, default: "0", environment: "TASKBASE_HTTP_MAX_CONNECTIONS_PER_ADDRESS"),
+            Option(
+                "idle-timeout", valueName: "SECONDS",
+                help:
+                    "Close a connection that sends nothing for this long (a client trickling bytes is not idle; see --max-connections-per-address).",
+                type: .integer, default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
             Option(
                 "pool-size", valueName: "N", help: "Database connections.", type: .integer, default: "16", environment: "TASKBASE_POOL_SIZE"),
             Option(
@@ -148,7 +158,9 @@ enum TaskServe {
         let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080")
         let limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
-            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")), sharesPort: values.flag("reuse-port"))
+            maxConnectionsPerAddress: UInt32(try notNegative(values, "max-connections-per-address")),
+            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")), sharesPort: values.flag("reuse-port"),
+            maxSpooledBodies: try positive(values, "max-uploads"))
         let proxies: TrustedProxies
         do {
             proxies = try TrustedProxies(parsing: values.string("trusted-proxy") ?? "")
@@ -400,6 +412,11 @@ enum TaskServe {
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {
         guard let value = values.int(name), value > 0 else { throw UsageError("--\(name) wants a positive number") }
+        return value
+    }
+
+    private static func notNegative(_ values: ParsedValues, _ name: String) throws -> Int {
+        guard let value = values.int(name), value >= 0, value <= Int(UInt32.max) else { throw UsageError("--\(name) wants 0 or a positive number") }
         return value
     }
 }

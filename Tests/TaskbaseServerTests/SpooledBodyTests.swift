@@ -93,6 +93,38 @@ struct SpooledBodyTests {
         #expect(log.first == nil)
     }
 
+    @Test("uploads past maxSpooledBodies are refused 503 before a byte is stored; a slot frees when its upload ends")
+    func uploadsBounded() async throws {
+        let log = Log()
+        let server = try HTTPServer.start(
+            port: 0, limits: HTTPServerLimits(maxSpooledBodies: 2),
+            bodyPolicy: { _, path in path == "/spool" ? HTTPBodyPolicy(maxBytes: 8 << 20, spoolsToFile: true) : HTTPBodyPolicy() }
+        ) { request in
+            log.seen.withLock { $0.append(Seen(inMemory: 0, spooled: request.spooledBody?.byteCount, matches: true, digest: nil)) }
+            return .empty(204)
+        }
+        // Two uploads that never finish (as anyone can send before a token is checked) once held
+        // a file each, without end: 1,024 of them 64 GiB of TMPDIR.
+        let head = "POST /spool HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n"
+        let slow = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        for connection in slow { connection.send(head + "12345") }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = try RawConnection(port: server.port)
+        refused.send(head)
+        #expect(await refused.read(until: { $0.contains("\r\n\r\n") && $0.contains("}") }), "\(refused.text)")
+        #expect(refused.text.hasPrefix("HTTP/1.1 503") && refused.text.contains("uploads already"), "\(refused.text.prefix(300))")
+        #expect(refused.text.lowercased().contains("retry-after: 1"))
+        // One finishes: its slot is free again once it is answered.
+        slow[0].send("67890")
+        #expect(await slow[0].read(until: { $0.hasPrefix("HTTP/1.1 204") }), "\(slow[0].text)")
+        try await Task.sleep(for: .milliseconds(200))
+        let next = try RawConnection(port: server.port)
+        next.send(head + "abcdefghij")
+        #expect(await next.read(until: { $0.hasPrefix("HTTP/1.1 204") }), "\(next.text.prefix(200))")
+        #expect(log.seen.withLock { $0.map(\.spooled) } == [10, 10])
+        await server.shutdown(grace: .milliseconds(200))
+    }
+
     @Test("the spool file is unlinked at once: nothing of a body is left in the temporary directory")
     func unlinked() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spool-test-\(UUID().uuidString)").path

@@ -28,13 +28,20 @@ public struct HTTPServerLimits: Sendable {
     /// spreading new connections among them (`SO_REUSEPORT`): several servers on one machine
     /// without a balancer in front.
     public var sharesPort: Bool
+    /// Bodies spooled to temporary files at once (imports); one more is refused with 503 and
+    /// `Retry-After` before a byte of it is stored. The body of a spooling route arrives before
+    /// its handler (and the token check) runs, so this bounds the disk and time such uploads
+    /// can take, whoever sends them.
+    public var maxSpooledBodies: Int
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers, handlers
     /// of bodies over 16 KiB off the I/O thread.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
-        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10, sharesPort: Bool = false
+        headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10, sharesPort: Bool = false,
+        maxSpooledBodies: Int = 8
     ) {
+        self.maxSpooledBodies = maxSpooledBodies
         self.sharesPort = sharesPort
         self.loopBodyBytes = loopBodyBytes
         self.streamSocketBufferBytes = streamSocketBufferBytes
@@ -67,6 +74,8 @@ public final class HTTPServer: Sendable {
         /// Requests handed to the handler and not yet sent (the daemon's completion ends them),
         /// with their connections.
         var running: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
+        /// Requests whose bodies are spooled (or being spooled) to files now.
+        var spooling = 0
         var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
         var stopped = false
     }
@@ -133,6 +142,9 @@ public final class HTTPServer: Sendable {
                     // Called before the daemon closes the socket: a stream stops using it now.
                     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
                     exchange.stream?.terminated()
+                    if exchange.holdsSpoolSlot, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
+                        server.tracker.withLock { $0.spooling -= 1 }
+                    }
                     // Sent (or the client left): shutdown need not wait for it any longer.
                     if exchange.dispatched, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
                         server.tracker.withLock { _ = $0.running.removeValue(forKey: ObjectIdentifier(exchange)) }
@@ -279,6 +291,13 @@ public final class HTTPServer: Sendable {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
             if policy.spoolsToFile {
+                let slot = tracker.withLock { tracker in
+                    guard tracker.spooling < limits.maxSpooledBodies else { return false }
+                    tracker.spooling += 1
+                    return true
+                }
+                guard slot else { return queue(ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies), on: connection) }
+                exchange.holdsSpoolSlot = true
                 guard let spool = BodySpool() else { return queue(ServerProblems.cannotSpool(), on: connection) }
                 exchange.spool = spool
             }
@@ -456,6 +475,8 @@ private final class Exchange: @unchecked Sendable {
     /// The file the body goes to, for a route that spools; whether writing to it failed.
     var spool: BodySpool?
     var spoolFailed = false
+    /// Whether this request counts among the bodies spooled at once (`maxSpooledBodies`).
+    var holdsSpoolSlot = false
     /// The event stream answering it, told when the connection closes.
     var stream: EventStreamBuffer?
     /// The answer, and whether one was given: the handler's task and shutdown race to answer a

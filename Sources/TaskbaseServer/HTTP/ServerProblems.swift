@@ -72,6 +72,15 @@ public enum ServerProblems {
             headers: [("Retry-After", "1"), ("Connection", "close")])
     }
 
+    /// 503: as many spooled uploads are arriving as the server takes at once
+    /// (`HTTPServerLimits.maxSpooledBodies`); refused before a byte of the body is stored.
+    public static func uploadsBusy(limit: Int) -> HTTPResponse {
+        response(
+            ProblemDocument(
+                .unavailable, detail: "the server is receiving \(limit) uploads already (--max-uploads); nothing was done: retry shortly"),
+            headers: [("Retry-After", "1"), ("Connection", "close")])
+    }
+
     /// 503: the server stopped before the request's answer was ready.
     public static func stopping() -> HTTPResponse {
         response(
