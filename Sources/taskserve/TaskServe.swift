@@ -67,6 +67,11 @@ enum TaskServe {
                 "pool-timeout", valueName: "MS", help: "How long a request waits for a database connection before 503.", type: .integer,
                 default: "2000", environment: "TASKBASE_POOL_TIMEOUT_MS"),
             Option(
+                "max-imports", valueName: "N",
+                help:
+                    "Imports run at once, each in one transaction on a database connection it holds until the file is in; one more is 503 with Retry-After. Default: a quarter of --pool-size, at least 1; at most --pool-size - 1.",
+                type: .integer, environment: "TASKBASE_MAX_IMPORTS"),
+            Option(
                 "max-exports", valueName: "N",
                 help:
                     "Exports served at once, each read in one snapshot on a database connection it holds until its client has the file; one more is 503 with Retry-After. Default: a quarter of --pool-size, at least 1; at most --pool-size - 1.",
@@ -174,7 +179,8 @@ enum TaskServe {
             throw UsageError(String(describing: error))
         }
         let compression = try compression(values)
-        let maxExports = try maxExports(values)
+        let maxExports = try maxShare(values, "max-exports")
+        let maxImports = try maxShare(values, "max-imports")
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let identityProvider = try identityProvider(values)
@@ -229,6 +235,7 @@ enum TaskServe {
             secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
         options.maxExports = maxExports
+        options.maxImports = maxImports
         options.rateLimit = try perMinute(values, "rate-limit")
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         options.trustedProxies = proxies
@@ -399,15 +406,17 @@ enum TaskServe {
         return compression
     }
 
-    /// `--max-exports`, or a quarter of the pool; always leaves other requests a connection.
-    private static func maxExports(_ values: ParsedValues) throws -> Int {
+    /// `--max-exports` or `--max-imports` (`name`), or a quarter of the pool; always leaves
+    /// other requests a connection.
+    private static func maxShare(_ values: ParsedValues, _ name: String) throws -> Int {
         let pool = try positive(values, "pool-size")
-        guard values.string("max-exports") != nil else { return max(1, pool / 4) }
-        let exports = try positive(values, "max-exports")
-        guard exports < pool else {
-            throw UsageError("--max-exports \(exports) would let exports hold every connection of --pool-size \(pool); give fewer than \(pool)")
+        guard values.string(name) != nil else { return max(1, pool / 4) }
+        let share = try positive(values, name)
+        guard share < pool else {
+            let what = name.dropFirst(4)
+            throw UsageError("--\(name) \(share) would let \(what) hold every connection of --pool-size \(pool); give fewer than \(pool)")
         }
-        return exports
+        return share
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

@@ -1,5 +1,7 @@
 import CSVImport
 import Foundation
+import TaskbaseTestSupport
+import PGStore
 import TaskCore
 import TaskbaseServer
 import TaskbaseWire
@@ -107,6 +109,33 @@ struct ImportRouteTests {
         #expect(report.rejections.map(\.header) == ["Due", "Due"])
         #expect(report.rejections.first?.reason.contains("2026-02-30 is not a real date") == true)
         #expect(try await taskCount(f) == 1)
+        await f.stop()
+    }
+
+    @Test("imports past --max-imports are 503 with Retry-After, nothing done, while each running one holds its connection")
+    func importsBounded() async throws {
+        let f = try await ServerFixture.start(.postgres, maxImports: 1)
+        // The first import waits, holding its connection, on the team's counter row (locked
+        // here as another writer would); without a cap every import did, until the pool was gone.
+        let blocker = try await PGConnection.connect(try await TestDatabases.shared.value)
+        try await blocker.execute("BEGIN")
+        try await blocker.execute("SELECT FROM task_counters c JOIN teams t ON t.id = c.team_id WHERE t.key = \(f.team.rawValue) FOR UPDATE")
+        let first = Task { try await post(f, "Title\nHeld\n") }
+        try await waitUntil("the first import to wait on the lock", limit: .seconds(10), every: .milliseconds(20)) {
+            // Statistics views keep one snapshot per transaction: cleared, each look is fresh.
+            try await blocker.execute("SELECT pg_stat_clear_snapshot()")
+            return try await blocker.query(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(Int64(blocker.backendPID)) = ANY(pg_blocking_pids(pid))")[0]
+                .decode(Int.self, "n") >= 1
+        }
+        let second = try await post(f, "Title\nRefused\n")
+        #expect(second.status == 503 && second.header("Retry-After") == "5", "\(second.status) \(second.text)")
+        #expect(second.text.contains("--max-imports"))
+        try await blocker.execute("COMMIT")
+        await blocker.close()
+        #expect(try await first.value.status == 200)
+        #expect(try await post(f, "Title\nAfter\n").status == 200, "the place is free again")
+        #expect(try await taskCount(f) == 2)
         await f.stop()
     }
 

@@ -43,11 +43,11 @@ struct ServerFixture: Sendable {
     static func start(
         _ kind: StoreKind, limits: HTTPServerLimits = HTTPServerLimits(), heartbeat: Duration = .seconds(15), maxImportBytes: Int = 64 << 20,
         streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2), exportPageSize: Int = TaskQuery.limitRange.upperBound,
-        maxExports: Int = 4
+        maxExports: Int = 4, maxImports: Int = 4
     ) async throws -> ServerFixture {
         try await start(
             store: try await kind.make(), limits: limits, heartbeat: heartbeat, maxImportBytes: maxImportBytes, streamBufferBytes: streamBufferBytes,
-            streamPatience: streamPatience, exportPageSize: exportPageSize, maxExports: maxExports)
+            streamPatience: streamPatience, exportPageSize: exportPageSize, maxExports: maxExports, maxImports: maxImports)
     }
 
     static func start(
@@ -55,7 +55,7 @@ struct ServerFixture: Sendable {
         maxImportBytes: Int = 64 << 20, streamBufferBytes: Int = 256 << 10, streamPatience: Duration = .seconds(2),
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
-        host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4,
+        host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4, maxImports: Int = 4,
         identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil, serving servingStore: (any TaskStore)? = nil
     ) async throws -> ServerFixture {
         // Provisioned through `store`; served over `servingStore` when given (the runtime login,
@@ -85,6 +85,7 @@ struct ServerFixture: Sendable {
         options.metrics = metrics
         options.exportPageSize = exportPageSize
         options.maxExports = maxExports
+        options.maxImports = maxImports
         options.identity = identity
         let served = servingStore.map { TaskService(store: $0) } ?? service
         let server = try APIServer.start(service: served, options: options, host: host, limits: limits, tls: tls, log: log)

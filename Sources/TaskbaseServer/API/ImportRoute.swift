@@ -21,6 +21,12 @@ extension APIHandlers {
                 detail: "an import takes a CSV body (text/csv), not \(context.request.header("content-type")?.lowercased() ?? "")")
         }
         let coding = try context.bodyCoding(accepting: ["gzip", "x-gzip"])
+        guard imports.enter() else {
+            let detail =
+                "\(imports.limit) imports are running on this server, the most it runs at once (--max-imports); nothing was done: retry after the Retry-After seconds"
+            throw ServerProblems.RetryLater(problem: ProblemDocument(.unavailable, detail: detail), seconds: 5)
+        }
+        defer { imports.leave() }
         let rejections = Mutex<[RowRejection]>([])
         do {
             let reader = CSVReader(

@@ -44,6 +44,10 @@ public struct APIOptions: Sendable {
     /// connection for as long as its client takes to download; one more is 503 with
     /// `Retry-After`, so slow downloads can never take every connection.
     public var maxExports = 4
+    /// Imports run at once. Each runs in one transaction on a database connection it holds for
+    /// the whole file; one more is 503 with `Retry-After`, so imports can never take every
+    /// connection.
+    public var maxImports = 4
     /// The identity provider whose tokens are accepted beside API tokens; nil: API tokens only.
     public var identity: IdentityTokenVerifier?
     /// 600 failed token lookups a minute from one address.
@@ -72,7 +76,7 @@ public func buildRouter(service: TaskService, verifier: TokenVerifier, options: 
 func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions, eventHubs: TeamEventHubs) -> Router {
     let api = APIHandlers(
         service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs,
-        exports: Admission(limit: options.maxExports))
+        exports: Admission(limit: options.maxExports), imports: Admission(limit: options.maxImports))
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
     return Router(
@@ -90,6 +94,8 @@ struct APIHandlers: Sendable {
     let eventHubs: TeamEventHubs
     /// The exports running, each holding a database connection (`APIOptions.maxExports`).
     let exports: Admission
+    /// The imports running, each holding a database connection (`APIOptions.maxImports`).
+    let imports: Admission
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 
