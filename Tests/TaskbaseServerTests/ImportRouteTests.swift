@@ -112,6 +112,23 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test("an import sent with no bearer credential is 401 from its headers, its body never stored")
+    func anonymousUploadRefusedEarly() async throws {
+        let f = try await ServerFixture.start(.memory)
+        // Once the server spooled the announced megabytes first and refused them only then.
+        for authorization in [nil, "Basic dXNlcjpwYXNz"] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(
+                "POST /v1/teams/\(f.team)/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+                    + (authorization.map { "Authorization: \($0)\r\n" } ?? "") + "Content-Length: 50000000\r\n\r\nTitle\n")
+            #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(10)), "no answer before the body")
+            #expect(
+                connection.text.hasPrefix("HTTP/1.1 401") && connection.text.contains("WWW-Authenticate: Bearer"), "\(connection.text.prefix(300))")
+        }
+        #expect(try await taskCount(f) == 0)
+        await f.stop()
+    }
+
     @Test("imports past --max-imports are 503 with Retry-After, nothing done, while each running one holds its connection")
     func importsBounded() async throws {
         let f = try await ServerFixture.start(.postgres, maxImports: 1)

@@ -192,7 +192,7 @@ public struct Router: Sendable {
     /// The body policy of the route `method path` answers: its cap, and whether it spools.
     func bodyPolicy(method: String, path: String) -> HTTPBodyPolicy {
         guard cappedMethods.contains(method), case .success(let (route, _)) = resolve(method, path) else { return HTTPBodyPolicy() }
-        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody)
+        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody, requiresBearer: route.authenticated)
     }
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every

@@ -66,11 +66,16 @@ public struct HTTPBodyPolicy: Sendable {
     public var maxBytes: Int?
     /// Whether the body is written to a temporary file as it arrives (`HTTPRequest.spooledBody`).
     public var spoolsToFile: Bool
+    /// Whether the route takes a bearer credential: a spooled body sent without any
+    /// `Authorization: Bearer …` header is refused 401 from its headers, before a byte of it is
+    /// stored (the credential itself is checked by the handler, once the body is in).
+    public var requiresBearer: Bool
 
     /// A policy with these parts; the default is the server's cap, in memory.
-    public init(maxBytes: Int? = nil, spoolsToFile: Bool = false) {
+    public init(maxBytes: Int? = nil, spoolsToFile: Bool = false, requiresBearer: Bool = false) {
         self.maxBytes = maxBytes
         self.spoolsToFile = spoolsToFile
+        self.requiresBearer = requiresBearer
     }
 }
 

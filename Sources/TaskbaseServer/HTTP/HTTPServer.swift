@@ -290,6 +290,11 @@ public final class HTTPServer: Sendable {
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
+            if policy.spoolsToFile && policy.requiresBearer
+                && exchange.request.header("authorization").map({ $0.lowercased().hasPrefix("bearer ") }) != true
+            {
+                return queue(ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), on: connection)
+            }
             if policy.spoolsToFile {
                 let slot = tracker.withLock { tracker in
                     guard tracker.spooling < limits.maxSpooledBodies else { return false }
