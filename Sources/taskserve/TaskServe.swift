@@ -62,7 +62,8 @@ enum TaskServe {
                     "Close a connection that sends nothing for this long (a client trickling bytes is not idle; see --max-connections-per-address).",
                 type: .integer, default: "30", environment: "TASKBASE_HTTP_IDLE_TIMEOUT"),
             Option(
-                "pool-size", valueName: "N", help: "Database connections.", type: .integer, default: "16", environment: "TASKBASE_POOL_SIZE"),
+                "pool-size", valueName: "N", help: "Database connections (2 or more).", type: .integer, default: "16",
+                environment: "TASKBASE_POOL_SIZE"),
             Option(
                 "pool-timeout", valueName: "MS", help: "How long a request waits for a database connection before 503.", type: .integer,
                 default: "2000", environment: "TASKBASE_POOL_TIMEOUT_MS"),
@@ -410,6 +411,9 @@ enum TaskServe {
     /// other requests a connection.
     private static func maxShare(_ values: ParsedValues, _ name: String) throws -> Int {
         let pool = try positive(values, "pool-size")
+        guard pool >= 2 else {
+            throw UsageError("--pool-size \(pool) would let one export or import hold the only connection; give 2 or more")
+        }
         guard values.string(name) != nil else { return max(1, pool / 4) }
         let share = try positive(values, name)
         guard share < pool else {

@@ -68,6 +68,10 @@ struct TaskserveProcessTests {
         #expect(exports.exitCode == 2)
         #expect(
             exports.standardError.contains("--max-exports 4 would let exports hold every connection of --pool-size 4"), "\(exports.standardError)")
+        // One connection: an export or an import (a quarter of the pool, at least 1) would hold it.
+        let single = try await Self.offline(["--pool-size", "1"])
+        #expect(single.exitCode == 2)
+        #expect(single.standardError.contains("--pool-size 1 would let one export or import hold the only connection"), "\(single.standardError)")
         let issuerAlone = try await Self.offline(["--oidc-issuer", "https://login.example.com/"])
         #expect(issuerAlone.exitCode == 2)
         #expect(issuerAlone.standardError.contains("missing --oidc-audience"), "\(issuerAlone.standardError)")
