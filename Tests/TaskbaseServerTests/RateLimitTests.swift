@@ -89,6 +89,27 @@ struct RateLimitTests {
         await f.stop()
     }
 
+    @Test("invented tokens from new IPv6 addresses of one /64 share one allowance; another /64 has its own")
+    func inventedTokensFromOneNetwork() async throws {
+        let f = try await ServerFixture.start(
+            authFailureLimit: RateLimit(requests: 3, per: .seconds(60)), trustedProxies: try TrustedProxies(parsing: "127.0.0.1"))
+        // Through a trusted proxy the client is the X-Forwarded-For address: a host of
+        // 2001:db8:0:7::/64 sending each invented token from another of its addresses.
+        var statuses: [Int] = []
+        for host in 1...6 {
+            let invented = try TokenSecrets(key: "another key").generate().secret
+            let reply = try await f.client().with(token: invented).get("/v1/me", headers: ["X-Forwarded-For": "2001:db8:0:7::\(host)"])
+            statuses.append(reply.status)
+        }
+        #expect(statuses == [401, 401, 401, 429, 429, 429], "\(statuses) (each address once had an allowance of its own)")
+        let elsewhere = try await f.client().with(token: "tb_invented").get("/v1/me", headers: ["X-Forwarded-For": "2001:db8:0:8::1"])
+        #expect(elsewhere.status == 401, "another /64 is another client")
+        #expect(PeerAddress(parsing: "2001:db8:0:7::1")?.subscriber == PeerAddress(parsing: "2001:db8:0:7:ffff::9")?.subscriber)
+        #expect(PeerAddress(parsing: "203.0.113.9")?.subscriber == PeerAddress(parsing: "203.0.113.9"))
+        #expect(PeerAddress(parsing: "203.0.113.9")?.subscriber != PeerAddress(parsing: "203.0.113.10")?.subscriber)
+        await f.stop()
+    }
+
     @Test("invented tokens from one address cost the database its allowance of lookups, then 429; good tokens give theirs back")
     func inventedTokens() async throws {
         try await TestDatabase.with(migrated: true, purpose: "token lookups") { database in

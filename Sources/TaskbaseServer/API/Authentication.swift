@@ -260,8 +260,10 @@ public final class TokenVerifier: Sendable {
         let now = service.clock.now()
         var charged: PeerAddress?
         if let failures, let peer {
-            if case .refused(let retryAfter) = failures.admit(peer) { throw LookupsExhausted(retryAfter: retryAfter) }
-            charged = peer
+            // Charged to the client's /64 for IPv6: one host rotating its addresses within it
+            // once got a fresh allowance per address.
+            if case .refused(let retryAfter) = failures.admit(peer.subscriber) { throw LookupsExhausted(retryAfter: retryAfter) }
+            charged = peer.subscriber
         }
         let generation = cache.withLock { $0.generation }
         let looked: Caller?

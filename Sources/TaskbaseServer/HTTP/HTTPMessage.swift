@@ -120,6 +120,10 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     /// Whether it is an IPv4 address.
     public var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
 
+    /// What one client holds: an IPv4 address as it is, an IPv6 address's /64 (a host is given
+    /// a whole /64 and may send from any address in it, a new one per request if it likes).
+    public var subscriber: PeerAddress { isIPv4 ? self : PeerAddress(high: high, low: 0) }
+
     /// Dotted quad for IPv4 (`127.0.0.1`), else IPv6's shortest form (`2001:db8::1`).
     public var description: String {
         // Written on every access-log line: the text goes through the stack, not the heap.
