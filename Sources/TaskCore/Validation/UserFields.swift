@@ -42,7 +42,7 @@ public enum UserFields {
             // Kept, the letter matches no stored address (`email` refuses to store one).
             return trimmed.map { caseFoldsIntoASCII($0) ? String($0) : $0.lowercased() }.joined()
         }
-        return trimmed.lowercased().precomposedStringWithCanonicalMapping
+        return TextRules.composed(trimmed.lowercased())
     }
 
     /// Whether `character` is not ASCII but its lower case is: KELVIN SIGN (U+212A) lower-cases
