@@ -31,6 +31,12 @@ public struct TokenSecrets: Sendable {
         keyed = KeyedHMAC(key: self.key)
     }
 
+    /// What taskctl and taskserve warn of when no key is configured: a token hashed under the
+    /// built-in key works with any taskserve that has no key of its own. Nil with a key.
+    public var missingKeyWarning: String? {
+        hasConfiguredKey ? nil : "TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one, the same for taskctl and taskserve"
+    }
+
     /// Secrets hashed under `TASKBASE_TOKEN_KEY` from `environment`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TokenSecrets {
         TokenSecrets(key: environment["TASKBASE_TOKEN_KEY"])

@@ -202,16 +202,14 @@ enum TaskServe {
         let service: TaskService
         do {
             service = try await ServiceConnection.open(
-                maxConnections: try positive(values, "pool-size"), acquireTimeout: .milliseconds(try positive(values, "pool-timeout")),
+                maxConnections: try poolSize(values), acquireTimeout: .milliseconds(try positive(values, "pool-timeout")),
                 limits: try SessionLimitOptions.limits(from: values))
         } catch {
             throw ServiceExitCodes.failure(for: error)
         }
         // What an operator is warned of at start, in this order.
         var warnings: [String] = []
-        if !secrets.hasConfiguredKey {
-            warnings.append(try warningLine("TASKBASE_TOKEN_KEY is not set: token hashes use the built-in key; set one (the same for taskctl)"))
-        }
+        if let warning = secrets.missingKeyWarning { warnings.append(try warningLine(warning)) }
         if let schemaWarning = try await schemaWarning(service) { warnings.append(schemaWarning) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { warnings.append(warning) }
         if let warning = identity?.warning { warnings.append(try warningLine(warning)) }
@@ -410,10 +408,7 @@ enum TaskServe {
     /// `--max-exports` or `--max-imports` (`name`), or a quarter of the pool; always leaves
     /// other requests a connection.
     private static func maxShare(_ values: ParsedValues, _ name: String) throws -> Int {
-        let pool = try positive(values, "pool-size")
-        guard pool >= 2 else {
-            throw UsageError("--pool-size \(pool) would let one export or import hold the only connection; give 2 or more")
-        }
+        let pool = try poolSize(values)
         guard values.string(name) != nil else { return max(1, pool / 4) }
         let share = try positive(values, name)
         guard share < pool else {
@@ -421,6 +416,15 @@ enum TaskServe {
             throw UsageError("--\(name) \(share) would let \(what) hold every connection of --pool-size \(pool); give fewer than \(pool)")
         }
         return share
+    }
+
+    /// `--pool-size`: 2 or more, so that an export or an import never holds the only connection.
+    private static func poolSize(_ values: ParsedValues) throws -> Int {
+        let pool = try positive(values, "pool-size")
+        guard pool >= 2 else {
+            throw UsageError("--pool-size \(pool) would let one export or import hold the only connection; give 2 or more")
+        }
+        return pool
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

@@ -142,12 +142,15 @@ public final class HTTPServer: Sendable {
                     // Called before the daemon closes the socket: a stream stops using it now.
                     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
                     exchange.stream?.terminated()
-                    if exchange.holdsSpoolSlot, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
-                        server.tracker.withLock { $0.spooling -= 1 }
-                    }
-                    // Sent (or the client left): shutdown need not wait for it any longer.
-                    if exchange.dispatched, let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server {
-                        server.tracker.withLock { _ = $0.running.removeValue(forKey: ObjectIdentifier(exchange)) }
+                    // Sent (or the client left): shutdown need not wait for it any longer, and its
+                    // upload slot is free.
+                    if exchange.dispatched || exchange.holdsSpoolSlot,
+                        let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server
+                    {
+                        server.tracker.withLock { tracker in
+                            if exchange.holdsSpoolSlot { tracker.spooling -= 1 }
+                            if exchange.dispatched { _ = tracker.running.removeValue(forKey: ObjectIdentifier(exchange)) }
+                        }
                     }
                     slot.pointee = nil
                 },

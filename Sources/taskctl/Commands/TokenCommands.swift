@@ -41,13 +41,8 @@ enum TokenCommands {
                 format == .json
                     ? try JSONOutput.encode(document)
                     : "\(secret)\n")
-            if !secrets.hasConfiguredKey {
-                // taskserve says the same at start: a token hashed under the built-in key works with
-                // any taskserve that has no key of its own.
-                try invocation.note(
-                    "taskctl: warning: TASKBASE_TOKEN_KEY is not set: the token is hashed under the built-in key; "
-                        + "set one, the same for taskserve, outside a demo")
-            }
+            // taskserve says the same at start.
+            if let warning = secrets.missingKeyWarning { try invocation.note("taskctl: warning: " + warning) }
             if format != .json {
                 try invocation.note(
                     "token #\(token.id) (\(TerminalText.clean(token.name))) expires \(Timestamp.iso(token.expiresAt)); it is not shown again")
