@@ -34,15 +34,24 @@ struct EventFeed: Sendable {
 
     private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {
         var connection: EventConnection? = first
-        var parser = ServerSentEventParser()
-        if let id = first.lastEventID { parser.resume(after: id) }
+        // The id of the last event delivered to the consumer: a reconnect resumes after it, not
+        // after the last one parsed, so an event whose delivery failed (and those parsed with
+        // it) comes again.
+        var delivered = first.lastEventID
+        var parser = ServerSentEventParser(resumingAfter: delivered)
         var failures = 0
         while !Task.isCancelled {
             if let open = connection {
                 do {
                     for try await chunk in open.chunks {
                         failures = 0
-                        for event in parser.feed(chunk) { try await deliver(event, to: sink) }
+                        for event in parser.feed(chunk) {
+                            try await deliver(event, to: sink)
+                            delivered = event.id
+                        }
+                        // All delivered: the parser's place holds, with an id sent on its own
+                        // (the stream's starting place) among it.
+                        delivered = parser.lastEventID
                     }
                 } catch let error where error is TaskError || error is TaskbaseClientError.Unreadable {
                     open.close()
@@ -52,13 +61,13 @@ struct EventFeed: Sendable {
                 }
                 open.close()
                 connection = nil
-                parser = parser.continuing()
+                parser = ServerSentEventParser(resumingAfter: delivered)
             }
             if Task.isCancelled { break }
             failures += 1
             do {
                 try await Task.sleep(for: client.configuration.pause(before: failures))
-                connection = try await connect(lastEventID: parser.lastEventID)
+                connection = try await connect(lastEventID: delivered)
             } catch is CancellationError {
                 break
             } catch TaskError.notFound {
@@ -114,10 +123,9 @@ private struct ResyncData: Decodable {
 }
 
 extension ServerSentEventParser {
-    /// A parser for the next connection of the same stream: it keeps the last event id.
-    func continuing() -> ServerSentEventParser {
-        var next = ServerSentEventParser()
-        next.resume(after: lastEventID)
-        return next
+    /// A parser for a connection of a stream that resumes after `id` (none: from the start).
+    init(resumingAfter id: String?) {
+        self.init()
+        if let id { resume(after: id) }
     }
 }

@@ -139,6 +139,21 @@ struct TransportTests {
         #expect(lastIDs == [nil, "2", "4", "6"])
     }
 
+    @Test("an event whose delivery fails (its actor's lookup answered 503) comes again after the reconnect, with those after it")
+    func undeliveredEventComesAgain() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("lookup", run: run) { $0.retries = 0 }
+        let stream = try await client.changes(in: try TeamKey("CORE"))
+        var versions: [Int64] = []
+        for try await case .change(let change) in stream {
+            versions.append(change.version)
+            if versions.count == 2 { break }
+        }
+        #expect(versions == [2, 3])
+        let lastIDs = try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.map { $0["last_event_id"] ?? nil }
+        #expect(lastIDs == [nil, nil])
+    }
+
     @Test("an export cut off before its last chunk is an error after the retries, never a short file")
     func truncatedExport() async throws {
         let server = try Self.server.get(), run = run()

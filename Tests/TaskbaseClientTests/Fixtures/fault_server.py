@@ -83,9 +83,15 @@ class Handler(BaseHTTPRequestHandler):
         if route == "v1/teams/CORE":
             return self.reply(200, TEAM)
         if route == "v1/teams/CORE/members":
+            if scenario == "lookup" and attempt_of_route(run, route) == 1:
+                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
+                           "detail": "every connection is busy", "code": "unavailable"}
+                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
             return self.reply(200, [MEMBER])
         if route == "v1/teams/CORE/events" and scenario == "dropping":
             return self.events(attempt_of_route(run, route))
+        if route == "v1/teams/CORE/events" and scenario == "lookup":
+            return self.events(attempt_of_route(run, route), together=True)
         if route == "v1/teams/CORE/export" and scenario == "truncated":
             return self.truncated_export()
         self.reply(404, {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "x not found",
@@ -103,17 +109,20 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def events(self, connection):
+    def events(self, connection, together=False):
         """Each connection sends the two events after Last-Event-ID, then drops (the first three
         times); later ones stay open with heartbeats until the client leaves (the first write
-        that fails ends it) or MAX_HEARTBEATS have gone out."""
+        that fails ends it) or MAX_HEARTBEATS have gone out. `together` sends the two events in
+        one write and keeps every connection open."""
         after = int(self.headers.get("Last-Event-ID") or 0)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         frames = [f"id: {sequence}\nevent: change\ndata: {json.dumps(change(sequence))}\n\n: keep-alive\n\n" for sequence in (after + 1, after + 2)]
-        heartbeats = [] if connection <= 3 else [": keep-alive\n\n"] * MAX_HEARTBEATS
+        if together:
+            frames = ["".join(frames)]
+        heartbeats = [] if connection <= 3 and not together else [": keep-alive\n\n"] * MAX_HEARTBEATS
         for index, frame in enumerate(frames + heartbeats):
             try:
                 self.wfile.write(frame.encode())
