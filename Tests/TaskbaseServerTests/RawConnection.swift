@@ -79,6 +79,17 @@ final class RawConnection: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Sends as much of `bytes` as the connection takes within a second, never blocking past
+    /// that: how many bytes went, or nil once the peer has closed or reset the connection.
+    func sendWhileOpen(bytes: [UInt8]) -> Int? {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        guard poll(&descriptor, 1, 1_000) > 0 else { return 0 }
+        if descriptor.revents & Int16(POLLERR | POLLHUP) != 0 { return nil }
+        let count = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if count >= 0 { return count }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : nil
+    }
+
     /// A GET of `path` with these headers.
     func get(_ path: String, headers: [String: String] = [:]) {
         send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")

@@ -93,6 +93,37 @@ struct SpooledBodyTests {
         #expect(log.first == nil)
     }
 
+    @Test("a chunked body a little over the cap is 413; one that goes on is cut off soon after the cap, not read to its end")
+    func chunkedOverCap() async throws {
+        let server = try Self.server(log: Log(), expected: [])
+        let head = "POST /plain HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x78, count: 1 << 16) + Array("\r\n".utf8)
+        let over = try RawConnection(port: server.port)
+        over.send(head)
+        over.send(bytes: chunk + Array("400\r\n".utf8) + [UInt8](repeating: 0x78, count: 1 << 10) + Array("\r\n0\r\n\r\n".utf8))
+        #expect(await over.read(until: { $0.contains("\r\n\r\n") }), "\(over.text)")
+        #expect(over.text.hasPrefix("HTTP/1.1 413"), "\(over.text.prefix(200))")
+
+        // A body without end, as fast as the server takes it: bounded at 256 MiB and 60 s.
+        let endless = try RawConnection(port: server.port)
+        endless.send(head)
+        var sent = 0, closed = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while sent < 256 << 20, ContinuousClock.now < deadline {
+            guard let count = endless.sendWhileOpen(bytes: chunk) else {
+                closed = true
+                break
+            }
+            sent += count
+            if count < chunk.count { break }  // part of a chunk went: the frame is broken anyway
+        }
+        if !closed { closed = await endless.readUntilClosed(limit: .seconds(10)) }
+        #expect(closed, "the server read \(sent >> 20) MiB of a body capped at 64 KiB and kept the connection")
+        // The cap, the 1 MiB the server reads past it, and what loopback's buffers hold.
+        #expect(sent < 64 << 20, "\(sent >> 20) MiB went before the connection closed")
+        await server.shutdown()
+    }
+
     @Test("uploads past maxSpooledBodies are refused 503 before a byte is stored; a slot frees when its upload ends")
     func uploadsBounded() async throws {
         let log = Log()

@@ -7,7 +7,10 @@ import Synchronization
 
 /// What one server accepts: connections, body and header sizes, idle time.
 public struct HTTPServerLimits: Sendable {
-    /// The largest request body; a larger one is refused with 413 before it is read.
+    /// The largest request body; a larger one is refused with 413 before it is read. A body
+    /// without a length (chunked) is read until it passes the cap; up to `overCapAllowance` more
+    /// is read and dropped so that a body a little over still gets its 413 when it ends, and past
+    /// that the connection is closed with no answer, so a body without end is not read forever.
     public var maxBodyBytes: Int
     /// Connections open at once; more wait in the kernel's queue.
     public var maxConnections: UInt32
@@ -51,6 +54,11 @@ public struct HTTPServerLimits: Sendable {
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.headerMemoryBytes = headerMemoryBytes
     }
+}
+
+extension HTTPServerLimits {
+    /// How much of a chunked body is read past its cap before the connection is closed.
+    static let overCapAllowance = 1 << 20
 }
 
 /// The server could not start: the address is taken or not an IPv4 address.
@@ -313,8 +321,11 @@ public final class HTTPServer: Sendable {
         }
         if size.pointee > 0 {
             let received = exchange.spool?.byteCount ?? exchange.request.body.count
-            if received + size.pointee > exchange.maxBodyBytes {
+            if exchange.tooLarge || received + size.pointee > exchange.maxBodyBytes {
                 exchange.tooLarge = true
+                exchange.dropped += size.pointee
+                // MHD 0.9.75 cannot answer before the body has ended; closing is all there is.
+                if exchange.dropped > HTTPServerLimits.overCapAllowance { return taskbase_mhd_no }
             } else if let data, let spool = exchange.spool {
                 if !spool.append(data, count: size.pointee) { exchange.spoolFailed = true }
             } else if let data {
@@ -478,6 +489,8 @@ private final class Exchange: @unchecked Sendable {
     var begun = false
     var tooLarge = false
     var maxBodyBytes = 0
+    /// The body bytes read and dropped since it passed `maxBodyBytes`.
+    var dropped = 0
     var dispatched = false
     var dispatchedAt = ContinuousClock.now
     /// The file the body goes to, for a route that spools; whether writing to it failed.
