@@ -35,6 +35,44 @@ CREATE FUNCTION public.taskbase_acting_user_sees_everyone() RETURNS boolean
 
 ALTER FUNCTION public.taskbase_acting_user_sees_everyone() OWNER TO taskbase_owner;
 
+-- Name: taskbase_change_taken_from_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_change_taken_from_counter() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        IF EXISTS (SELECT 1 FROM public.task_counters c WHERE c.team_id = NEW.team_id AND c.last_change < NEW.sequence) THEN
+            RAISE EXCEPTION 'change % of team % was logged without taking its sequence from the team''s counter', NEW.sequence, NEW.team_id
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'advance task_counters.last_change in the same transaction as the change it numbers';
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_change_taken_from_counter() OWNER TO taskbase_owner;
+
+-- Name: taskbase_counters_only_advance(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_counters_only_advance() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        IF NEW.team_id <> OLD.team_id
+           OR NEW.last_number < OLD.last_number OR NEW.last_number - OLD.last_number >= 2147483648
+           OR NEW.last_change < OLD.last_change OR NEW.last_change - OLD.last_change >= 2147483648 THEN
+            RAISE EXCEPTION 'the task counters of team % only advance, by less than 2^31 at a time', OLD.team_id
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'task numbers and change sequences are taken by the writes that use them';
+        END IF;
+        RETURN NEW;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_counters_only_advance() OWNER TO taskbase_owner;
+
 -- Name: taskbase_create_team(text, text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_create_team(team_key text, team_name text, created timestamp with time zone) RETURNS bigint
@@ -501,7 +539,15 @@ CREATE TRIGGER api_tokens_doorbell AFTER DELETE OR UPDATE OF revoked_at ON publi
 
 -- Name: memberships memberships_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
-CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE OF role ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
+CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
+
+-- Name: task_changes task_changes_taken_from_counter; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE CONSTRAINT TRIGGER task_changes_taken_from_counter AFTER INSERT ON public.task_changes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.taskbase_change_taken_from_counter();
+
+-- Name: task_counters task_counters_only_advance; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER task_counters_only_advance BEFORE UPDATE ON public.task_counters FOR EACH ROW EXECUTE FUNCTION public.taskbase_counters_only_advance();
 
 -- Name: teams teams_delete_history; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
@@ -585,7 +631,7 @@ ALTER TABLE public.task_changes ENABLE ROW LEVEL SECURITY;
 
 -- Name: task_changes task_changes_append; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY task_changes_append ON public.task_changes FOR INSERT TO taskbase_app WITH CHECK ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])));
+CREATE POLICY task_changes_append ON public.task_changes FOR INSERT TO taskbase_app WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])) AND (actor_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id))));
 
 -- Name: task_changes task_changes_read; Type: POLICY; Schema: public; Owner: taskbase_owner
 
@@ -609,7 +655,7 @@ ALTER TABLE public.task_history ENABLE ROW LEVEL SECURITY;
 
 -- Name: task_history task_history_append; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY task_history_append ON public.task_history FOR INSERT TO taskbase_app WITH CHECK ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])));
+CREATE POLICY task_history_append ON public.task_history FOR INSERT TO taskbase_app WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])) AND (actor_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id))));
 
 -- Name: task_history task_history_read; Type: POLICY; Schema: public; Owner: taskbase_owner
 
@@ -621,11 +667,11 @@ ALTER TABLE public.tasks ENABLE ROW LEVEL SECURITY;
 
 -- Name: tasks tasks_change; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY tasks_change ON public.tasks FOR UPDATE TO taskbase_app USING ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[]))) WITH CHECK ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])));
+CREATE POLICY tasks_change ON public.tasks FOR UPDATE TO taskbase_app USING ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[]))) WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])) AND (updated_by = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id))));
 
 -- Name: tasks tasks_create; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY tasks_create ON public.tasks FOR INSERT TO taskbase_app WITH CHECK ((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])));
+CREATE POLICY tasks_create ON public.tasks FOR INSERT TO taskbase_app WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('member'::text) AS taskbase_team_ids)::bigint[])) AND (created_by = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id)) AND (updated_by = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id))));
 
 -- Name: tasks tasks_delete; Type: POLICY; Schema: public; Owner: taskbase_owner
 
@@ -684,6 +730,14 @@ GRANT ALL ON FUNCTION public.taskbase_acting_operator() TO taskbase_app;
 REVOKE ALL ON FUNCTION public.taskbase_acting_user_sees_everyone() FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_acting_user_sees_everyone() TO taskbase_app;
 
+-- Name: FUNCTION taskbase_change_taken_from_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_change_taken_from_counter() FROM PUBLIC;
+
+-- Name: FUNCTION taskbase_counters_only_advance(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_counters_only_advance() FROM PUBLIC;
+
 -- Name: FUNCTION taskbase_create_team(team_key text, team_name text, created timestamp with time zone); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_create_team(team_key text, team_name text, created timestamp with time zone) FROM PUBLIC;
@@ -730,7 +784,11 @@ GRANT USAGE ON SEQUENCE public.api_tokens_id_seq TO taskbase_app;
 
 -- Name: TABLE memberships; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.memberships TO taskbase_app;
+GRANT SELECT,INSERT,DELETE ON TABLE public.memberships TO taskbase_app;
+
+-- Name: COLUMN memberships.role; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(role) ON TABLE public.memberships TO taskbase_app;
 
 -- Name: COLUMN schema_migrations.version; Type: ACL; Schema: public; Owner: taskbase_owner
 
@@ -742,7 +800,15 @@ GRANT SELECT,INSERT ON TABLE public.task_changes TO taskbase_app;
 
 -- Name: TABLE task_counters; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,UPDATE ON TABLE public.task_counters TO taskbase_app;
+GRANT SELECT ON TABLE public.task_counters TO taskbase_app;
+
+-- Name: COLUMN task_counters.last_number; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(last_number) ON TABLE public.task_counters TO taskbase_app;
+
+-- Name: COLUMN task_counters.last_change; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(last_change) ON TABLE public.task_counters TO taskbase_app;
 
 -- Name: TABLE task_history; Type: ACL; Schema: public; Owner: taskbase_owner
 
@@ -754,7 +820,51 @@ GRANT USAGE ON SEQUENCE public.task_history_id_seq TO taskbase_app;
 
 -- Name: TABLE tasks; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.tasks TO taskbase_app;
+GRANT SELECT,INSERT,DELETE ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.title; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(title) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.notes; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(notes) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.status; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(status) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.priority; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(priority) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.due_date; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(due_date) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.assignee_id; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(assignee_id) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.external_id; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(external_id) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.updated_by; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(updated_by) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.updated_at; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(updated_at) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.version; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(version) ON TABLE public.tasks TO taskbase_app;
+
+-- Name: COLUMN tasks.category; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(category) ON TABLE public.tasks TO taskbase_app;
 
 -- Name: SEQUENCE tasks_id_seq; Type: ACL; Schema: public; Owner: taskbase_owner
 
@@ -762,7 +872,11 @@ GRANT USAGE ON SEQUENCE public.tasks_id_seq TO taskbase_app;
 
 -- Name: TABLE teams; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,DELETE,UPDATE ON TABLE public.teams TO taskbase_app;
+GRANT SELECT,DELETE ON TABLE public.teams TO taskbase_app;
+
+-- Name: COLUMN teams.name; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(name) ON TABLE public.teams TO taskbase_app;
 
 -- Name: SEQUENCE teams_id_seq; Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -187,7 +187,9 @@ struct RoleModelPolicyTests {
             sql: { s, me in
                 "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(me), \(me))"
             }, allowed: atLeast(.member)),
-        Probe(name: "update tasks", sql: { s, _ in "UPDATE tasks SET title = 'x' WHERE team_id = \(s.team)" }, allowed: atLeast(.member)),
+        Probe(
+            name: "update tasks", sql: { s, me in "UPDATE tasks SET title = 'x', updated_by = \(me) WHERE team_id = \(s.team)" },
+            allowed: atLeast(.member)),
         Probe(name: "delete tasks", sql: { s, _ in "DELETE FROM tasks WHERE team_id = \(s.team)" }, allowed: atLeast(.member)),
         Probe(
             name: "append history",
@@ -210,6 +212,43 @@ struct RoleModelPolicyTests {
             name: "bump the counter", sql: { s, _ in "UPDATE task_counters SET last_number = last_number + 1 WHERE team_id = \(s.team)" },
             allowed: atLeast(.member)),
         Probe(name: "delete the counter", sql: { s, _ in "DELETE FROM task_counters WHERE team_id = \(s.team)" }, allowed: nobody),
+        // Writes in someone else's name, and numbering broken from SQL (migration 0023).
+        Probe(
+            name: "append history naming a team mate",
+            sql: { s, _ in
+                "INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, kind) VALUES (\(s.team), \(s.taskID), 1, 9, \(s.viewer), 'updated')"
+            }, allowed: nobody),
+        Probe(
+            name: "append history naming someone outside the team",
+            sql: { s, _ in
+                "INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, kind) VALUES (\(s.team), \(s.taskID), 1, 9, \(s.stranger), 'updated')"
+            }, allowed: nobody),
+        Probe(
+            name: "log a change naming a team mate",
+            sql: { s, _ in
+                """
+                INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+                VALUES (\(s.team), 999, 'deleted', \(s.taskID), 1, 1, \(s.viewer), now())
+                """
+            }, allowed: nobody),
+        Probe(
+            name: "insert a task created by a team mate",
+            sql: { s, me in
+                "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(s.viewer), \(me))"
+            }, allowed: nobody),
+        Probe(
+            name: "update tasks in a team mate's name",
+            sql: { s, _ in "UPDATE tasks SET title = 'x', updated_by = \(s.viewer) WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(name: "move a task to a team", sql: { s, _ in "UPDATE tasks SET team_id = \(s.team) WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(name: "renumber a task", sql: { s, _ in "UPDATE tasks SET number = number + 1000 WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(name: "rewind the counter", sql: { s, _ in "UPDATE task_counters SET last_change = 0 WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(
+            name: "push the counter to its end",
+            sql: { s, _ in "UPDATE task_counters SET last_number = 9223372036854775807 WHERE team_id = \(s.team)" }, allowed: nobody),
+        Probe(
+            name: "give one's membership to a stranger",
+            sql: { s, me in "UPDATE memberships SET user_id = \(s.stranger) WHERE team_id = \(s.team) AND user_id = \(me)" }, allowed: nobody),
+        Probe(name: "change the team's key", sql: { s, _ in "UPDATE teams SET key = 'ZZFORGED' WHERE id = \(s.team)" }, allowed: nobody),
         Probe(
             name: "add a member", sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'member')" },
             allowed: atLeast(.admin)),
@@ -258,6 +297,40 @@ struct RoleModelPolicyTests {
             #expect(error.code == .insufficientPrivilege, "\(probe.name): \(error)")
             return false
         }
+    }
+
+    @Test("a change logged by a member without taking its sequence from the counter is refused at commit; the team's writes go on")
+    func changeLogFollowsTheCounter() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let task = try await f.makeTask("Numbered")
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        let member = try await f.service.user(f.member).id.rawValue
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                _ = try await connection.simpleQuery(unsafeSQL: "BEGIN; SET LOCAL ROLE taskbase_app")
+                _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(member)), true)")
+                // The next sequence, in the member's own name, without advancing the counter:
+                // before 0023 it committed, and every later write of the team failed on
+                // task_changes' primary key (23505).
+                try await connection.execute(
+                    """
+                    INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+                    SELECT \(team), c.last_change + 1, 'deleted', \(task.id.rawValue), 1, 1, \(member), now()
+                      FROM task_counters c WHERE c.team_id = \(team)
+                    """)
+                do {
+                    _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                    Issue.record("the out-of-sequence change committed")
+                } catch let error as PGError {
+                    #expect(error.code == .insufficientPrivilege, "\(error)")
+                }
+            }
+        }
+        let edited = try await f.service.updateTask(task.key, try TaskChanges(title: "Still writable"), expectedVersion: 1, as: f.member)
+        #expect(edited.version == 2)
+        let logged = try await TaskStoreContract.collect(2, from: try await f.service.changes(in: f.team, after: 0, as: f.member)).changes
+        #expect(logged.map(\.kind) == [.created, .updated])
     }
 
     @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")
