@@ -5,6 +5,11 @@ import TaskCore
 public struct UserDirectory: Sendable {
     /// Every user known so far, by id.
     public private(set) var users: [UserID: User]
+    /// Whether `resolve` looks up users the directory does not hold, as the reader may see
+    /// them. A directory whose text goes to several readers (a change feed's fan-out) must not:
+    /// what one reader may see of a former member another may not, so it names the team's
+    /// members only, whom every reader sees alike, and everyone else `#id`.
+    public var looksUpOthers = true
 
     /// A directory of `members`.
     public init(members: [Member]) {
@@ -24,6 +29,7 @@ public struct UserDirectory: Sendable {
     /// Looks up the users among `ids` not yet known (people who left the team), as `reader`
     /// may see them (`UserVisibility`): one `reader` may not see stays `#id`.
     public mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService, as reader: UserRef) async throws {
+        guard looksUpOthers else { return }
         for id in Set(ids) where users[id] == nil {
             do {
                 users[id] = try await service.user(.id(id), as: reader)

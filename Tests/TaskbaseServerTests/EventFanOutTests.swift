@@ -75,6 +75,43 @@ struct EventFanOutTests {
         await f.stop()
     }
 
+    @Test("a change by someone who has left is #id to every subscriber, though the hub reads as an owner, who may see their email")
+    func formerMemberByID() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let owner = try await subscribe(f, as: "owner")  // the longest-standing: the hub reads as them
+        let viewer = try await subscribe(f, as: "viewer")
+        try await waitForSubscribers(f, 2)
+        let leaver = try await f.service.createUser(email: "leaver.\(f.team.rawValue.lowercased())@example.com", displayName: "Leaver")
+        _ = try await f.service.setRole(.member, for: .id(leaver.id), in: f.team, as: .id(f.owner.id))
+        let task = try await f.service.createTask(in: f.team, TaskDraft(title: "Edited by one who left"), as: .id(f.member.id))
+        for stream in [owner, viewer] { #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 })) }
+        // The leaver's change and their leaving in one transaction, so the hub reads the change
+        // only once they are gone (and shares no team with the viewer).
+        let team = try await f.service.team(f.team, as: .id(f.owner.id)).team.id.rawValue
+        try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+            _ = try await connection.simpleQuery(unsafeSQL: "BEGIN")
+            try await connection.execute(
+                """
+                WITH counter AS (
+                    UPDATE task_counters SET last_change = last_change + 1 WHERE team_id = \(team) RETURNING last_change
+                )
+                INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+                SELECT \(team), counter.last_change, 'updated', \(task.id.rawValue), \(task.key.number), 2, \(leaver.id.rawValue), now()
+                  FROM counter
+                """)
+            try await connection.execute("DELETE FROM memberships WHERE team_id = \(team) AND user_id = \(leaver.id.rawValue)")
+            _ = try await connection.query("SELECT pg_notify('taskbase.team.' || \(f.team.rawValue), '')")
+            _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+        }
+        for stream in [owner, viewer] {
+            #expect(await stream.read(until: { _ in stream.changeEvents().count == 2 }))
+            let data = try #require(stream.changeEvents().last?.data)
+            #expect(data.contains(##""actor":"#\##(leaver.id)""##), "\(data)")
+            #expect(!data.contains(leaver.email), "\(data)")
+        }
+        await f.stop()
+    }
+
     @Test("a resumed stream catches up from the log by itself, then takes the live feed: nothing lost, nothing twice", arguments: StoreKind.allCases)
     func resumeHandsOver(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

@@ -168,8 +168,7 @@ final class TeamEventHub: Sendable {
             let (bell, _) = try await asSomeReader { [service, team] user in try await service.doorbell(of: team, as: .id(user)) }
             doorbell = bell
             var position = try await read(after: Int64.max, limit: 0).page.lastSequence
-            let (directory, _) = try await asSomeReader { [service, team] user in try await UserDirectory.of(team, service: service, as: .id(user)) }
-            var users = directory
+            var users = try await members()
             state.withLock { state in
                 state.position = position
                 for subscriber in state.subscribers.values { subscriber.queue.yield(.joined(after: position)) }
@@ -181,6 +180,12 @@ final class TeamEventHub: Sendable {
                     let (page, reader) = try await read(after: position, limit: ChangeLogFollower.pageSize)
                     full = page.events.count == ChangeLogFollower.pageSize
                     var texts: [(sequence: Int64, text: String)] = []
+                    let actors = page.events.compactMap { event -> UserID? in
+                        if case .change(let change) = event { change.actorID } else { nil }
+                    }
+                    // Someone the directory does not hold: a member who joined since (the
+                    // members are read again, dropping any who left) or a former member (#id).
+                    if actors.contains(where: { users.users[$0] == nil }) { users = try await members() }
                     for event in ChangeLogFollower.resumed(from: position, page) {
                         texts.append((event.sequence, try await EventText.of(event, users: &users, service: service, as: .id(reader))))
                     }
@@ -194,6 +199,14 @@ final class TeamEventHub: Sendable {
         }
         await doorbell?.stop()
         hubs.retire(self)
+    }
+
+    /// The team's members, read as some subscriber: the directory every subscriber's text
+    /// names people from, the same for every reader (nobody else is looked up).
+    private func members() async throws -> UserDirectory {
+        var (directory, _) = try await asSomeReader { [service, team] user in try await UserDirectory.of(team, service: service, as: .id(user)) }
+        directory.looksUpOthers = false
+        return directory
     }
 
     /// Runs `body` as the longest-standing subscriber; one that is refused (no longer a reader
