@@ -145,19 +145,22 @@ enum TeamCommands {
         let format = try invocation.format()
         let (key, actor, user) = (try invocation.values.teamKey(), try invocation.actor(), invocation.values.userRef("email"))
         let service = try await invocation.openService()
-        let target = try await service.user(user)
+        // Judged among the members the actor may list: the user themself is found by the
+        // service as the actor may see them (over the runtime login, a lookup without an
+        // actor sees nobody).
         let members = try await service.members(of: key, as: actor)
         let actorRole = try await service.team(key, as: actor).role
-        let current = members.first { $0.user.id == target.id }
         if actorRole >= TeamAction.manageMembers.minimumRole {
+            let current = members.first { user.names($0.user) }
             if adding, let current {
-                throw TaskError.alreadyExists(what: "\(target.email) in team \(key) (role \(current.role.rawValue); change it with team set-role)")
+                throw TaskError.alreadyExists(
+                    what: "\(current.user.email) in team \(key) (role \(current.role.rawValue); change it with team set-role)")
             }
             if !adding, current == nil {
-                throw TaskError.notFound(what: "member \(target.email) of team \(key) (add them with team add-member)")
+                throw TaskError.notFound(what: "member \(user.written) of team \(key) (add them with team add-member)")
             }
         }
-        let member = try await service.setRole(role, for: .id(target.id), in: key, as: actor)
+        let member = try await service.setRole(role, for: user, in: key, as: actor)
         try invocation.write(
             format == .json
                 ? try JSONOutput.encode(MemberDocument(member))

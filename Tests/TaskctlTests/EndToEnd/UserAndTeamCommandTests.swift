@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseTestSupport
 import Testing
 
 @Suite("taskctl user and team, as a process against PostgreSQL")
@@ -128,6 +129,31 @@ struct UserAndTeamCommandTests {
         try await fixture.expectSuccess(["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
         try await fixture.expectFailure(1, ["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
         try await fixture.expectFailure(1, ["team", "members", fixture.team], as: newcomer)
+    }
+
+    @Test("through a runtime login (as deployments run taskctl), an admin adds, changes and removes a member; a member is refused")
+    func membershipsOverTheRuntimeLogin() async throws {
+        let fixture = try await Fixture.make()
+        let database = try await TestDatabases.shared.value
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            let environment = TestDatabases.childEnvironment(login.config(for: database))
+            func run(_ arguments: [String], as actor: String) async throws -> TaskctlResult {
+                try await TaskctlProcess.run(arguments, as: actor, environment: environment)
+            }
+            // The outsider shares no team with the admin: found as the admin may see them.
+            let added = try await run(["team", "add-member", fixture.team, fixture.outsider, "--role", "viewer"], as: fixture.admin)
+            #expect(added.exitCode == 0, "\(added)")
+            let again = try await run(["team", "add-member", fixture.team, fixture.outsider], as: fixture.admin)
+            #expect(again.exitCode == 5, "\(again)")
+            let changed = try await run(["team", "set-role", fixture.team, fixture.outsider, "member"], as: fixture.admin)
+            #expect(changed.standardOutput == "\(fixture.outsider) is a member of team \(fixture.team)\n", "\(changed)")
+            let refused = try await run(["team", "add-member", fixture.team, fixture.email("nobody")], as: fixture.member)
+            #expect(refused.exitCode == 4, "\(refused)")
+            let removed = try await run(["team", "remove-member", fixture.team, fixture.outsider], as: fixture.admin)
+            #expect(removed.exitCode == 0, "\(removed)")
+            let stranger = try await run(["team", "set-role", fixture.team, fixture.outsider, "admin"], as: fixture.admin)
+            #expect(stranger.exitCode == 1 && stranger.standardError.contains("add them with team add-member"), "\(stranger)")
+        }
     }
 
     @Test("owners rename and delete a team; delete wants --yes")
