@@ -112,6 +112,26 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test(
+        "an assignee the importer may not see is refused as one without an account; an owner, who sees everyone, is told they are not a member",
+        arguments: StoreKind.allCases)
+    func assigneesAsTheImporterSees(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let csv = "Title,Assignee\nStranger's,\(f.outsider.email)\nNobody's,nobody.\(f.team.rawValue.lowercased())@example.com\n"
+        func reasons(as role: String) async throws -> [String] {
+            let reply = try await post(f, as: role, csv, query: "?max-errors=5&dry-run=true")
+            #expect(reply.status == 200, "\(reply.text)")
+            return try reply.decode(ImportReportDocument.self).rejections.map(\.reason)
+        }
+        // The member shares no team with the outsider: before, "is not a member of team" told
+        // them the address has an account.
+        let member = try await reasons(as: "member")
+        #expect(member.count == 2 && member.allSatisfy { $0.hasPrefix("no user ") && $0.hasSuffix(" exists") }, "\(member)")
+        let owner = try await reasons(as: "owner")
+        #expect(owner.first == "\(f.outsider.email) is not a member of team \(f.team)", "\(owner)")
+        await f.stop()
+    }
+
     @Test("an import sent with no bearer credential is 401 from its headers, its body never stored")
     func anonymousUploadRefusedEarly() async throws {
         let f = try await ServerFixture.start(.memory)

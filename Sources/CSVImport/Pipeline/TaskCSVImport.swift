@@ -90,7 +90,7 @@ public final class TaskCSVImport {
         let members = try await service.members(of: settings.team, as: settings.actor)
         let producer = ImportBatchProducer(
             reader: reader, validator: TaskRowValidator(mapping: mapping),
-            directory: AssigneeDirectory(service: service, team: settings.team, members: members),
+            directory: AssigneeDirectory(service: service, team: settings.team, members: members, actor: settings.actor),
             batchSize: settings.batchSize, maxRejectedRows: settings.maxRejectedRows,
             onRejection: onRejection, onProgress: onProgress)
         let summary: ImportSummary
