@@ -37,7 +37,8 @@ extension MemoryTaskStore: TaskImportPort {
                 case .skip:
                     summary.skipped += 1
                 case .update:
-                    let new = old.applying(TaskChanges(replacingWith: item.draft), assigneeID: assigneeID, by: gate.actor.id, at: time)
+                    let new = old.applying(
+                        TaskChanges(replacingWith: item.draft, keeping: item.keeps), assigneeID: assigneeID, by: gate.actor.id, at: time)
                     if new == old {
                         summary.unchanged += 1
                     } else {

@@ -7,7 +7,13 @@ import TaskCore
 /// the known ones), all in one transaction — a failure anywhere leaves the database as it was.
 extension PostgresTaskStore: TaskImportPort {
     static let stagingColumns = [
-        "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category",
+        "line", "external_id", "title", "notes", "status", "priority", "due_date", "assignee_id", "assignee_email", "category", "keeps",
+    ]
+
+    /// The staged columns a row may keep (`TaskImportDraft.keeps`), with their flag.
+    static let keptColumns: [(name: String, flag: TaskImportDraft.Fields)] = [
+        ("notes", .notes), ("status", .status), ("priority", .priority), ("due_date", .dueDate), ("assignee_id", .assignee),
+        ("category", .category),
     ]
 
     /// A staged row's two assignee columns: the id or the normalized email, the other NULL.
@@ -61,7 +67,7 @@ extension PostgresTaskStore: TaskImportPort {
                 // of 200,000 rows (auto_explain's JIT timing) — for a plan that runs once.
                 try await tx.execute("SET LOCAL work_mem = '64MB'")
                 try await tx.execute("SET LOCAL jit = off")
-                let (staged, assigned) = try await Self.stage(batches, drawingIDs: teamIsEmpty, on: tx)
+                let (staged, assigned, keeping) = try await Self.stage(batches, drawingIDs: teamIsEmpty, on: tx)
                 let merge = { (tx: PGConnection) in
                     try await Self.merge(
                         team: team, teamID: teamID, staged: staged, lastNumber: lastNumber, lastChange: lastChange,
@@ -82,6 +88,7 @@ extension PostgresTaskStore: TaskImportPort {
                     }
                 } else {
                     try await Self.checkStaged(team: team, teamID: teamID, policy: policy, duplicates: true, assignees: assigned, on: tx)
+                    if keeping, policy == .update { try await Self.fillKeptValues(teamID: teamID, on: tx) }
                     summary = try await merge(tx)
                 }
                 if dryRun { throw DryRunFinished(summary: summary) }
@@ -100,7 +107,7 @@ extension PostgresTaskStore: TaskImportPort {
     static func stage<Batches: AsyncSequence>(
         _ batches: Batches, drawingIDs: Bool, on tx: PGConnection
     ) async throws -> (
-        rows: Int, assigned: Bool
+        rows: Int, assigned: Bool, keeping: Bool
     )
     where Batches.Element == [TaskImportDraft] {
         try await tx.execute(
@@ -108,11 +115,12 @@ extension PostgresTaskStore: TaskImportPort {
             CREATE TEMP TABLE taskbase_import (
                 line bigint NOT NULL, external_id text NOT NULL, title text NOT NULL, notes text NOT NULL,
                 status text NOT NULL, priority text NOT NULL, due_date date, assignee_id bigint, assignee_email text,
-                category text\(unsafeSQL: drawingIDs ? ", id bigint NOT NULL DEFAULT nextval('tasks_id_seq')" : "")
+                category text, keeps smallint NOT NULL\(unsafeSQL: drawingIDs ? ", id bigint NOT NULL DEFAULT nextval('tasks_id_seq')" : "")
             ) ON COMMIT DROP
             """)
         var line: Int64 = 0
         var assigned = false
+        var keeping = false
         for try await batch in batches where !batch.isEmpty {
             try await tx.copyIn(table: "taskbase_import", columns: stagingColumns, format: .text) { writer in
                 for item in batch {
@@ -120,9 +128,10 @@ extension PostgresTaskStore: TaskImportPort {
                     let draft = item.draft
                     let (assigneeID, assigneeEmail) = Self.assigneeColumns(draft.assignee)
                     if draft.assignee != nil { assigned = true }
+                    if !item.keeps.isEmpty { keeping = true }
                     try await writer.writeRow([
                         String(line), item.externalID, draft.title, draft.notes, draft.status.rawValue, draft.priority.rawValue,
-                        draft.dueDate?.description, assigneeID.map(String.init), assigneeEmail, draft.category,
+                        draft.dueDate?.description, assigneeID.map(String.init), assigneeEmail, draft.category, String(item.keeps.rawValue),
                     ])
                 }
             }
@@ -131,7 +140,23 @@ extension PostgresTaskStore: TaskImportPort {
         // them); the others' (notes, titles) cost two thirds of a whole-table ANALYZE and guide
         // no plan.
         try await tx.execute("ANALYZE taskbase_import (line, external_id)")
-        return (Int(line), assigned)
+        return (Int(line), assigned, keeping)
+    }
+
+    /// Gives each staged row of a known task the task's values of the fields the row keeps
+    /// (`TaskImportDraft.keeps`), so the merge leaves them as they are: a re-import of a file
+    /// without some columns changes only the columns it has. Runs after the assignee check, so
+    /// a kept assignee (who may have left the team since) is not judged.
+    static func fillKeptValues(teamID: TeamID, on tx: PGConnection) async throws {
+        let assignments = keptColumns.map { column in
+            "\(column.name) = CASE WHEN s.keeps & \(column.flag.rawValue) <> 0 THEN t.\(column.name) ELSE s.\(column.name) END"
+        }
+        try await tx.execute(
+            """
+            UPDATE taskbase_import s SET \(unsafeSQL: assignments.joined(separator: ", "))
+              FROM tasks t
+             WHERE s.keeps <> 0 AND t.team_id = \(teamID.rawValue) AND t.external_id = s.external_id
+            """)
     }
 
     /// Refuses, before anything is merged: an external id twice in the input (with

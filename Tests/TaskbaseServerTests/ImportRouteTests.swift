@@ -132,6 +132,23 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test("a re-import of a file with fewer columns changes only the columns it has", arguments: StoreKind.allCases)
+    func partialReimport(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let header = "External ID,Title,Status,Priority,Assignee,Category,Due Date,Notes\n"
+        let full = header + "X1,Fix it,done,urgent,\(f.member.email),Ops,2026-03-10,important\n"
+        #expect(try await post(f, full).status == 200)
+        let reply = try await post(f, "External ID,Title\nX1,Fix it now\n")
+        let report = try reply.decode(ImportReportDocument.self)
+        #expect((report.inserted, report.updated) == (0, 1), "\(reply.text)")
+        let task = try await f.client("viewer").get("/v1/tasks/\(f.team)-1").decode(TaskDocument.self)
+        #expect(task.title == "Fix it now" && task.version == 2)
+        // Before, each of these went back to its default: open, none, no date, nobody, none, "".
+        #expect((task.status, task.priority, task.dueDate.value, task.assignee.value) == ("done", "urgent", "2026-03-10", f.member.email))
+        #expect((task.category.value, task.notes) == ("Ops", "important"))
+        await f.stop()
+    }
+
     @Test("an import sent with no bearer credential is 401 from its headers, its body never stored")
     func anonymousUploadRefusedEarly() async throws {
         let f = try await ServerFixture.start(.memory)

@@ -31,6 +31,9 @@ struct TaskRowValidator {
     private let assigneeColumn: Int?
     private let categoryColumn: Int?
     private let externalIDColumn: Int?
+    /// The fields the file has no column for: a re-import leaves them as they are on the tasks
+    /// it updates (`TaskImportDraft.keeps`).
+    let keeps: TaskImportDraft.Fields
     private var externalIDs = ExternalIDRegistry()
     private var statuses = CellVerdicts<TaskStatus>()
     private var priorities = CellVerdicts<TaskPriority>()
@@ -48,6 +51,10 @@ struct TaskRowValidator {
         assigneeColumn = mapping.column(for: .assignee)
         categoryColumn = mapping.column(for: .category)
         externalIDColumn = mapping.column(for: .externalId)
+        let columnless: [(ImportField, TaskImportDraft.Fields)] = [
+            (.notes, .notes), (.status, .status), (.priority, .priority), (.dueDate, .dueDate), (.assignee, .assignee), (.category, .category),
+        ]
+        keeps = TaskImportDraft.Fields(columnless.filter { mapping.column(for: $0.0) == nil }.map(\.1))
     }
 
     /// Sizes the duplicate check for `count` rows in all, so it need not grow while reading.
@@ -114,7 +121,7 @@ struct TaskRowValidator {
         }
         let item: TaskImportDraft
         do {
-            item = try TaskImportDraft(draft)
+            item = try TaskImportDraft(draft, keeping: keeps)
         } catch {
             throw rejection(record, field: .externalId, error)
         }

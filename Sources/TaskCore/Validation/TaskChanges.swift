@@ -34,15 +34,16 @@ public struct TaskChanges: Hashable, Sendable {
         if case .set(let value) = externalID { self.externalID = .set(try TaskFields.externalID(value)) } else { self.externalID = .unchanged }
     }
 
-    /// Every field of `draft` as an edit: the importer's update of an existing task.
-    public init(replacingWith draft: TaskDraft) {
+    /// Every field of `draft` but those `keeping` names as an edit: the importer's update of
+    /// an existing task.
+    public init(replacingWith draft: TaskDraft, keeping: TaskImportDraft.Fields = []) {
         title = draft.title
-        notes = draft.notes
-        status = draft.status
-        priority = draft.priority
-        dueDate = .set(draft.dueDate)
-        assignee = .set(draft.assignee)
-        category = .set(draft.category)
+        notes = keeping.contains(.notes) ? nil : draft.notes
+        status = keeping.contains(.status) ? nil : draft.status
+        priority = keeping.contains(.priority) ? nil : draft.priority
+        dueDate = keeping.contains(.dueDate) ? .unchanged : .set(draft.dueDate)
+        assignee = keeping.contains(.assignee) ? .unchanged : .set(draft.assignee)
+        category = keeping.contains(.category) ? .unchanged : .set(draft.category)
         externalID = .set(draft.externalID)
     }
 

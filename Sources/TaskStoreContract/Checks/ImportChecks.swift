@@ -24,6 +24,30 @@ extension TaskStoreContract {
             let history = try await f.service.history(of: afterUpdate[1].key, as: f.viewer)
             #expect(history.map(\.kind) == [.imported, .reimported])
         },
+        ContractCheck("a re-import of rows that keep some fields changes only the others; a new row takes the defaults") { f in
+            let rows = try importRows(f, count: 2)
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: rows, as: f.member)
+            let before = try await f.allTasks()
+            let kept: TaskImportDraft.Fields = [.notes, .status, .priority, .dueDate, .assignee, .category]
+            let partial = [
+                try TaskImportDraft(try TaskDraft(title: "Row 1 renamed", externalID: "row-1"), keeping: kept),
+                try TaskImportDraft(try TaskDraft(title: "Row 0", status: .done, externalID: "row-0"), keeping: kept.subtracting(.status)),
+                try TaskImportDraft(try TaskDraft(title: "New", externalID: "new"), keeping: kept),
+            ]
+            let summary = try await f.service.importTasks(into: f.team, policy: .update, drafts: partial, as: f.member)
+            #expect(summary == ImportSummary(inserted: 1, updated: 2))
+            let after = try await f.allTasks()
+            var renamed = before[1]
+            renamed.title = "Row 1 renamed"
+            #expect(after[1].title == "Row 1 renamed" && after[1].version == 2)
+            #expect(
+                (after[1].notes, after[1].status, after[1].priority, after[1].dueDate, after[1].assigneeID, after[1].category)
+                    == (renamed.notes, renamed.status, renamed.priority, renamed.dueDate, renamed.assigneeID, renamed.category))
+            #expect(after[0].status == .done && after[0].notes == before[0].notes && after[0].dueDate == before[0].dueDate)
+            #expect(after[2].title == "New" && after[2].status == .open && after[2].priority == .none && after[2].notes.isEmpty)
+            let rerun = try await f.service.importTasks(into: f.team, policy: .update, drafts: partial, as: f.member)
+            #expect(rerun == ImportSummary(unchanged: 3))
+        },
         ContractCheck("skip leaves existing tasks alone and still inserts new ones") { f in
             let rows = try importRows(f, count: 2)
             _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: rows, as: f.member)
