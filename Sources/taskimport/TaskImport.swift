@@ -69,7 +69,7 @@ enum TaskImport {
         run: { values in
             do {
                 try await LockWaitWatch.run { try await ImportRun(values: values).run() }
-            } catch  where Task.isCancelled {
+            } catch let error where Task.isCancelled && !(error is ReportFailure) {
                 throw CommandFailure("interrupted: nothing was imported", exitCode: .interrupted)
             } catch {
                 throw ImportExitCodes.failure(for: error, values: values)

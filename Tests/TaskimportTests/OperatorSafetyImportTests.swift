@@ -62,6 +62,21 @@ struct OperatorSafetyImportTests {
         #expect(try await fixture.tasks().isEmpty)
     }
 
+    @Test("a summary that cannot be written once the import committed (stdout is /dev/full) says the import is committed, exit 1")
+    func summaryUnwritable() async throws {
+        let fixture = try await ImportFixture.make()
+        let input = try fixture.file("input.csv", "External ID,Title\nx-1,One\nx-2,Two\n")
+        let arguments = [input, "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress", "--json"]
+        let run = try await BuiltProgram.run(
+            URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", #"exec "$0" "$@" >/dev/full"#, BuiltProgram.url("taskimport").path] + arguments,
+            environment: try await TaskimportProcess.environment([:]))
+        #expect(run.exitCode == 1, "\(run)")
+        // Before: "cannot write output: No space left on device; nothing was imported".
+        #expect(!run.standardError.contains("nothing was imported"), "\(run.standardError)")
+        #expect(run.standardError.contains("the import itself is committed (2 inserted, 0 updated)"), "\(run.standardError)")
+        #expect(try await fixture.tasks().count == 2)
+    }
+
     @Test("an import stopped by SIGTERM while it waits for the team's lock exits 143, imports nothing and leaves the reject file as it was")
     func rejectFileKeptWhenStopped() async throws {
         let fixture = try await ImportFixture.make()

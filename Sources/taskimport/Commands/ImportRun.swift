@@ -52,12 +52,16 @@ struct ImportRun {
             throw error
         }
         progress.finish()
-        try rejects.finish(keeping: true)
-        let output = SummaryOutput(report: report, file: path, team: team, policy: settings.policy, rejectFile: rejects.path)
-        if values.flag("json") {
-            try JSONOutput.write(output.document)
-        } else {
-            try StandardStream.standardError.write(output.text)
+        do {
+            try rejects.finish(keeping: true)
+            let output = SummaryOutput(report: report, file: path, team: team, policy: settings.policy, rejectFile: rejects.path)
+            if values.flag("json") {
+                try JSONOutput.write(output.document)
+            } else {
+                try StandardStream.standardError.write(output.text)
+            }
+        } catch {
+            throw ReportFailure(report: report, underlying: error)
         }
     }
 

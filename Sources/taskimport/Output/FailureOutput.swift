@@ -3,7 +3,8 @@ import CommandLineToolkit
 import TaskbaseWire
 
 /// A refused or failed run as `--json` prints it: still one JSON document on standard output,
-/// with the error, where in the file it is, and what was imported (nothing), so a script never
+/// with the error, where in the file it is, and what was imported (nothing; or, when only
+/// writing the reject file failed after the import committed, what it did), so a script never
 /// has to parse standard error.
 struct FailureOutput {
     let error: any Error
@@ -44,6 +45,8 @@ struct FailureOutput {
         let message: String
         let exitCode: ExitCode
         switch error {
+        case let failure as ReportFailure:
+            (message, exitCode) = (failure.description, .failure)
         case _ where Task.isCancelled:
             (message, exitCode) = ("interrupted: nothing was imported", .interrupted)
         case let usage as UsageError:
@@ -58,11 +61,21 @@ struct FailureOutput {
         let failure = error as? CSVImportFailure
         let place = failure?.place
         let counts = failure?.rowsSoFar ?? (read: 0, rejected: 0)
-        return Document(
+        var document = Document(
             file: JSONNullable(values.string("file")), team: JSONNullable(values.string("team")),
             error: .init(
                 message: message, exitCode: exitCode.rawValue, line: JSONNullable(place?.line), column: JSONNullable(place?.column),
                 header: JSONNullable(place?.header), character: JSONNullable(place?.character)),
             read: counts.read, rejected: counts.rejected)
+        if let done = (error as? ReportFailure)?.report {
+            // The import ran to its end: what it did, as the summary would have said.
+            document.imported = !done.dryRun
+            document.changed = done.changesSomething
+            (document.read, document.rejected) = (done.rowsRead, done.rejected)
+            let summary = done.summary
+            (document.inserted, document.updated, document.unchanged, document.skipped) =
+                (summary.inserted, summary.updated, summary.unchanged, summary.skipped)
+        }
+        return document
     }
 }

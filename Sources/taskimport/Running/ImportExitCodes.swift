@@ -8,6 +8,7 @@ import TaskbaseCommandLine
 enum ImportExitCodes {
     /// `error` as the runner should report it; `values` name the acting user.
     static func failure(for error: any Error, values: ParsedValues) -> any Error {
+        if let error = error as? ReportFailure { return error.failure }
         if let error = error as? CSVImportFailure {
             return CommandFailure(error.description, exitCode: error.isInputRejected ? .inputRejected : .failure)
         }

@@ -16,7 +16,7 @@ enum TaskimportProcess {
     }
 
     /// This process's environment, reaching the test database, with no acting user unless `extra` names one.
-    private static func environment(_ extra: [String: String]) async throws -> [String: String] {
+    static func environment(_ extra: [String: String]) async throws -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = try await ImportTestDatabase.connectionString()
         environment["TASKBASE_ACTOR"] = nil
