@@ -5,7 +5,7 @@ import TaskCore
 /// | form                           | example               | read as        |
 /// |--------------------------------|-----------------------|----------------|
 /// | ISO `YYYY-MM-DD`               | `2026-03-10`          | 10 March 2026  |
-/// | ISO with a time (time ignored) | `2026-03-10T09:30:00Z`, `2026-03-10 00:00:00` | 10 March 2026 |
+/// | ISO with a time (time ignored) | `2026-03-10T09:30:00Z`, `2026-03-10 00:00:00`, `2026-03-10 9:30 AM` | 10 March 2026 |
 /// | year first, `/` or `.`         | `2026/03/10`, `2026.3.10` | 10 March 2026 |
 /// | day first with dots            | `10.03.2026`, `1.3.2026` | 10 March 2026 (dots are always day-first) |
 ///
@@ -70,13 +70,59 @@ public enum DueDateText {
                 let isoWithTime =
                     separator == UInt8(ascii: "-") && rest < end
                     && (bytes[rest] == UInt8(ascii: "T") || bytes[rest] == UInt8(ascii: " "))
-                if rest == end || isoWithTime { return (first, second, third) }
+                if rest == end { return (first, second, third) }
+                if isoWithTime {
+                    position = rest + 1
+                    if timeOfDay() { return (first, second, third) }
+                }
                 return nil
             }
             guard rest == end, (1...2).contains(firstDigits), (1...2).contains(secondDigits), thirdDigits == 4 else { return nil }
             if separator == UInt8(ascii: ".") { return (third, second, first) }
             isAmbiguous = true
             return nil
+        }
+
+        /// Whether the rest is a time of day, which the date ignores but which must be one:
+        /// `H:MM` or `HH:MM`, then `:SS` and a fraction if any, then a zone (`Z`, `+HH`,
+        /// `+HHMM`, `+HH:MM`) or ` AM`/` PM` if any. Anything else (`2026-03-10 or 2026-04-01`,
+        /// `2026-03-10Tgarbage`, `2026-03-10 25:99`) is not a date.
+        mutating func timeOfDay() -> Bool {
+            guard let (hour, _) = number(), hour <= 23, take(":"), let (minute, minuteDigits) = number(), minuteDigits == 2, minute <= 59
+            else { return false }
+            if take(":") {
+                guard let (second, secondDigits) = number(), secondDigits == 2, second <= 60 else { return false }
+                if take(".") {
+                    let digitsStart = position
+                    while position < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+                    guard position > digitsStart else { return false }
+                }
+            }
+            if take("Z") || take("z") { return position == end }
+            if take("+") || take("-") {
+                let zoneStart = position
+                guard let (zone, zoneDigits) = number() else { return false }
+                if zoneDigits == 4 { return position == end && zone % 100 <= 59 && zone / 100 <= 14 }
+                guard zoneDigits == 2, position - zoneStart == 2, zone <= 14 else { return false }
+                if take(":") {
+                    guard let (zoneMinute, zoneMinuteDigits) = number(), zoneMinuteDigits == 2, zoneMinute <= 59 else { return false }
+                }
+                return position == end
+            }
+            if take(" ") {
+                guard hour >= 1, hour <= 12, end - position == 2 else { return false }
+                let meridiem = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self).uppercased()
+                position = end
+                return meridiem == "AM" || meridiem == "PM"
+            }
+            return position == end
+        }
+
+        /// Moves past `character` when it is next.
+        private mutating func take(_ character: Unicode.Scalar) -> Bool {
+            guard position < end, bytes[position] == UInt8(ascii: character) else { return false }
+            position += 1
+            return true
         }
 
         /// A run of one to four digits and how many there were.
