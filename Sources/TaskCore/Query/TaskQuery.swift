@@ -62,9 +62,18 @@ public struct TaskQuery: Hashable, Sendable {
         if case .named(let name) = category { TextRules.composed(name.trimmingSpaces()) } else { nil }
     }
 
-    /// Checks the limit, and that the cursor belongs to this order.
+    /// Checks the limit, that no filter holds a NUL character (no stored text can, and the
+    /// database refuses it as a parameter), and that the cursor belongs to this order.
     public func validate() throws {
         try PageLimit.check(limit, in: Self.limitRange, of: "tasks")
+        var assigneeEmail: String?
+        if case .user(.email(let email)) = assignee { assigneeEmail = email }
+        var categoryText: String?
+        if case .named(let name) = category { categoryText = name }
+        for (field, value) in [("text", text), ("category", categoryText), ("assignee", assigneeEmail)] {
+            guard let value, value.utf8.contains(0) else { continue }
+            throw TaskError.validation(field: field, reason: "a NUL character (U+0000) in the \(field) filter can match nothing; leave it out")
+        }
         if let after, after.sort != sort || after.descending != descending {
             throw TaskError.validation(
                 field: "cursor",

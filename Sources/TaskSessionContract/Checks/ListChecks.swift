@@ -55,5 +55,16 @@ extension TaskSessionContract {
                 #expect(originals.isSubset(of: Set(seen)), "\(sort) skipped a task")
             }
         },
+        SessionCheck("a filter holding a NUL character is refused naming the filter, however the session carries it") { f in
+            let queries: [(TaskQuery, String)] = [
+                (TaskQuery(text: "re\u{0}port"), "text"), (TaskQuery(category: .named("Do\u{0}cs")), "category"),
+                (TaskQuery(assignee: .user(.email("a\u{0}@example.com"))), "assignee"),
+            ]
+            for (query, field) in queries {
+                // Memory once gave an empty page (or "no user exists"), Postgres in process a raw
+                // libpq parameter error that was no TaskError.
+                #expect(await Outcome.of { _ = try await f.viewer.session.listTasks(in: f.team, query) } == .invalid(field: field), "\(field)")
+            }
+        },
     ]
 }
