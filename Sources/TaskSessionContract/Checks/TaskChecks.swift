@@ -31,6 +31,12 @@ extension TaskSessionContract {
                 await Outcome.of { _ = try await f.admin.session.updateTask(task.key, try TaskChanges(title: "Stale"), expectedVersion: 1) }
                     == .conflict(currentVersion: 2))
             #expect(await Outcome.of { try await f.admin.session.deleteTask(task.key, expectedVersion: 1) } == .conflict(currentVersion: 2))
+            // A version no task has (none is below 1) is stale too, not a malformed request.
+            for version: Int64 in [0, -1] {
+                #expect(
+                    await Outcome.of { _ = try await f.admin.session.updateTask(task.key, try TaskChanges(title: "Never"), expectedVersion: version) }
+                        == .conflict(currentVersion: 2), "\(version)")
+            }
             let current = try await f.viewer.session.task(task.key)
             #expect(current.title == "First" && current.version == 2)
             try await f.member.session.deleteTask(task.key, expectedVersion: 2)

@@ -105,14 +105,16 @@ public enum ETag {
     /// The version an `If-Match` value names: nil for `*` (any), otherwise a quoted number. A
     /// weak tag (`W/"3"`) never matches, since `If-Match` compares strongly (RFC 9110
     /// §13.1.1): it names version 0, which no task has, so the write is refused as stale (412
-    /// with the current `ETag`). Anything else is a validation error on the header.
+    /// with the current `ETag`); so is a number no task has (`"0"`, `"-1"`), as the service
+    /// refuses such an expected version in process. Anything else is a validation error on
+    /// the header.
     public static func version(in header: String, field: String) throws -> Int64? {
         let text = header.trimmingSpaces()
         if text == "*" { return nil }
         var tag = Substring(text)
         let weak = tag.hasPrefix("W/")
         if weak { tag = tag.dropFirst(2) }
-        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast()), version > 0 else {
+        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast()) else {
             throw TaskError.validation(
                 field: field, reason: "\(text) is not an entity tag this API made (a task's version in quotes, like \"3\", or *)")
         }
