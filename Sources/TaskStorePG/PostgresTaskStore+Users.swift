@@ -9,12 +9,18 @@ import TaskCore
 extension PostgresTaskStore: UserRepository {
     public func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User {
         try await transaction(as: actor, runtime: actor != nil) { tx in
-            let rows = try await tx.query(
-                """
-                INSERT INTO users AS u (email, display_name, is_operator, created_at) VALUES (\(email), \(displayName), \(isOperator), \(time))
-                RETURNING \(unsafeSQL: Self.userColumns)
-                """)
-            return try Self.user(in: rows[0])!
+            do {
+                let rows = try await tx.query(
+                    """
+                    INSERT INTO users AS u (email, display_name, is_operator, created_at) VALUES (\(email), \(displayName), \(isOperator), \(time))
+                    RETURNING \(unsafeSQL: Self.userColumns)
+                    """)
+                return try Self.user(in: rows[0])!
+            } catch let error as PGError where error.code == .uniqueViolation && error.constraint == "users_email_key" {
+                // Under row-level security the server leaves the taken address out of its
+                // detail; it is the one given, named as the memory store names it.
+                throw TaskError.alreadyExists(what: "user \(email)")
+            }
         }
     }
 

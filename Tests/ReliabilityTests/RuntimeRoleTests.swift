@@ -34,6 +34,12 @@ struct RuntimeRoleTests {
                 _ = try await administrator.createUser(email: operatorEmail, displayName: "Ops", isOperator: true)
                 let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
                 let fixture = try await ContractFixture.make(store: store, provisioner: .email(operatorEmail))
+                // A taken address is named, though row security keeps it out of the server's
+                // detail (it once said "user with that email already exists").
+                let taken = await #expect(throws: TaskError.self) {
+                    _ = try await fixture.service.createUser(email: operatorEmail, displayName: "Twin", as: .email(operatorEmail))
+                }
+                #expect(taken == TaskError.alreadyExists(what: "user \(operatorEmail)"))
                 let task = try await fixture.makeTask("Written by the runtime role")
                 #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
                 let refused = await #expect(throws: PGError.self) {
