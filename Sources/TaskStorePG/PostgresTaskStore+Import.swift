@@ -296,21 +296,21 @@ extension PostgresTaskStore: TaskImportPort {
                    AND t.team_id = \(teamID.rawValue) AND t.number = s.old_number
                    AND (\(unsafeSQL: oldColumns.map { "t.\($0)" }.joined(separator: ", ")))
                        IS DISTINCT FROM (\(unsafeSQL: oldColumns.map { "s.\($0)" }.joined(separator: ", ")))
-                RETURNING t.id, t.number, t.version, \(unsafeSQL: importedChange) AS changes
+                RETURNING s.line, t.id, t.number, t.version, \(unsafeSQL: importedChange) AS changes
             ), changed AS (
                 INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
                 SELECT \(teamID.rawValue), id, number, version, \(actor.rawValue), \(time), 'reimported', changes FROM updated
             ), counts AS (
                 SELECT (SELECT count(*) FROM fresh) AS inserted, (SELECT count(*) FROM updated) AS updated
             ), changes AS (
-                SELECT 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version FROM fresh
+                SELECT line, 'created' AS kind, new_number AS number, new_id AS id, 1::bigint AS version FROM fresh
                  WHERE (SELECT inserted + updated FROM counts) <= \(Int64(TaskChange.bulkImportThreshold))
                 UNION ALL
-                SELECT 'updated', number, id, version FROM updated
+                SELECT line, 'updated', number, id, version FROM updated
                  WHERE (SELECT inserted + updated FROM counts) <= \(Int64(TaskChange.bulkImportThreshold))
             ), logged AS (
                 INSERT INTO task_changes (\(unsafeSQL: changeLogColumns))
-                SELECT \(teamID.rawValue), \(lastChange) + row_number() OVER (ORDER BY kind, number), kind, id, number, version,
+                SELECT \(teamID.rawValue), \(lastChange) + row_number() OVER (ORDER BY line), kind, id, number, version,
                        \(actor.rawValue), \(time)
                   FROM changes
                 UNION ALL

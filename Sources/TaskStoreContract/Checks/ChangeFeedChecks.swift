@@ -106,6 +106,20 @@ extension TaskStoreContract {
             #expect(Array(events.suffix(1)).changes.map(\.key) == [after.key])
             #expect(events.last?.sequence == bulk + 1)
         },
+        ContractCheck("an import that creates and updates logs its changes in the order of its rows") { f in
+            let first = try (1...2).map { try TaskImportDraft(try TaskDraft(title: "Row \($0)", externalID: "x\($0)")) }
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: first, as: f.member)
+            let stream = try await f.service.changes(in: f.team, as: f.viewer)
+            // x2 changed, x3 new, x1 changed: Postgres once logged the creation first, then the
+            // updates by task number (x3, x1, x2).
+            let mixed = try [("x2", "Row 2 changed"), ("x3", "Row 3"), ("x1", "Row 1 changed")].map {
+                try TaskImportDraft(try TaskDraft(title: $0.1, externalID: $0.0))
+            }
+            _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: mixed, as: f.member)
+            let changes = try await collect(3, from: stream).changes
+            #expect(changes.map(\.key.number) == [2, 3, 1])
+            #expect(changes.map(\.kind) == [.updated, .created, .updated])
+        },
         ContractCheck("a member removed while watching has their stream refused: it ends with permission denied") { f in
             let watcher = try await f.makeUser()
             try await f.service.setRole(.viewer, for: watcher, in: f.team, as: f.admin)
