@@ -131,6 +131,9 @@ final class HTTPTransport: Sendable {
             request.method == "GET" && request.destination == nil && request.headers["If-None-Match"] == nil ? urlRequest.url?.absoluteString : nil
         let kept = conditionalURL.flatMap(conditional.entry(for:))
         if let kept { urlRequest.setValue(kept.tag, forHTTPHeaderField: "If-None-Match") }
+        // Whether an earlier attempt may have taken effect: its answer was lost (a connection
+        // failure or timeout), or it was a 503, which shutdown gives a request it may have run.
+        var mayHaveRun = false
         while true {
             let outcome: Result<HTTPResponse, any Error>
             do {
@@ -158,11 +161,17 @@ final class HTTPTransport: Sendable {
                 // Our first attempt of this POST is still running on the server (its answer was
                 // lost to a timeout or a dropped connection): wait, and a later retry gets it.
                 retryAfter = .zero
+            case .success(let response) where response.status == 404 && request.method == "DELETE" && mayHaveRun:
+                // What the retry was to delete is gone, most likely by the attempt whose answer
+                // was lost: done, as in process, not "not found".
+                return HTTPResponse(status: 204, headers: response.headers, body: Data())
             case .success(let response):
                 return try Self.accept(response)
             case .failure:
                 retryAfter = .zero
             }
+            if case .failure = outcome { mayHaveRun = true }
+            if case .success(let response) = outcome, response.status == 503 { mayHaveRun = true }
             attempt += 1
             guard request.isRetryable, attempt <= configuration.retries, let retryAfter else {
                 switch outcome {

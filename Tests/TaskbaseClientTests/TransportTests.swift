@@ -154,6 +154,20 @@ struct TransportTests {
         #expect(lastIDs == [nil, nil])
     }
 
+    @Test("a DELETE whose answer was lost is retried, and the retry's 404 is the deletion done; a first 404 is not found")
+    func deleteRetriedAfterLostAnswer() async throws {
+        let server = try Self.server.get(), run = run()
+        let key = try TaskKey(parsing: "CORE-1")
+        // Before: the retry's 404 came back as not found, though the first attempt had deleted it.
+        try await server.client("vanishing", run: run).deleteTask(key, expectedVersion: 3)
+        #expect(try await server.log(run).map { $0["method"] ?? nil } == ["DELETE", "DELETE"])
+        let second = run + "-again"
+        let client = server.client("vanishing", run: second)
+        try await client.deleteTask(key, expectedVersion: nil)
+        let refused = await #expect(throws: TaskError.self) { try await client.deleteTask(key, expectedVersion: nil) }
+        #expect(refused == .notFound(what: "task CORE-1"))
+    }
+
     @Test("an export cut off before its last chunk is an error after the retries, never a short file")
     func truncatedExport() async throws {
         let server = try Self.server.get(), run = run()

@@ -70,6 +70,15 @@ class Handler(BaseHTTPRequestHandler):
             problem = {"type": "urn:taskbase:problem:idempotency_key_reused", "title": "Idempotency key reused", "status": 409,
                        "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_reused"}
             return self.reply(409, problem, "application/problem+json")
+        if scenario == "vanishing" and self.command == "DELETE":
+            # The first DELETE "takes effect" but its answer is lost (the connection closes with
+            # no reply); every later one finds nothing to delete.
+            if attempt == 1:
+                self.close_connection = True
+                return
+            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "task CORE-1 not found",
+                       "code": "not_found", "what": "task CORE-1"}
+            return self.reply(404, problem, "application/problem+json")
         if scenario == "failing":
             problem = {"type": "urn:taskbase:problem:internal", "title": "Internal error", "status": 500,
                        "detail": "the server failed", "code": "internal"}
