@@ -75,9 +75,21 @@ public enum TextRules {
 
     /// `text` as a filter compares it in both stores: composed, then lower-cased by Unicode's
     /// full mappings (`İ` is `i` and U+0307), so that case-insensitive means the same for
-    /// `É` as for `E`. PostgreSQL does the same through the `taskbase_fold` collation.
+    /// `É` as for `E`, and the final sigma `ς` made `σ`: ICU lowers a word-final `Σ` to `ς`,
+    /// Swift to `σ`, so without it `ΟΔΟΣ` matched `οδος` in one store and `οδοσ` in the other.
+    /// PostgreSQL does the same through the `taskbase_fold` collation and `translate`
+    /// (`hasSigma`).
     public static func folded(_ text: String) -> String {
-        composed(text).lowercased()
+        let lowered = composed(text).lowercased()
+        // ς is CF 82 in UTF-8: most text has no 0xCF byte and is returned as it is.
+        guard lowered.utf8.contains(0xCF) else { return lowered }
+        return lowered.replacingOccurrences(of: "\u{3C2}", with: "\u{3C3}")
+    }
+
+    /// Whether folded text holds a sigma: only then can the final-sigma fold change what a
+    /// filter matches, so PostgreSQL applies it (per row) only then.
+    public static func hasSigma(_ folded: String) -> Bool {
+        folded.unicodeScalars.contains("\u{3C3}")
     }
 
     /// Whether `text` holds `part`, code point for code point (as LIKE compares), not character

@@ -38,6 +38,16 @@ extension TaskSessionContract {
                 try await f.viewer.session.allTasks(in: f.team, TaskQuery(category: .named("E\u{301}TE\u{301}"))).map(\.title) == [
                     "F: Caf\u{E9} order"
                 ])
+            // A word-final capital sigma lowers to ς in ICU and to σ in Swift: either spelling
+            // finds it in every store (each found only one of them once, and not the same one).
+            try await f.makeTask(
+                "G: \u{39F}\u{394}\u{39F}\u{3A3} \u{391}\u{398}\u{397}\u{39D}\u{391}\u{3A3}",
+                TaskDraftFields(category: "\u{39F}\u{394}\u{39F}\u{3A3}"))
+            for spelling in ["\u{3BF}\u{3B4}\u{3BF}\u{3C2}", "\u{3BF}\u{3B4}\u{3BF}\u{3C3}", "\u{39F}\u{394}\u{39F}\u{3A3}"] {
+                for query in [TaskQuery(text: spelling), TaskQuery(category: .named(spelling))] {
+                    #expect(try await f.viewer.session.allTasks(in: f.team, query).map(\.title.first) == ["G"], "\(query)")
+                }
+            }
         },
         SessionCheck("pages skip and repeat no task while tasks are inserted between fetches") { f in
             for index in 0..<12 { try await f.makeTask("Original \(index)", TaskDraftFields(priority: TaskPriority.allCases[index % 5])) }
