@@ -134,13 +134,19 @@ struct TaskRowValidator {
                 line: record.line, column: externalIDColumn.map { $0 + 1 }, header: externalIDColumn.map { mapping.header[$0] },
                 reason: reason, fields: record.fields)
         }
-        // The rules only ever remove, so a value they changed is shorter.
+        // The rules only ever remove, so a value they changed is shorter: trimmed, or composed
+        // (NFC, which is no trimming and not counted), told apart only when the length differs.
         normalisations.lineBreaksMadeLF += lineBreaksMadeLF
-        if draft.title.utf8.count != title.utf8.count { normalisations.titlesTrimmed += 1 }
-        if draft.notes.utf8.count != notes.utf8.count { normalisations.notesTrimmedAtEnd += 1 }
-        if let category, (draft.category?.utf8.count ?? 0) != category.utf8.count { normalisations.valuesTrimmed += 1 }
-        if let externalID, (isDerived ? 0 : item.externalID.utf8.count) != externalID.utf8.count { normalisations.valuesTrimmed += 1 }
+        if Self.trimmed(title, to: draft.title) { normalisations.titlesTrimmed += 1 }
+        if Self.trimmed(notes, to: draft.notes) { normalisations.notesTrimmedAtEnd += 1 }
+        if let category, Self.trimmed(category, to: draft.category ?? "") { normalisations.valuesTrimmed += 1 }
+        if let externalID, Self.trimmed(externalID, to: isDerived ? "" : item.externalID) { normalisations.valuesTrimmed += 1 }
         return item
+    }
+
+    /// Whether the field rules trimmed `read` to `stored`, rather than only composing it.
+    static func trimmed(_ read: String, to stored: String) -> Bool {
+        stored.utf8.count != read.utf8.count && stored.utf8.count != TextRules.composed(read).utf8.count
     }
 
     /// The external id of a row that has none: a hash of the fields that say what the task is.
