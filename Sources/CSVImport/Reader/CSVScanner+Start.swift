@@ -123,11 +123,20 @@ extension CSVScanner {
     }
 
     /// The separator of `,` `;` tab `|` that occurs most often outside quotes on the first line
-    /// (ties in that order); nil when none does.
+    /// that is not empty (empty lines before the header are skipped, as the reader skips them;
+    /// ties in that order); nil when none does.
     static func mostFrequentDelimiter(inFirstLineOf bytes: [UInt8]) -> CSVDelimiter? {
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            guard byte == ASCII.lineFeed || byte == ASCII.carriageReturn else { break }
+            start = index
+        }
         var counts = [Int](repeating: 0, count: CSVDelimiter.allCases.count)
         var inQuotes = false
-        for byte in bytes {
+        for byte in bytes[start...] {
             if byte == ASCII.quote {
                 inQuotes.toggle()
             } else if !inQuotes {

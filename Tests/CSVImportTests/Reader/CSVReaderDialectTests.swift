@@ -58,6 +58,9 @@ struct CSVReaderDialectTests {
         arguments: [
             ("Title;Notes;Due\n1;2;3\n", CSVDelimiter.semicolon), ("Title\tNotes\n1\t2\n", .tab), ("Title|Notes\n1|2\n", .pipe),
             ("\"Title, really\";Notes\n1;2\n", .semicolon), ("Title,Notes;x\n1,2;3\n", .comma), ("Title;Notes,x\n1;2,3\n", .comma),
+            // Empty lines before the header, which the reader skips (the first was taken for the
+            // header line, with no separator: comma).
+            ("\nTitle;Notes\n1;2\n", .semicolon), ("\r\n\r\nTitle\tNotes\n1\t2\n", .tab),
         ])
     func detection(text: String, expected: CSVDelimiter) throws {
         let (records, format, _) = try read(Array(text.utf8), options: .init(detectsDelimiter: true))
