@@ -148,6 +148,31 @@ CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_keep_an_enabled_owner() OWNER TO taskbase_owner;
 
+-- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    DECLARE
+        squatted record;
+    BEGIN
+        SELECT i.team_id, i.top, c.last_number INTO squatted
+          FROM (SELECT n.team_id, max(n.number) AS top FROM inserted n GROUP BY n.team_id) i
+          JOIN public.task_counters c ON c.team_id = i.team_id
+         WHERE i.top > c.last_number
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'task number % of team % is past the team''s counter (%)', squatted.top, squatted.team_id, squatted.last_number
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'a task takes its number by advancing task_counters.last_number in the statement that inserts it';
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_tasks_numbered_by_counter() OWNER TO taskbase_owner;
+
 -- Name: taskbase_team_doorbells_of_user(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_team_doorbells_of_user() RETURNS trigger
@@ -549,6 +574,10 @@ CREATE CONSTRAINT TRIGGER task_changes_taken_from_counter AFTER INSERT ON public
 
 CREATE TRIGGER task_counters_only_advance BEFORE UPDATE ON public.task_counters FOR EACH ROW EXECUTE FUNCTION public.taskbase_counters_only_advance();
 
+-- Name: tasks tasks_numbered_by_counter; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER tasks_numbered_by_counter AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION public.taskbase_tasks_numbered_by_counter();
+
 -- Name: teams teams_delete_history; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER teams_delete_history BEFORE DELETE ON public.teams FOR EACH ROW EXECUTE FUNCTION public.taskbase_delete_team_history();
@@ -754,6 +783,10 @@ REVOKE ALL ON FUNCTION public.taskbase_delete_team_history() FROM PUBLIC;
 -- Name: FUNCTION taskbase_keep_an_enabled_owner(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_keep_an_enabled_owner() FROM PUBLIC;
+
+-- Name: FUNCTION taskbase_tasks_numbered_by_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_tasks_numbered_by_counter() FROM PUBLIC;
 
 -- Name: FUNCTION taskbase_team_doorbells_of_user(); Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -317,10 +317,17 @@ extension PostgresTaskStore: TaskImportPort {
                 SELECT \(teamID.rawValue), \(lastChange) + 1, 'bulk', NULL, NULL, NULL, \(actor.rawValue), \(time)
                  WHERE (SELECT inserted + updated FROM counts) > \(Int64(TaskChange.bulkImportThreshold))
                 RETURNING 1
+            ), counter AS (
+                -- In the statement that inserts the tasks: migration 0023 refuses a task numbered
+                -- past the counter at the statement's end.
+                UPDATE task_counters
+                   SET last_number = last_number + (SELECT inserted FROM counts), last_change = last_change + (SELECT count(*) FROM logged)
+                 WHERE team_id = \(teamID.rawValue) AND ((SELECT inserted FROM counts) > 0 OR EXISTS (SELECT FROM logged))
+                RETURNING 1
             ), notified AS (
                 SELECT \(doorbellSQL(team)) WHERE (SELECT inserted + updated FROM counts) > 0
             )
-            SELECT inserted, updated, \(count) - inserted AS existing, (SELECT count(*) FROM logged) AS logged,
+            SELECT inserted, updated, \(count) - inserted AS existing, (SELECT count(*) FROM counter) AS counted,
                    (SELECT count(*) FROM notified) AS notified
               FROM counts
             """)
@@ -328,14 +335,6 @@ extension PostgresTaskStore: TaskImportPort {
         let inserted = try counts.decode(Int.self, "inserted")
         let updated = try counts.decode(Int.self, "updated")
         let existing = try counts.decode(Int.self, "existing")
-        let logged = try counts.decode(Int.self, "logged")
-        if inserted > 0 || logged > 0 {
-            try await tx.execute(
-                """
-                UPDATE task_counters SET last_number = last_number + \(inserted), last_change = last_change + \(logged)
-                 WHERE team_id = \(teamID.rawValue)
-                """)
-        }
         switch policy {
         case .update: return ImportSummary(inserted: inserted, updated: updated, unchanged: existing - updated)
         case .skip: return ImportSummary(inserted: inserted, skipped: existing)

@@ -185,8 +185,16 @@ struct RoleModelPolicyTests {
         Probe(
             name: "insert a task",
             sql: { s, me in
-                "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(me), \(me))"
+                """
+                WITH c AS (UPDATE task_counters SET last_number = last_number + 1 WHERE team_id = \(s.team) RETURNING last_number)
+                INSERT INTO tasks (team_id, number, title, created_by, updated_by) SELECT \(s.team), c.last_number, 'x', \(me), \(me) FROM c
+                """
             }, allowed: atLeast(.member)),
+        Probe(
+            name: "insert a task numbered past the counter",
+            sql: { s, me in
+                "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(me), \(me))"
+            }, allowed: nobody),
         Probe(
             name: "update tasks", sql: { s, me in "UPDATE tasks SET title = 'x', updated_by = \(me) WHERE team_id = \(s.team)" },
             allowed: atLeast(.member)),
