@@ -84,38 +84,54 @@ public enum DueDateText {
         }
 
         /// Whether the rest is a time of day, which the date ignores but which must be one:
-        /// `H:MM` or `HH:MM`, then `:SS` and a fraction if any, then a zone (`Z`, `+HH`,
-        /// `+HHMM`, `+HH:MM`) or ` AM`/` PM` if any. Anything else (`2026-03-10 or 2026-04-01`,
-        /// `2026-03-10Tgarbage`, `2026-03-10 25:99`) is not a date.
+        /// `HH`, `H:MM` or `HH:MM`, then `:SS` and a fraction if any, then, after a space or
+        /// not, a zone (`Z`, `+HH`, `+HHMM`, `+HH:MM`, or a name of letters such as `UTC`) or
+        /// `AM`/`PM`, if any: what ISO 8601, spreadsheets, Ruby's and Go's time formats write.
+        /// Anything else (`2026-03-10 or 2026-04-01`, `2026-03-10Tgarbage`, `2026-03-10 25:99`)
+        /// is not a date.
         mutating func timeOfDay() -> Bool {
-            guard let (hour, _) = number(), hour <= 23, take(":"), let (minute, minuteDigits) = number(), minuteDigits == 2, minute <= 59
-            else { return false }
+            guard let (hour, hourDigits) = number(), hourDigits <= 2, hour <= 23 else { return false }
+            var hasMinutes = false
             if take(":") {
-                guard let (second, secondDigits) = number(), secondDigits == 2, second <= 60 else { return false }
-                if take(".") {
-                    let digitsStart = position
-                    while position < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
-                    guard position > digitsStart else { return false }
+                guard let (minute, minuteDigits) = number(), minuteDigits == 2, minute <= 59 else { return false }
+                hasMinutes = true
+                if take(":") {
+                    guard let (second, secondDigits) = number(), secondDigits == 2, second <= 60 else { return false }
+                    if take(".") || take(",") {
+                        let digitsStart = position
+                        while position < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+                        guard position > digitsStart else { return false }
+                    }
                 }
             }
+            guard hasMinutes || hourDigits == 2 else { return false }
+            _ = take(" ")
+            if position == end { return true }
             if take("Z") || take("z") { return position == end }
             if take("+") || take("-") {
-                let zoneStart = position
-                guard let (zone, zoneDigits) = number() else { return false }
-                if zoneDigits == 4 { return position == end && zone % 100 <= 59 && zone / 100 <= 14 }
-                guard zoneDigits == 2, position - zoneStart == 2, zone <= 14 else { return false }
-                if take(":") {
-                    guard let (zoneMinute, zoneMinuteDigits) = number(), zoneMinuteDigits == 2, zoneMinute <= 59 else { return false }
-                }
-                return position == end
+                guard offset() else { return false }
+                if position == end { return true }
+                guard take(" ") else { return false }
             }
-            if take(" ") {
-                guard hour >= 1, hour <= 12, end - position == 2 else { return false }
-                let meridiem = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self).uppercased()
-                position = end
-                return meridiem == "AM" || meridiem == "PM"
+            let word = position
+            while position < end, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[position] & 0xDF) { position += 1 }
+            guard position == end, (2...5).contains(position - word) else { return false }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[word..<end]), as: UTF8.self)
+            if name.uppercased() == "AM" || name.uppercased() == "PM" { return hasMinutes && (1...12).contains(hour) }
+            // A zone's name (UTC, CET, CEST) is written in capitals.
+            return name == name.uppercased()
+        }
+
+        /// A zone offset after its sign: `HH`, `HHMM` or `HH:MM`.
+        private mutating func offset() -> Bool {
+            let zoneStart = position
+            guard let (zone, zoneDigits) = number() else { return false }
+            if zoneDigits == 4 { return zone % 100 <= 59 && zone / 100 <= 14 }
+            guard zoneDigits == 2, position - zoneStart == 2, zone <= 14 else { return false }
+            if take(":") {
+                guard let (zoneMinute, zoneMinuteDigits) = number(), zoneMinuteDigits == 2, zoneMinute <= 59 else { return false }
             }
-            return position == end
+            return true
         }
 
         /// Moves past `character` when it is next.

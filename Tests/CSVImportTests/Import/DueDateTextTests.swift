@@ -15,6 +15,10 @@ struct DueDateTextTests {
             "2026-03-10", " 2026-03-10 ", "2026/03/10", "2026.3.10", "10.03.2026", "10.3.2026",
             "2026-03-10T09:30:00Z", "2026-03-10 00:00:00", "2026-03-10T09:30", "2026-03-10T09:30:00.123456+01:00",
             "2026-03-10T23:59:60-0530", "2026-03-10 9:30 am", "2026-03-10 12:00 PM", "2026-03-10T00:00:00+14",
+            // Ruby's Time#to_s and Go's time.Time, a zone name, an hour alone (the review found
+            // these refused by the first version of the time check).
+            "2026-03-10 09:30:00 +0000", "2026-03-10T09:30:00 UTC", "2026-03-10 09:30:00.000 +01:00", "2026-03-10T09",
+            "2026-03-10 09:30:00 +0100 CET",
         ])
     func acceptedForms(text: String) throws {
         #expect(try parse(text) == CalendarDate(year: 2026, month: 3, day: 10))
