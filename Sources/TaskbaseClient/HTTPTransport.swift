@@ -170,7 +170,10 @@ final class HTTPTransport: Sendable {
             case .failure:
                 retryAfter = .zero
             }
-            if case .failure = outcome { mayHaveRun = true }
+            if case .failure(let error) = outcome, !Self.neverSent(error) { mayHaveRun = true }
+            // A 503 may come from a request that ran: shutdown's answer to one still running, or
+            // a database lost during its commit. (One refused before running is not told apart:
+            // the retry's 404 then makes a deletion of what never was a success, not notFound.)
             if case .success(let response) = outcome, response.status == 503 { mayHaveRun = true }
             attempt += 1
             guard request.isRetryable, attempt <= configuration.retries, let retryAfter else {
@@ -258,6 +261,12 @@ final class HTTPTransport: Sendable {
     }
 
     /// The response when it is a success; otherwise the error its problem document names.
+    /// Whether `error` says the request never reached the server: no connection was made.
+    static func neverSent(_ error: any Error) -> Bool {
+        guard let error = error as? URLError else { return false }
+        return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .badURL, .unsupportedURL].contains(error.code)
+    }
+
     static func accept(_ response: HTTPResponse) throws -> HTTPResponse {
         if (200..<300).contains(response.status) || response.status == 304 { return response }
         throw refusal(status: response.status, body: response.body, requestID: response.header("X-Request-Id"))
