@@ -34,9 +34,9 @@ struct EventFeed: Sendable {
 
     private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {
         var connection: EventConnection? = first
-        // The id of the last event delivered to the consumer: a reconnect resumes after it, not
-        // after the last one parsed, so an event whose delivery failed (and those parsed with
-        // it) comes again.
+        // The place a reconnect resumes from: after the last event delivered to the consumer,
+        // not the last one parsed, so an event whose delivery failed (and those parsed with it)
+        // comes again.
         var delivered = first.lastEventID
         var parser = ServerSentEventParser(resumingAfter: delivered)
         var failures = 0
@@ -45,7 +45,10 @@ struct EventFeed: Sendable {
                 do {
                     for try await chunk in open.chunks {
                         failures = 0
-                        for event in parser.feed(chunk) {
+                        for (event, resumeFrom) in parser.feedResumable(chunk) {
+                            // Lost in delivery, the event comes again after the place before it
+                            // (an id sent on its own in the same chunk, such as the stream's start).
+                            delivered = resumeFrom
                             try await deliver(event, to: sink)
                             delivered = event.id
                         }

@@ -51,7 +51,14 @@ public struct ServerSentEventParser: Sendable {
 
     /// Parses `bytes` and returns every event they complete, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
+        feedResumable(bytes).map(\.event)
+    }
+
+    /// Parses `bytes` and returns every event they complete, in order, each with the last event
+    /// id set before it (`resumeFrom`): where a reader that loses that event resumes, so that it
+    /// comes again. An id sent on its own just before it (a stream's starting place) counts.
+    public mutating func feedResumable(_ bytes: some Sequence<UInt8>) -> [(event: ServerSentEvent, resumeFrom: String)] {
+        var events: [(event: ServerSentEvent, resumeFrom: String)] = []
         for byte in bytes {
             if afterCR {
                 afterCR = false
@@ -68,7 +75,7 @@ public struct ServerSentEventParser: Sendable {
         return events
     }
 
-    private mutating func endLine(into events: inout [ServerSentEvent]) {
+    private mutating func endLine(into events: inout [(event: ServerSentEvent, resumeFrom: String)]) {
         var bytes = line[...]
         line.removeAll(keepingCapacity: true)
         if atStart {
@@ -100,7 +107,8 @@ public struct ServerSentEventParser: Sendable {
         }
     }
 
-    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+    private mutating func dispatch(into events: inout [(event: ServerSentEvent, resumeFrom: String)]) {
+        let before = lastEventID
         lastEventID = idBuffer
         defer {
             data = ""
@@ -108,6 +116,6 @@ public struct ServerSentEventParser: Sendable {
             eventType = ""
         }
         guard hasData else { return }
-        events.append(ServerSentEvent(id: lastEventID, event: eventType.isEmpty ? "message" : eventType, data: data))
+        events.append((ServerSentEvent(id: lastEventID, event: eventType.isEmpty ? "message" : eventType, data: data), before))
     }
 }

@@ -32,6 +32,16 @@ struct ServerSentEventParserTests {
         #expect(parser.commentCount == 2)
     }
 
+    @Test("each event comes with the place before it: an id sent on its own counts, an event's own id does not")
+    func resumePlaces() {
+        var parser = ServerSentEventParser()
+        let first = parser.feedResumable(Array(": connected\nid: 5\n\nid: 6\nevent: change\ndata: a\n\nid: 7\ndata: b\n\n".utf8))
+        #expect(first.map(\.event.id) == ["6", "7"])
+        #expect(first.map(\.resumeFrom) == ["5", "6"])
+        let next = parser.feedResumable(Array("data: c\n\n".utf8))
+        #expect(next.map(\.event.id) == ["7"] && next.map(\.resumeFrom) == ["7"])
+    }
+
     @Test("LF, CR and CRLF all end lines, and a CR at a chunk's end is not a blank line with the next LF")
     func lineEndings() {
         for text in ["data: a\n\n", "data: a\r\r", "data: a\r\n\r\n"] {

@@ -121,8 +121,8 @@ class Handler(BaseHTTPRequestHandler):
     def events(self, connection, together=False):
         """Each connection sends the two events after Last-Event-ID, then drops (the first three
         times); later ones stay open with heartbeats until the client leaves (the first write
-        that fails ends it) or MAX_HEARTBEATS have gone out. `together` sends the two events in
-        one write and keeps every connection open."""
+        that fails ends it) or MAX_HEARTBEATS have gone out. `together` sends the starting place
+        and the two events in one write and keeps every connection open."""
         after = int(self.headers.get("Last-Event-ID") or 0)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -130,7 +130,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         frames = [f"id: {sequence}\nevent: change\ndata: {json.dumps(change(sequence))}\n\n: keep-alive\n\n" for sequence in (after + 1, after + 2)]
         if together:
-            frames = ["".join(frames)]
+            # As taskserve opens a stream: its starting place, an id on its own, then the events.
+            frames = [f": connected\nid: {after}\n\n" + "".join(frames)]
         heartbeats = [] if connection <= 3 and not together else [": keep-alive\n\n"] * MAX_HEARTBEATS
         for index, frame in enumerate(frames + heartbeats):
             try:
