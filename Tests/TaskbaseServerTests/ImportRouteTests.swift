@@ -235,6 +235,15 @@ struct ImportRouteTests {
         #expect(quote.status == 422)
         #expect(quote.problem?.code == "validation")
 
+        // Two bad rows within max-errors, a good one, then an unterminated quote: the counts so
+        // far and the column's header (they were 0, 0 and missing).
+        let cut = try await post(f, "Title,Notes\na\"b,x\nc,d,e\nok,y\n\"unterminated,z\n", query: "?max-errors=5")
+        #expect(cut.status == 422, "\(cut.text)")
+        let cutDocument = try #require(try JSONSerialization.jsonObject(with: cut.body) as? [String: Any])
+        #expect(cutDocument["read"] as? Int == 3 && cutDocument["rejected"] as? Int == 2, "\(cut.text)")
+        #expect(cutDocument["header"] as? String == "Title" && cutDocument["column"] as? Int == 1, "\(cut.text)")
+        #expect((cutDocument["rejections"] as? [[String: Any]])?.count == 2, "\(cut.text)")
+
         #expect(try await post(f, Self.file, query: "?on-conflict=sometimes").problem?.field == "on-conflict")
         #expect(try await post(f, Self.file, query: "?on_conflict=skip").problem?.field == "on_conflict")
         #expect(try await post(f, Self.file, query: "?map=colour%3DColor").problem?.field == "map")

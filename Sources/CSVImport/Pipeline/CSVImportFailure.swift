@@ -8,8 +8,9 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
     /// The header row itself is malformed CSV.
     case malformedHeader(CSVError)
     /// A CSV error that ends the read: an unterminated quote, invalid UTF-8, an oversized
-    /// field, or the input failing to read.
-    case unreadableInput(CSVError)
+    /// field, or the input failing to read; with the rows read and refused before it, and the
+    /// header of its column when it has one.
+    case unreadableInput(CSVError, rowsRead: Int = 0, rejected: Int = 0, header: String? = nil)
     /// More rows were refused than `--max-errors` allows; `last` is the one over the limit.
     case tooManyRejectedRows(limit: Int, rejected: Int, rowsRead: Int, last: RowRejection)
 
@@ -22,7 +23,7 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
             return "header (line \(line)): \(error.description)"
         case .malformedHeader(let error):
             return "header: \(error.description)"
-        case .unreadableInput(let error):
+        case .unreadableInput(let error, _, _, _):
             return "\(error.description); nothing was imported"
         case .tooManyRejectedRows(let limit, let rejected, let rowsRead, let last):
             let allowance = limit == 0 ? "no bad rows are allowed (--max-errors 0)" : "at most \(limit) bad rows are allowed (--max-errors \(limit))"
@@ -37,21 +38,24 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case .emptyInput: (nil, nil, nil, nil)
         case .unusableHeader(_, let line): (line, nil, nil, nil)
-        case .malformedHeader(let error), .unreadableInput(let error): (error.line, error.field, nil, error.character)
+        case .malformedHeader(let error): (error.line, error.field, nil, error.character)
+        case .unreadableInput(let error, _, _, let header): (error.line, error.field, header, error.character)
         case .tooManyRejectedRows(_, _, _, let last): (last.line, last.column, last.header, nil)
         }
     }
 
     /// Rows read and refused before the failure, when they were counted.
     public var rowsSoFar: (read: Int, rejected: Int) {
-        if case .tooManyRejectedRows(_, let rejected, let rowsRead, _) = self { return (rowsRead, rejected) }
-        return (0, 0)
+        switch self {
+        case .tooManyRejectedRows(_, let rejected, let rowsRead, _), .unreadableInput(_, let rowsRead, let rejected, _): (rowsRead, rejected)
+        default: (0, 0)
+        }
     }
 
     /// Whether the failure is the input's fault (exit 6) rather than the system's (a read
     /// failing: exit 1).
     public var isInputRejected: Bool {
-        if case .unreadableInput(let error) = self, case .readFailed = error.kind { return false }
+        if case .unreadableInput(let error, _, _, _) = self, case .readFailed = error.kind { return false }
         return true
     }
 }
