@@ -34,13 +34,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def reply(self, status, document, content_type="application/json", headers=()):
         body = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers:
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:  # the client left (a cancelled or timed-out request): nothing to answer
+            self.close_connection = True
 
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
