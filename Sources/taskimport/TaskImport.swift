@@ -33,18 +33,21 @@ enum TaskImport {
         discussion: HelpText.discussion,
         version: "taskimport 0.1.0",
         positionals: [Positional("file", valueName: "FILE", help: "The CSV file to import, or - for standard input.")],
+        // The importer's own options are taken as text and judged by ImportOptions, as the API's
+        // query parameters are: one judge, the same spellings accepted (`SKIP` as `skip`), and
+        // a refusal that --json reports as its failure document.
         options: [
             Option("team", short: "t", valueName: "KEY", help: "The team that receives the tasks, e.g. CORE.", isRequired: true),
             Option("as", valueName: "EMAIL", help: "The acting user (a member of the team or above).", environment: "TASKBASE_ACTOR"),
             Option(
                 "on-conflict", valueName: "POLICY",
                 help: "A row whose external id the team already has: update the task, skip the row, or fail the whole import.",
-                type: .choice(of: ImportConflictPolicy.self), default: ImportConflictPolicy.update.rawValue),
+                default: ImportConflictPolicy.update.rawValue),
             Option("reject-file", valueName: "PATH", help: "Write every bad row there, its fields as read plus a reason column."),
             Option(
                 "max-errors", valueName: "N",
                 help: "Leave out up to N bad rows and import the rest; one more stops the import with nothing written.",
-                type: .integer, default: "0"),
+                default: "0"),
             Option(
                 "map", valueName: "FIELD=HEADER",
                 help: "Fill FIELD (title, notes, status, priority, dueDate, assignee, category, externalId) from the column HEADER.",
@@ -59,7 +62,7 @@ enum TaskImport {
             Option(
                 "max-field-size", valueName: "BYTES",
                 help: "The longest field read, in bytes (after conversion to UTF-8); a longer one stops the import.",
-                type: .integer, default: String(CSVReader.Options.defaultMaxFieldBytes)),
+                default: String(CSVReader.Options.defaultMaxFieldBytes)),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(60), statementTimeout: .zero),
         flags: [
             Flag("dry-run", short: "n", help: "Check everything and report what would happen; write nothing."),

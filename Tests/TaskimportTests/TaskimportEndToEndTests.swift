@@ -175,6 +175,22 @@ struct TaskimportEndToEndTests {
         #expect(text.standardError.hasPrefix("dry run, nothing written: the import would change team \(fixture.team)"))
     }
 
+    @Test("the importer's options are judged as the API judges them: SKIP is skip; a bad --max-errors is exit 2 with a --json failure document")
+    func optionsAsTheAPIJudgesThem() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("one.csv", "ID,Title\nX-1,One\n")
+        #expect(try await fixture.importFile(path).exitCode == 0)
+        // Before: exit 2 on the command line ("SKIP" is no choice), while the API took it.
+        let skipped = try await fixture.importFile(path, ["--on-conflict", "SKIP", "--json"])
+        #expect(skipped.exitCode == 0, "\(skipped.standardError)")
+        #expect(try fixture.summary(skipped)["skipped"] as? Int == 1)
+        // Before: exit 2 with nothing on standard output.
+        let bad = try await fixture.importFile(path, ["--max-errors", "x", "--json"])
+        #expect(bad.exitCode == 2, "\(bad.standardError)")
+        let error = try #require(try fixture.summary(bad)["error"] as? [String: Any])
+        #expect((error["message"] as? String)?.contains("--max-errors: expected 0 or more, got x") == true, "\(error)")
+    }
+
     @Test("--on-conflict fail meeting an existing external id exits 5 and writes nothing")
     func conflictPolicyFail() async throws {
         let fixture = try await ImportFixture.make()
