@@ -2,6 +2,20 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskImportPort {
+    /// Refuses an external id that appears twice, naming its first and last row (1-based), in
+    /// the words Postgres uses for its staged rows.
+    static func refuseDuplicates(_ drafts: [TaskImportDraft]) throws {
+        var rows: [String: (first: Int, last: Int)] = [:]
+        for (index, draft) in drafts.enumerated() {
+            rows[draft.externalID, default: (index + 1, index + 1)].last = index + 1
+        }
+        guard let (externalID, place) = rows.filter({ $0.value.first != $0.value.last }).min(by: { $0.value.first < $1.value.first }) else {
+            return
+        }
+        throw TaskError.validation(
+            field: "externalID", reason: "\"\(externalID)\" appears more than once in the import (rows \(place.first) and \(place.last))")
+    }
+
     /// Refuses a forbidden import before reading its source; reads every batch, then merges on a
     /// copy of the state that replaces it only on success (and never in a dry run).
     public func importTasks<Batches: AsyncSequence & Sendable>(
@@ -9,13 +23,7 @@ extension MemoryTaskStore: TaskImportPort {
     ) async throws -> ImportSummary where Batches.Element == [TaskImportDraft] {
         _ = try state.withLock { try $0.gate(access, team: team, subject: "team \(team)") }
         var drafts: [TaskImportDraft] = []
-        var seen: Set<String> = []
-        for try await batch in batches {
-            for draft in batch where !seen.insert(draft.externalID).inserted {
-                throw TaskError.validation(field: "externalID", reason: "\"\(draft.externalID)\" appears more than once in the import")
-            }
-            drafts += batch
-        }
+        for try await batch in batches { drafts += batch }
         return try mutate { state in
             let gate = try state.gate(access, team: team, subject: "team \(team)")
             var working = state
@@ -24,6 +32,7 @@ extension MemoryTaskStore: TaskImportPort {
             // Every row's assignee is judged before any row's external id, as Postgres judges
             // the staged rows: the refusal of a mixed file is the same in both stores.
             let assigneeIDs = try drafts.map { try working.assigneeID($0.draft.assignee, in: gate.team, as: access.actor) }
+            try Self.refuseDuplicates(drafts)
             for (item, assigneeID) in zip(drafts, assigneeIDs) {
                 guard let key = working.taskKeysByExternalID[gate.team.id]?[item.externalID], let old = working.tasks[key] else {
                     let task = try working.insert(item.draft, assigneeID: assigneeID, in: gate.team, by: gate.actor.id, at: time, kind: .imported)

@@ -166,8 +166,11 @@ extension PostgresTaskStore: TaskImportPort {
     static func checkStaged(
         team: TeamKey, teamID: TeamID, policy: ImportConflictPolicy, duplicates: Bool, assignees: Bool, on tx: PGConnection
     ) async throws {
-        if duplicates { try await refuseDuplicates(on: tx) }
+        // Assignees first, as a first import (which finds duplicates only when its insert
+        // fails) and the memory store judge them: a file with both faults is refused for its
+        // assignee whatever the team holds.
         if assignees { try await checkAssignees(team: team, teamID: teamID, on: tx) }
+        if duplicates { try await refuseDuplicates(on: tx) }
         if policy == .fail {
             let clash = try await tx.query(
                 """

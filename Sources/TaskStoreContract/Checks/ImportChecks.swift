@@ -77,6 +77,20 @@ extension TaskStoreContract {
             #expect(
                 await Outcome.of { _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, fresh], as: f.member) }
                     == .invalid(field: "externalID"))
+            // Duplicates and a bad assignee together: the assignee, whatever the team holds
+            // (Postgres once judged duplicates first in a team with tasks, memory always did).
+            #expect(
+                await Outcome.of {
+                    _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [fresh, fresh, badAssignee], as: f.member)
+                } == .invalid(field: "assignee"))
+            // A duplicate is named with its rows in both stores.
+            let other = try TaskImportDraft(try TaskDraft(title: "Other", externalID: "other"))
+            let twice = await #expect(throws: TaskError.self) {
+                _ = try await f.service.importTasks(into: f.team, policy: .update, drafts: [other, fresh, other, fresh], as: f.member)
+            }
+            #expect(
+                twice == .validation(field: "externalID", reason: "\"other\" appears more than once in the import (rows 1 and 3)"),
+                "\(String(describing: twice))")
             let failing = AsyncThrowingStream<[TaskImportDraft], any Error> { continuation in
                 continuation.yield([fresh])
                 continuation.finish(throwing: TaskError.validation(field: "file", reason: "line 3: unterminated quote"))
