@@ -326,11 +326,18 @@ extension TokenVerifier: RequestAuthenticator {
                 return
             }
             let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            let secret = parts.count == 2 ? parts[1].trimmingSpaces() : ""
+            guard parts.count == 2, parts[0].lowercased() == "bearer", !secret.isEmpty else {
                 self = .notBearer
                 return
             }
-            self = .secret(parts[1].trimmingSpaces())
+            self = .secret(secret)
+        }
+
+        /// Whether it carries a credential to check: what a spooling route's headers are judged
+        /// by before its body is stored (`HTTPBodyPolicy.requiresBearer`), as the check itself.
+        var carriesSecret: Bool {
+            if case .secret = self { true } else { false }
         }
 
         /// The prefix of the token it carries, checked or not: what the access log shows (for

@@ -301,9 +301,7 @@ public final class HTTPServer: Sendable {
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
-            if policy.spoolsToFile && policy.requiresBearer
-                && exchange.request.header("authorization").map({ $0.lowercased().hasPrefix("bearer ") }) != true
-            {
+            if policy.spoolsToFile && policy.requiresBearer && !TokenVerifier.Bearer(of: exchange.request).carriesSecret {
                 return queue(ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), on: connection)
             }
             if policy.spoolsToFile {
