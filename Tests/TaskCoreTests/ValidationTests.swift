@@ -15,6 +15,27 @@ private func invalidField(_ body: () throws -> Void) -> String? {
 
 @Suite("Validation")
 struct ValidationTests {
+    @Test("a refused value is quoted whole up to 80 characters, a longer one cut with its size")
+    func refusedValuesQuotedShort() throws {
+        #expect(throws: TaskError.validation(field: "status", reason: "\"later\" is not one of open, in_progress, done")) {
+            try TaskStatus(parsing: "later")
+        }
+        let huge = String(repeating: "S", count: 1_000_000)
+        let refusals: [() throws -> Void] = [
+            { _ = try TaskStatus(parsing: huge) }, { _ = try TaskPriority(parsing: huge) }, { _ = try CalendarDate(iso: huge, field: "dueDate") },
+            { _ = try TaskKey(parsing: huge) },
+        ]
+        for refuse in refusals {
+            do {
+                try refuse()
+                Issue.record("not refused")
+            } catch TaskError.validation(_, let reason) {
+                // Once the whole megabyte, in every refused row of an import's answer.
+                #expect(reason.utf8.count < 300 && reason.contains("SSSS\"… (1000000 bytes)"), "\(reason.prefix(200))")
+            }
+        }
+    }
+
     @Test("a title is 1-500 characters after trimming")
     func titleLength() throws {
         #expect(try TaskDraft(title: "  Ship it \n").title == "Ship it")

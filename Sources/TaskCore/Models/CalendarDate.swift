@@ -28,7 +28,7 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
             parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else {
-            throw TaskError.validation(field: field, reason: "\"\(text)\" is not a date in the form YYYY-MM-DD")
+            throw TaskError.validation(field: field, reason: "\(TaskError.quoting(text)) is not a date in the form YYYY-MM-DD")
         }
         guard let date = CalendarDate(year: year, month: month, day: day) else {
             throw TaskError.validation(field: field, reason: "\(trimmed) is not a real date")

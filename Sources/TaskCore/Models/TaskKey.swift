@@ -20,7 +20,7 @@ public struct TaskKey: Hashable, Comparable, Sendable, CustomStringConvertible {
             let number = Int64(trimmed[trimmed.index(after: dash)...]), number > 0,
             let team = try? TeamKey(String(trimmed[..<dash]))
         else {
-            throw TaskError.validation(field: field, reason: "\"\(text)\" is not a task key like CORE-42")
+            throw TaskError.validation(field: field, reason: "\(TaskError.quoting(text)) is not a task key like CORE-42")
         }
         self.init(team: team, number: number)
     }

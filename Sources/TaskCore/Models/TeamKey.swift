@@ -21,7 +21,8 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         func letter(_ scalar: Unicode.Scalar) -> Bool { ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) }
         guard let first = typed.unicodeScalars.first, letter(first), typed.unicodeScalars.allSatisfy({ letter($0) || ("0"..."9").contains($0) })
         else {
-            throw TaskError.validation(field: field, reason: "a team key is letters A-Z and digits, starting with a letter, got \"\(text)\"")
+            throw TaskError.validation(
+                field: field, reason: "a team key is letters A-Z and digits, starting with a letter, got \(TaskError.quoting(text))")
         }
         rawValue = typed.uppercased()
     }

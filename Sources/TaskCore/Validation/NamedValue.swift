@@ -15,7 +15,7 @@ extension NamedValue {
             .replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "-", with: "_")
         guard let value = Self(rawValue: normalized) else {
             let allowed = Self.allCases.map(\.rawValue).joined(separator: ", ")
-            throw TaskError.validation(field: field, reason: "\"\(text)\" is not one of \(allowed)")
+            throw TaskError.validation(field: field, reason: "\(TaskError.quoting(text)) is not one of \(allowed)")
         }
         self = value
     }

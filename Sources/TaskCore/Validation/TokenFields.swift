@@ -14,7 +14,8 @@ public enum TokenFields {
         guard let unit = trimmed.last.flatMap({ units[$0] }), let count = Int(trimmed.dropLast()), count > 0,
             Double(count) * unit >= 60, Double(count) * unit <= maxLifetime
         else {
-            throw TaskError.validation(field: field, reason: "\"\(text)\" is not a lifetime like 90d, 12h or 30m, from 1 minute to 2 years")
+            throw TaskError.validation(
+                field: field, reason: "\(TaskError.quoting(text)) is not a lifetime like 90d, 12h or 30m, from 1 minute to 2 years")
         }
         return Double(count) * unit
     }

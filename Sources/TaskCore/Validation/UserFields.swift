@@ -12,14 +12,15 @@ public enum UserFields {
         try TextRules.rejectNUL(email, field: "email")
         if let folding = email.first(where: caseFoldsIntoASCII) {
             let code = folding.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
-            let reason = "\"\(text)\" has \(folding) (\(code)), which lower-cases to the plain \(folding.lowercased()) of another address"
+            let reason =
+                "\(TaskError.quoting(text)) has \(folding) (\(code)), which lower-cases to the plain \(folding.lowercased()) of another address"
             throw TaskError.validation(field: "email", reason: reason + "; write it in plain letters")
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
             !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace)
         else {
-            throw TaskError.validation(field: "email", reason: "\"\(text)\" is not an email address")
+            throw TaskError.validation(field: "email", reason: "\(TaskError.quoting(text)) is not an email address")
         }
         return email
     }

@@ -23,6 +23,19 @@ final class IdempotencyCache: Sendable {
     let lifetime: Duration = .seconds(86_400)
     /// The most responses kept; the oldest go first.
     let capacity = 10_000
+    /// The largest response body kept. A larger one (an import's report listing its refused
+    /// rows) is not: the key is forgotten and a retry runs again, which an import by external
+    /// id survives unchanged. Responses were once kept whole, 10,000 of them: a user could hold
+    /// gigabytes with keyed imports of 16 MB answers.
+    let maxKeptBodyBytes: Int
+    /// The most body bytes kept in all; the oldest go first.
+    let maxKeptBytes: Int
+
+    /// A cache keeping bodies up to `maxKeptBodyBytes` each, `maxKeptBytes` in all.
+    init(maxKeptBodyBytes: Int = 256 << 10, maxKeptBytes: Int = 64 << 20) {
+        self.maxKeptBodyBytes = maxKeptBodyBytes
+        self.maxKeptBytes = maxKeptBytes
+    }
 
     /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
     /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
@@ -70,7 +83,12 @@ final class IdempotencyCache: Sendable {
             let response = try await body()
             entries.withLock { entries in
                 // Only successes are kept: a refused request may be retried once corrected.
-                entries[id] = (200..<300).contains(response.status) ? .done(fingerprint: fingerprint, response: response, at: now) : nil
+                guard (200..<300).contains(response.status), let size = Self.keptSize(of: response), size <= maxKeptBodyBytes else {
+                    entries[id] = nil
+                    return
+                }
+                entries[id] = .done(fingerprint: fingerprint, response: response, at: now)
+                while Self.keptBytes(in: entries) > maxKeptBytes, entries.count > 1 { Self.evictOldest(&entries, sparing: id) }
             }
             return response
         } catch {
@@ -91,10 +109,22 @@ final class IdempotencyCache: Sendable {
         ProblemDocument(.idempotencyKeyReused, detail: "Idempotency-Key \(key) was used for a different request; use a new key for a new request")
     }
 
-    private static func evictOldest(_ entries: inout [Key: Entry]) {
+    private static func evictOldest(_ entries: inout [Key: Entry], sparing spared: Key? = nil) {
         let done = entries.compactMap { key, entry -> (Key, ContinuousClock.Instant)? in
-            if case .done(_, _, let at) = entry { (key, at) } else { nil }
+            if case .done(_, _, let at) = entry, key != spared { (key, at) } else { nil }
         }.sorted { $0.1 < $1.1 }
         for (key, _) in done.prefix(max(1, done.count / 10)) { entries.removeValue(forKey: key) }
+    }
+
+    /// The bytes a kept response holds: its body (nil for a streamed one, which is never kept).
+    private static func keptSize(of response: HTTPResponse) -> Int? {
+        if case .bytes(let body) = response.body { body.count } else { nil }
+    }
+
+    /// The body bytes kept in all.
+    private static func keptBytes(in entries: [Key: Entry]) -> Int {
+        entries.values.reduce(0) { total, entry in
+            if case .done(_, let response, _) = entry { total + (keptSize(of: response) ?? 0) } else { total }
+        }
     }
 }
