@@ -148,6 +148,34 @@ CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_keep_an_enabled_owner() OWNER TO taskbase_owner;
 
+-- Name: taskbase_leave_team(bigint); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    DECLARE
+        me bigint := public.taskbase_current_user_id();
+        team_key text;
+    BEGIN
+        IF me IS NULL OR NOT EXISTS (SELECT 1 FROM public.users u WHERE u.id = me AND NOT u.disabled) THEN
+            RETURN false;
+        END IF;
+        SELECT t.key INTO team_key FROM public.teams t JOIN public.task_counters c ON c.team_id = t.id WHERE t.id = team FOR UPDATE OF c;
+        IF NOT FOUND THEN
+            RETURN false;
+        END IF;
+        DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
+        IF NOT FOUND THEN
+            RETURN false;
+        END IF;
+        PERFORM pg_catalog.pg_notify('taskbase.team.' || team_key, '');
+        RETURN true;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_leave_team(team bigint) OWNER TO taskbase_owner;
+
 -- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
@@ -783,6 +811,11 @@ REVOKE ALL ON FUNCTION public.taskbase_delete_team_history() FROM PUBLIC;
 -- Name: FUNCTION taskbase_keep_an_enabled_owner(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_keep_an_enabled_owner() FROM PUBLIC;
+
+-- Name: FUNCTION taskbase_leave_team(team bigint); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_leave_team(team bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint) TO taskbase_app;
 
 -- Name: FUNCTION taskbase_tasks_numbered_by_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
 

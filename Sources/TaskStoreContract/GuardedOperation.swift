@@ -84,7 +84,11 @@ struct GuardedOperation: Sendable {
             { try await f.service.setRole(.member, for: f.viewer, in: team, as: $0) }
         },
         GuardedOperation("remove a member", .manageMembers) { f, team in
-            { try await f.service.removeMember(f.viewer, from: team, as: $0) }
+            // Someone other than whoever tries: anyone may remove themself (TeamChecks of the
+            // session contract).
+            let other = try await f.makeUser()
+            try await f.service.setRole(.viewer, for: other, in: team, as: f.owner)
+            return { try await f.service.removeMember(other, from: team, as: $0) }
         },
         GuardedOperation("rename the team", .manageTeam) { f, team in
             { _ = try await f.service.renameTeam(team, to: "Renamed", as: $0) }

@@ -58,6 +58,17 @@ extension PostgresTaskStore: TeamRepository {
     }
 
     public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
+        if role == nil, user == actor {
+            // Leaving: any member may, though row security lets only admins delete memberships
+            // (and a viewer may not lock the counter): migration 0024's function removes the
+            // actor's own membership under the lock, and the owner trigger still judges it.
+            try await transaction(as: .id(actor)) { tx in
+                guard try await tx.query("SELECT taskbase_leave_team(\(team.rawValue)) AS left")[0].decode(Bool.self, "left") else {
+                    throw TaskError.notFound(what: "team #\(team)")
+                }
+            }
+            return
+        }
         try await transaction(as: .id(actor)) { tx in
             // The team's counter lock serializes membership changes with the owner trigger of
             // migration 0008, which refuses (as `OwnerRule` words it) a change that leaves

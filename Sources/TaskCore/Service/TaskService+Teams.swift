@@ -45,15 +45,25 @@ extension TaskService {
         Member(user: try await changeMembership(of: user, to: role, in: key, as: actor), role: role)
     }
 
-    /// Removes `user` from the team (admins; owners to remove an owner). The last enabled owner cannot leave.
+    /// Removes `user` from the team (admins; owners to remove an owner; anyone themself). The last
+    /// enabled owner cannot leave.
     public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws {
         try await changeMembership(of: user, to: nil, in: key, as: actor)
     }
 
-    /// The gate comes first, so that whoever may not manage members learns nothing of the user.
+    /// The gate comes first, so that whoever may not manage members learns nothing of the user;
+    /// except that anyone may take themself out of a team (the last enabled owner cannot).
     @discardableResult
     private func changeMembership(of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef) async throws -> User {
-        let access = try await access(key, .manageMembers, as: actor)
+        let access: TeamAccess
+        do {
+            access = try await self.access(key, .manageMembers, as: actor)
+        } catch let refusal as TaskError where role == nil {
+            guard case .permissionDenied = refusal else { throw refusal }
+            let member = try await self.access(key, .readTasks, as: actor)
+            guard user.names(member.actor) else { throw refusal }
+            access = member
+        }
         let target = try await existingUser(user, as: actor)
         let members = try await store.members(of: access.team.id, actor: access.actor.id)
         let current = members.first { $0.user.id == target.id }?.role

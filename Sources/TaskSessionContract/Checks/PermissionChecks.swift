@@ -50,7 +50,12 @@ struct SessionOperation: Sendable {
             return { try await $0.setRole(.viewer, for: newcomer.ref, in: team) }
         },
         SessionOperation("change a member's role", .manageMembers) { f, team in { try await $0.setRole(.member, for: f.viewer.ref, in: team) } },
-        SessionOperation("remove a member", .manageMembers) { f, team in { try await $0.removeMember(f.viewer.ref, from: team) } },
+        SessionOperation("remove a member", .manageMembers) { f, team in
+            // Someone other than whoever tries: anyone may remove themself (TeamChecks).
+            let other = try await f.makePerson()
+            try await f.owner.session.setRole(.viewer, for: other.ref, in: team)
+            return { try await $0.removeMember(other.ref, from: team) }
+        },
         SessionOperation("rename the team", .manageTeam) { _, team in { _ = try await $0.renameTeam(team, to: "Renamed") } },
         SessionOperation("grant the owner role", .manageTeam) { f, team in { try await $0.setRole(.owner, for: f.member.ref, in: team) } },
         SessionOperation("delete the team", .manageTeam) { _, team in { try await $0.deleteTeam(team) } },

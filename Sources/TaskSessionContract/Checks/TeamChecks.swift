@@ -37,5 +37,21 @@ extension TaskSessionContract {
             try await f.owner.session.removeMember(f.owner.ref, from: f.team)
             #expect(await Outcome.of { _ = try await f.owner.session.listTasks(in: f.team) } == .notFound)
         },
+        SessionCheck("anyone may leave a team, by id or email, but remove nobody else; one added without asking can take themself out") { f in
+            // Any user can own a team of their own and add anyone; the added could not leave
+            // (403: removing a member takes an admin), however they named themself.
+            let key = "L" + f.uniqueSuffix().lowercased()
+            let team = try await f.outsider.session.createTeam(key: key, name: "Unasked").key
+            for person in [f.viewer, f.member] { _ = try await f.outsider.session.setRole(.viewer, for: person.ref, in: team) }
+            #expect(await Outcome.of { try await f.viewer.session.removeMember(f.member.ref, from: team) } == .denied)
+            try await f.viewer.session.removeMember(f.viewer.ref, from: team)
+            try await f.member.session.removeMember(.email(f.member.user.email.uppercased()), from: team)
+            #expect(await Outcome.of { _ = try await f.viewer.session.team(team) } == .notFound)
+            #expect(await Outcome.of { _ = try await f.member.session.team(team) } == .notFound)
+            #expect(try await f.outsider.session.members(of: team).map(\.user.id) == [f.outsider.user.id])
+            // In the main team a viewer leaves as well; the members left see it.
+            try await f.viewer.session.removeMember(f.viewer.ref, from: f.team)
+            #expect(try await !f.owner.session.members(of: f.team).contains { $0.user.id == f.viewer.user.id })
+        },
     ]
 }

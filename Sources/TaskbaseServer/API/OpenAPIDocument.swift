@@ -104,7 +104,7 @@ enum OpenAPIDocument {
                 summary: "Add a member or change their role (admins; owners for the owner role).", body: ("application/json", "MemberRoleRequest"),
                 successSchema: "Member", errors: [400, 403, 404, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
-                summary: "Remove a member (admins; the last owner cannot leave).", success: 204, errors: [403, 404, 422]),
+                summary: "Remove a member (admins; anyone themself; the last owner cannot leave).", success: 204, errors: [403, 404, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 query: [
