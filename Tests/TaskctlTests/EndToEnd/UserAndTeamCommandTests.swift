@@ -136,7 +136,9 @@ struct UserAndTeamCommandTests {
         let fixture = try await Fixture.make()
         let database = try await TestDatabases.shared.value
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
-            let environment = TestDatabases.childEnvironment(login.config(for: database))
+            // Directly, also in the suite's PgBouncer pass: a login made for one test is not in
+            // PgBouncer's list of users.
+            let environment = ["DATABASE_URL": TestDatabases.connectionString(login.config(for: database))]
             func run(_ arguments: [String], as actor: String) async throws -> TaskctlResult {
                 try await TaskctlProcess.run(arguments, as: actor, environment: environment)
             }
