@@ -2,8 +2,8 @@ import Foundation
 import TaskCore
 
 extension MemoryTaskStore: TaskImportPort {
-    /// Refuses an external id that appears twice, naming its first and last row (1-based), in
-    /// the words Postgres uses for its staged rows.
+    /// Refuses an external id that appears twice, naming its first and last row (1-based), as
+    /// Postgres names its staged rows.
     static func refuseDuplicates(_ drafts: [TaskImportDraft]) throws {
         var rows: [String: (first: Int, last: Int)] = [:]
         for (index, draft) in drafts.enumerated() {
@@ -12,8 +12,7 @@ extension MemoryTaskStore: TaskImportPort {
         guard let (externalID, place) = rows.filter({ $0.value.first != $0.value.last }).min(by: { $0.value.first < $1.value.first }) else {
             return
         }
-        throw TaskError.validation(
-            field: "externalID", reason: "\"\(externalID)\" appears more than once in the import (rows \(place.first) and \(place.last))")
+        throw TaskError.externalIDRepeated(externalID, rows: place.first, and: place.last)
     }
 
     /// Refuses a forbidden import before reading its source; reads every batch, then merges on a

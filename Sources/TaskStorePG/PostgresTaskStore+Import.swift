@@ -193,11 +193,8 @@ extension PostgresTaskStore: TaskImportPort {
              GROUP BY external_id HAVING count(*) > 1 ORDER BY min(line) LIMIT 1
             """)
         if let row = duplicate.first {
-            throw TaskError.validation(
-                field: "externalID",
-                reason:
-                    "\"\(try row.decode(String.self, "external_id"))\" appears more than once in the import (rows \(try row.decode(Int.self, "first")) and \(try row.decode(Int.self, "last")))"
-            )
+            throw TaskError.externalIDRepeated(
+                try row.decode(String.self, "external_id"), rows: try row.decode(Int.self, "first"), and: try row.decode(Int.self, "last"))
         }
     }
 

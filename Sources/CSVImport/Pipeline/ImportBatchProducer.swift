@@ -96,8 +96,8 @@ final class ImportBatchProducer: @unchecked Sendable {
                 try reject(RowRejection(error, header: validator.mapping.header))
                 continue
             } catch {
-                let header = error.field.flatMap { $0 - 1 < validator.mapping.header.count ? validator.mapping.header[$0 - 1] : nil }
-                throw CSVImportFailure.unreadableInput(error, rowsRead: rowsRead, rejected: rejected, header: header)
+                throw CSVImportFailure.unreadableInput(
+                    error, rowsRead: rowsRead, rejected: rejected, header: error.header(in: validator.mapping.header))
             }
             rowsRead += 1
             if rowsRead % Self.progressInterval == 0 {

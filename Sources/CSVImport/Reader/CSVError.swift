@@ -103,3 +103,10 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         return digits.count == 1 ? "0" + digits : digits
     }
 }
+
+extension CSVError {
+    /// The name `header` gives the error's field, when it has a field the header names.
+    public func header(in header: [String]) -> String? {
+        field.flatMap { $0 >= 1 && $0 <= header.count ? header[$0 - 1] : nil }
+    }
+}

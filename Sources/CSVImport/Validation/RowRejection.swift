@@ -27,7 +27,7 @@ public struct RowRejection: Error, Sendable, Equatable, CustomStringConvertible 
         let column = error.field
         self.init(
             line: error.line, column: column,
-            header: column.flatMap { $0 <= header.count ? header[$0 - 1] : nil },
+            header: error.header(in: header),
             reason: "\(error.problem) (character \(error.character) of line \(error.line))",
             fields: error.record?.fields ?? [])
     }

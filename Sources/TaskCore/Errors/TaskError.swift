@@ -42,6 +42,12 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
         .alreadyExists(what: "external id \"\(externalID)\" in team \(team)" + (holder.map { " (task \($0))" } ?? ""))
     }
 
+    /// The refusal of an import whose rows `first` and `last` (1-based) carry the same external
+    /// id, worded once for every store.
+    public static func externalIDRepeated(_ externalID: String, rows first: Int, and last: Int) -> TaskError {
+        .validation(field: "externalID", reason: "\"\(externalID)\" appears more than once in the import (rows \(first) and \(last))")
+    }
+
     /// `text` in quotes as a reason shows a value it refuses: whole up to 80 characters, else
     /// its first 80 and an ellipsis. A refusal repeats what it was sent, and a megabyte cell once
     /// came back whole in each row's reason, making a 16 KB gzipped import a 16 MB answer.

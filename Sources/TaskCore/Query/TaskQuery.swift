@@ -71,7 +71,7 @@ public struct TaskQuery: Hashable, Sendable {
         var categoryText: String?
         if case .named(let name) = category { categoryText = name }
         for (field, value) in [("text", text), ("category", categoryText), ("assignee", assigneeEmail)] {
-            guard let value, value.utf8.contains(0) else { continue }
+            guard let value, TextRules.holdsNUL(value) else { continue }
             throw TaskError.validation(field: field, reason: "a NUL character (U+0000) in the \(field) filter can match nothing; leave it out")
         }
         if let after, after.sort != sort || after.descending != descending {

@@ -103,11 +103,15 @@ public enum TextRules {
     /// (On the string's bytes in place: `utf8.contains` through the iterator was ~6% of
     /// taskimport's CPU.)
     public static func rejectNUL(_ text: String, field: String) throws {
-        let hasNUL = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
-        if hasNUL {
+        if holdsNUL(text) {
             throw TaskError.validation(
                 field: field, reason: "a NUL character (U+0000) in the \(TaskError.spoken(field)) cannot be stored")
         }
+    }
+
+    /// Whether `text` holds a NUL character, decided on its bytes in place.
+    public static func holdsNUL(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
     }
 
     /// Whether `text` holds a line break (`Character.isNewline`), decided on bytes when they are
