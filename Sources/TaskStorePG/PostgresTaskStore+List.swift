@@ -32,15 +32,11 @@ extension PostgresTaskStore {
         case .uncategorized: sql.append(" AND t.category IS NULL")
         case .named:
             let name = query.categoryName ?? ""
-            if TextRules.hasSigma(TextRules.folded(name)) {
-                sql.append(
-                    """
-                     AND translate(lower(t.category COLLATE taskbase_fold), 'ς', 'σ') \
-                    = (SELECT translate(lower(\(name) COLLATE taskbase_fold), 'ς', 'σ'))
-                    """)
-            } else {
-                sql.append(" AND lower(t.category COLLATE taskbase_fold) = (SELECT lower(\(name) COLLATE taskbase_fold))")
-            }
+            let (open, close) = Self.folding(sigma: TextRules.hasSigma(TextRules.folded(name)))
+            sql.append(
+                """
+                 AND \(unsafeSQL: open)t.category\(unsafeSQL: close) = (SELECT \(unsafeSQL: open)\(name)\(unsafeSQL: close))
+                """)
         }
         if let before = query.dueBefore { sql.append(" AND t.due_date < \(pgDate(before))") }
         if let after = query.dueAfter { sql.append(" AND t.due_date > \(pgDate(after))") }
@@ -51,23 +47,12 @@ extension PostgresTaskStore {
             // so a generic plan does not lower it per row, as ILIKE would): 2.2x the scan time of
             // ILIKE under C, where ILIKE under taskbase_fold took 3.6x.
             let pattern = "%" + likeEscaped(text) + "%"
-            if TextRules.hasSigma(TextRules.folded(text)) {
-                // The final sigma folded too (`TextRules.folded`), only for a pattern with a
-                // sigma: for any other, a row's ς or σ cannot change whether it matches.
-                sql.append(
-                    """
-                     AND (translate(lower(t.title COLLATE taskbase_fold), 'ς', 'σ') \
-                    LIKE (SELECT translate(lower(\(pattern) COLLATE taskbase_fold), 'ς', 'σ')) \
-                    OR translate(lower(t.notes COLLATE taskbase_fold), 'ς', 'σ') \
-                    LIKE (SELECT translate(lower(\(pattern) COLLATE taskbase_fold), 'ς', 'σ')))
-                    """)
-            } else {
-                sql.append(
-                    """
-                     AND (lower(t.title COLLATE taskbase_fold) LIKE (SELECT lower(\(pattern) COLLATE taskbase_fold)) \
-                    OR lower(t.notes COLLATE taskbase_fold) LIKE (SELECT lower(\(pattern) COLLATE taskbase_fold)))
-                    """)
-            }
+            let (open, close) = Self.folding(sigma: TextRules.hasSigma(TextRules.folded(text)))
+            sql.append(
+                """
+                 AND (\(unsafeSQL: open)t.title\(unsafeSQL: close) LIKE (SELECT \(unsafeSQL: open)\(pattern)\(unsafeSQL: close)) \
+                OR \(unsafeSQL: open)t.notes\(unsafeSQL: close) LIKE (SELECT \(unsafeSQL: open)\(pattern)\(unsafeSQL: close)))
+                """)
         }
         if let after = query.after {
             let key = sortKey(query.sort, descending: query.descending)
@@ -79,6 +64,14 @@ extension PostgresTaskStore {
             }
         }
         return sql
+    }
+
+    /// What goes around an expression to fold it as a filter compares (`TextRules.folded`):
+    /// lower-cased by `taskbase_fold`, Unicode's full mappings (ICU), and with `sigma` the final
+    /// sigma made a plain one too — only for a filter holding a sigma: for any other, a row's ς
+    /// or σ cannot change whether it matches, and the row's text is not translated.
+    static func folding(sigma: Bool) -> (open: String, close: String) {
+        sigma ? ("translate(lower(", " COLLATE taskbase_fold), 'ς', 'σ')") : ("lower(", " COLLATE taskbase_fold)")
     }
 
     /// `text` with LIKE's wildcards and escape character taken literally.
