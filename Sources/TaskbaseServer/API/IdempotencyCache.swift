@@ -18,7 +18,36 @@ final class IdempotencyCache: Sendable {
         var key: String
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    /// The entries, and the body bytes of those kept (`done`), counted as they change.
+    private struct State {
+        private(set) var entries: [Key: Entry] = [:]
+        private(set) var keptBytes = 0
+
+        subscript(key: Key) -> Entry? {
+            get { entries[key] }
+            set {
+                keptBytes += (newValue.map(Self.size) ?? 0) - (entries[key].map(Self.size) ?? 0)
+                entries[key] = newValue
+            }
+        }
+
+        /// Drops the oldest tenth of the kept answers (one at least), never `spared`'s; false
+        /// when there was none to drop.
+        mutating func evictOldest(sparing spared: Key? = nil) -> Bool {
+            let done = entries.compactMap { key, entry -> (Key, ContinuousClock.Instant)? in
+                if case .done(_, _, let at) = entry, key != spared { (key, at) } else { nil }
+            }.sorted { $0.1 < $1.1 }
+            for (key, _) in done.prefix(max(1, done.count / 10)) { self[key] = nil }
+            return !done.isEmpty
+        }
+
+        /// The bytes an entry holds: a kept answer's body.
+        private static func size(_ entry: Entry) -> Int {
+            if case .done(_, let response, _) = entry { IdempotencyCache.keptSize(of: response) ?? 0 } else { 0 }
+        }
+    }
+
+    private let entries = Mutex(State())
     /// How long a response is kept.
     let lifetime: Duration = .seconds(86_400)
     /// The most responses kept; the oldest go first.
@@ -73,7 +102,7 @@ final class IdempotencyCache: Sendable {
                 guard seen == fingerprint else { throw Self.reused(key) }
                 return response
             default:
-                if entries.count >= capacity { Self.evictOldest(&entries) }
+                if entries.entries.count >= capacity { _ = entries.evictOldest() }
                 entries[id] = .running(fingerprint: fingerprint)
                 return nil
             }
@@ -88,11 +117,11 @@ final class IdempotencyCache: Sendable {
                     return
                 }
                 entries[id] = .done(fingerprint: fingerprint, response: response, at: now)
-                while Self.keptBytes(in: entries) > maxKeptBytes, entries.count > 1 { Self.evictOldest(&entries, sparing: id) }
+                while entries.keptBytes > maxKeptBytes, entries.evictOldest(sparing: id) {}
             }
             return response
         } catch {
-            entries.withLock { _ = $0.removeValue(forKey: id) }
+            entries.withLock { $0[id] = nil }
             throw error
         }
     }
@@ -109,22 +138,8 @@ final class IdempotencyCache: Sendable {
         ProblemDocument(.idempotencyKeyReused, detail: "Idempotency-Key \(key) was used for a different request; use a new key for a new request")
     }
 
-    private static func evictOldest(_ entries: inout [Key: Entry], sparing spared: Key? = nil) {
-        let done = entries.compactMap { key, entry -> (Key, ContinuousClock.Instant)? in
-            if case .done(_, _, let at) = entry, key != spared { (key, at) } else { nil }
-        }.sorted { $0.1 < $1.1 }
-        for (key, _) in done.prefix(max(1, done.count / 10)) { entries.removeValue(forKey: key) }
-    }
-
     /// The bytes a kept response holds: its body (nil for a streamed one, which is never kept).
     private static func keptSize(of response: HTTPResponse) -> Int? {
         if case .bytes(let body) = response.body { body.count } else { nil }
-    }
-
-    /// The body bytes kept in all.
-    private static func keptBytes(in entries: [Key: Entry]) -> Int {
-        entries.values.reduce(0) { total, entry in
-            if case .done(_, let response, _) = entry { total + (keptSize(of: response) ?? 0) } else { total }
-        }
     }
 }
