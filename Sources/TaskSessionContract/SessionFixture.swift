@@ -16,6 +16,9 @@ public struct SessionFixture: Sendable {
         public let session: any TaskSession
         /// How other calls name them.
         public var ref: UserRef { .id(user.id) }
+        /// How an admin who shares no team with them adds them: by the address they know (an
+        /// id names only people one already sees, `UserVisibility`).
+        public var address: UserRef { .email(user.email) }
     }
 
     /// The operator's service behind the sessions, for provisioning and for comparing answers.
@@ -75,7 +78,7 @@ public struct SessionFixture: Sendable {
     public func makeTeam() async throws -> TeamKey {
         let team = try await owner.session.createTeam(key: "S" + names.next(), name: "Session team")
         for person in [admin, member, viewer, disabled] {
-            try await owner.session.setRole(person.role!, for: person.ref, in: team.key)
+            try await owner.session.setRole(person.role!, for: person.address, in: team.key)
         }
         return team.key
     }

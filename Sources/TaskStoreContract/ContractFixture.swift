@@ -79,10 +79,11 @@ public struct ContractFixture: Sendable {
         try await Self.makeTeam(service: service, names: names, cast: [owner, admin, member, viewer, outsider, disabled])
     }
 
-    /// A new enabled user in no team.
+    /// A new enabled user in no team, named by email: the way an admin who shares no team with
+    /// them adds them (an id names only the people one already sees, `UserVisibility`).
     public func makeUser() async throws -> UserRef {
         let user = try await service.createUser(email: "extra.\(uniqueSuffix().lowercased())@example.com", displayName: "Extra", as: provisioner)
-        return .id(user.id)
+        return .email(user.email)
     }
 
     /// A task created by the owner in `team` (the fixture's team by default).

@@ -40,8 +40,9 @@ struct MemoryState {
         }
     }
 
-    /// Whether `actor` may see `target` (`UserVisibility`); nil is the administrator.
-    func sees(_ target: User, as actor: UserRef?) -> Bool {
+    /// Whether `actor` may see `target` (`UserVisibility`), to add them by email or not; nil is
+    /// the administrator.
+    func sees(_ target: User, as actor: UserRef?, toAdd: Bool = false) -> Bool {
         let actingUser = actor.flatMap(user)
         var sharesATeam = false, managesATeam = false
         if let acting = actingUser {
@@ -52,7 +53,8 @@ struct MemoryState {
             }
         }
         return UserVisibility.sees(
-            target, actor: actingUser, isAdministrator: actor == nil, sharesATeam: sharesATeam, managesATeam: managesATeam)
+            target, actor: actingUser, isAdministrator: actor == nil, sharesATeam: sharesATeam, managesATeam: managesATeam,
+            toAdd: toAdd)
     }
 
     /// How many enabled owners `roles` (one team's) holds.

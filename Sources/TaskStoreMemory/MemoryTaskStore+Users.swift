@@ -18,6 +18,11 @@ extension MemoryTaskStore: UserRepository {
         state.withLock { state in state.user(ref).flatMap { state.sees($0, as: actor) ? $0 : nil } }
     }
 
+    /// Looks a user up by email as `actor` may see them when adding members.
+    public func user(toAdd email: String, as actor: UserRef) async throws -> User? {
+        state.withLock { state in state.user(.email(email)).flatMap { state.sees($0, as: actor, toAdd: true) ? $0 : nil } }
+    }
+
     /// Every user `actor` may see, by email.
     public func users(as actor: UserRef?) async throws -> [User] {
         state.withLock { state in state.users.values.filter { state.sees($0, as: actor) }.sorted { $0.email < $1.email } }

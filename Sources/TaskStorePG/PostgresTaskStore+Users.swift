@@ -34,6 +34,20 @@ extension PostgresTaskStore: UserRepository {
         }
     }
 
+    /// Whom the row policy shows, and for an admin or owner of some team whoever holds the
+    /// address, through `taskbase_user_by_email` (migration 0025).
+    public func user(toAdd email: String, as actor: UserRef) async throws -> User? {
+        let ref = UserRef.email(email)
+        return try await transaction(as: actor, runtime: true) { tx in
+            let rows = try await tx.query(
+                """
+                SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
+                 UNION SELECT \(unsafeSQL: Self.userColumns) FROM public.taskbase_user_by_email(\(UserFields.normalizedEmailKey(email))) u
+                """)
+            return try rows.first.flatMap(Self.user(in:))
+        }
+    }
+
     public func users(as actor: UserRef?) async throws -> [User] {
         try await transaction(as: actor, runtime: actor != nil) { tx in
             try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u ORDER BY u.email COLLATE \"C\"").compactMap(Self.user(in:))

@@ -159,6 +159,7 @@ struct RoleModelPolicyTests {
         var disabledOwner: Int64
         var outsider: Int64
         var stranger: Int64
+        var strangerEmail: String
         var taskID: Int64
     }
 
@@ -181,7 +182,13 @@ struct RoleModelPolicyTests {
         Probe(name: "read task_history", sql: { s, _ in "SELECT count(*) AS n FROM task_history WHERE team_id = \(s.team)" }, allowed: anyMember),
         Probe(name: "read task_changes", sql: { s, _ in "SELECT count(*) AS n FROM task_changes WHERE team_id = \(s.team)" }, allowed: anyMember),
         Probe(name: "read a team mate", sql: { s, _ in "SELECT count(*) AS n FROM users WHERE id = \(s.viewer)" }, allowed: anyMember),
-        Probe(name: "read a user in no team", sql: { s, _ in "SELECT count(*) AS n FROM users WHERE id = \(s.stranger)" }, allowed: atLeast(.admin)),
+        // Owning a team (anyone may make one) reads nobody else: before 0025 admins and owners
+        // read every row, so one's own team listed every account's address.
+        Probe(name: "read a user in no team", sql: { s, _ in "SELECT count(*) AS n FROM users WHERE id = \(s.stranger)" }, allowed: nobody),
+        Probe(
+            name: "find a user in no team by their address", sql: { s, _ in "SELECT count(*) AS n FROM taskbase_user_by_email(\(s.strangerEmail))" },
+            allowed: atLeast(.admin)),
+        Probe(name: "find users by a pattern", sql: { _, _ in "SELECT count(*) AS n FROM taskbase_user_by_email('%')" }, allowed: nobody),
         Probe(
             name: "insert a task",
             sql: { s, me in
@@ -359,7 +366,7 @@ struct RoleModelPolicyTests {
             let stage = Stage(
                 team: try await f.service.team(f.team, as: f.owner).team.id.rawValue, viewer: try await id(f.viewer),
                 disabledOwner: try await id(f.disabled), outsider: try await id(f.outsider), stranger: try await id(stranger),
-                taskID: task.id.rawValue)
+                strangerEmail: try await f.service.user(stranger).email, taskID: task.id.rawValue)
             var leftStage = stage
             leftStage.team = left.id.rawValue
             let actors: [(String, Int64, Role?, Stage)] = [

@@ -15,7 +15,7 @@ struct PostgresOnlyTests {
         var refs: [UserRef] = []
         for index in 0..<members {
             let user = try await service.createUser(email: "m\(index).\(suffix.lowercased())@example.com", displayName: "M\(index)")
-            _ = try await service.setRole(.member, for: .id(user.id), in: team.key, as: .id(owner.id))
+            _ = try await service.setRole(.member, for: .email(user.email), in: team.key, as: .id(owner.id))
             refs.append(.id(user.id))
         }
         return (team.key, .id(owner.id), refs)
@@ -35,7 +35,7 @@ struct PostgresOnlyTests {
             let team = try await service.createTeam(key: "ORDER", name: "Order", as: .id(owner.id)).key
             for email in ["\u{E9}lise@example.com", "fay@example.com", "eve@example.com"] {
                 let user = try await service.createUser(email: email, displayName: "User")
-                _ = try await service.setRole(.member, for: .id(user.id), in: team, as: .id(owner.id))
+                _ = try await service.setRole(.member, for: .email(user.email), in: team, as: .id(owner.id))
             }
             let expected = ["eve@example.com", "fay@example.com", "owner@example.com", "\u{E9}lise@example.com"]
             #expect(try await service.members(of: team, as: .id(owner.id)).map(\.user.email) == expected)

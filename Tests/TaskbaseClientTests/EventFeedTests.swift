@@ -31,7 +31,7 @@ struct EventFeedTests {
         let outsider = try await host.service.createUser(email: "feed.x.\(names.next().lowercased())@example.com", displayName: "X")
         let disabled = try await host.service.createUser(email: "feed.d.\(names.next().lowercased())@example.com", displayName: "D")
         let team = try await host.open(owner).createTeam(key: "F" + names.next(), name: "Feed").key
-        try await host.service.setRole(.member, for: .id(disabled.id), in: team, as: .id(owner.id))
+        try await host.service.setRole(.member, for: .email(disabled.email), in: team, as: .id(owner.id))
         let disabledSession = try await host.open(disabled)
         _ = try await host.service.setUserDisabled(.id(disabled.id), true)
         for _ in 1...3 {
@@ -93,7 +93,7 @@ struct EventFeedTests {
         let owner = try await server.service.createUser(email: "restart.o.\(names.next().lowercased())@example.com", displayName: "Owner")
         let writer = try await server.service.createUser(email: "restart.w.\(names.next().lowercased())@example.com", displayName: "Writer")
         let team = try await server.service.createTeam(key: "R" + names.next(), name: "Restart", as: .id(owner.id)).key
-        _ = try await server.service.setRole(.member, for: .id(writer.id), in: team, as: .id(owner.id))
+        _ = try await server.service.setRole(.member, for: .email(writer.email), in: team, as: .id(owner.id))
         return (try await server.client(as: owner), writer, team)
     }
 

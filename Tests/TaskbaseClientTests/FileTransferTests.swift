@@ -32,7 +32,7 @@ struct FileTransferTests {
             users.append(user)
         }
         let team = try await service.createTeam(key: "FILES", name: "Files", as: .id(users[0].id)).key
-        try await service.setRole(.viewer, for: .id(users[1].id), in: team, as: .id(users[0].id))
+        try await service.setRole(.viewer, for: .email(users[1].email), in: team, as: .id(users[0].id))
         return Setup(server: server, service: service, team: team, owner: clients[0], viewer: clients[1], outsider: clients[2])
     }
 

@@ -24,7 +24,7 @@ struct TaskBoardTests {
             watcher = try await host.open(owner)
             writer = try await host.open(writerUser)
             team = try await watcher.createTeam(key: "B" + suffix.next(), name: "Board").key
-            try await watcher.setRole(.member, for: .id(writerUser.id), in: team)
+            try await watcher.setRole(.member, for: .email(writerUser.email), in: team)
         }
 
         /// The board a fresh load would show now, from the service directly.

@@ -53,6 +53,9 @@ struct DirectoryCacheTests {
         let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Left behind"), as: .id(f.member.id))
         #expect(try await f.client("owner", of: warm).get("/v1/tasks/\(task.key)").decode(TaskDocument.self).createdBy == f.member.email)
 
+        // The owner still shares another team with the former member, and so sees them.
+        let elsewhere = try await f.service.createTeam(key: "E" + f.team.rawValue, name: "Elsewhere", as: .id(f.owner.id)).key
+        try await f.service.setRole(.viewer, for: .id(f.member.id), in: elsewhere, as: .id(f.owner.id))
         try await f.service.removeMember(.id(f.member.id), from: f.team, as: .id(f.owner.id))
         let cold = try f.server(directoryTTL: .seconds(600))
         for server in [warm, cold] {

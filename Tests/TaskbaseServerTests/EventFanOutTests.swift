@@ -82,7 +82,7 @@ struct EventFanOutTests {
         let viewer = try await subscribe(f, as: "viewer")
         try await waitForSubscribers(f, 2)
         let leaver = try await f.service.createUser(email: "leaver.\(f.team.rawValue.lowercased())@example.com", displayName: "Leaver")
-        _ = try await f.service.setRole(.member, for: .id(leaver.id), in: f.team, as: .id(f.owner.id))
+        _ = try await f.service.setRole(.member, for: .email(leaver.email), in: f.team, as: .id(f.owner.id))
         let task = try await f.service.createTask(in: f.team, TaskDraft(title: "Edited by one who left"), as: .id(f.member.id))
         for stream in [owner, viewer] { #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 })) }
         // The leaver's change and their leaving in one transaction, so the hub reads the change

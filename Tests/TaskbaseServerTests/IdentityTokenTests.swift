@@ -167,7 +167,7 @@ struct IdentityTokenTests {
         let rsa = ProviderKey.rsa
         let f = try await Self.server(keys: [rsa.jwk()], store: try await kind.make())
         let kate = try await f.service.createUser(email: "kate.\(UUID().uuidString.prefix(8).lowercased())@example.com", displayName: "Kate")
-        try await f.service.setRole(.member, for: .id(kate.id), in: f.team, as: .id(f.owner.id))
+        try await f.service.setRole(.member, for: .email(kate.email), in: f.team, as: .id(f.owner.id))
         let genuine = Minted.token(["alg": "RS256", "kid": rsa.id], Minted.claims(kate.email), signedBy: rsa)
         #expect(try await f.client().with(token: genuine).get("/v1/teams/\(f.team)/tasks").status == 200)
         // An identity provider that lets someone verify \u{212A}ate...@ (a different address,

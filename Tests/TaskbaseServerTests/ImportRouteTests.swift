@@ -113,7 +113,7 @@ struct ImportRouteTests {
     }
 
     @Test(
-        "an assignee the importer may not see is refused as one without an account; an owner, who sees everyone, is told they are not a member",
+        "an assignee the importer may not see is refused as one without an account, whatever their role; one they see is no member",
         arguments: StoreKind.allCases)
     func assigneesAsTheImporterSees(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
@@ -127,6 +127,11 @@ struct ImportRouteTests {
         // them the address has an account.
         let member = try await reasons(as: "member")
         #expect(member.count == 2 && member.allSatisfy { $0.hasPrefix("no user ") && $0.hasSuffix(" exists") }, "\(member)")
+        // Nor does an owner: owning a team (anyone may make one) shows nobody else's address.
+        #expect(try await reasons(as: "owner") == member)
+        // Once the outsider shares another team with the owner, the owner sees them: no member.
+        let elsewhere = try await f.service.createTeam(key: "E" + f.team.rawValue, name: "Elsewhere", as: .id(f.owner.id)).key
+        try await f.service.setRole(.viewer, for: .email(f.outsider.email), in: elsewhere, as: .id(f.owner.id))
         let owner = try await reasons(as: "owner")
         #expect(owner.first == "\(f.outsider.email) is not a member of team \(f.team)", "\(owner)")
         await f.stop()

@@ -54,22 +54,52 @@ struct MemberVisibilityTests {
         }
     }
 
-    @Test("a former member is an email to a reader who may see them (an admin) and #id to one who may not", arguments: StoreKind.allCases)
+    @Test(
+        "a former member is an email to a reader who still shares a team with them and #id to one who does not, an owner too",
+        arguments: StoreKind.allCases)
     func formerMembers(store: StoreKind) async throws {
         try await Self.withFixture(store) { f in
             let owner = f.client("owner"), viewer = f.client("viewer")
             let made = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Left behind"}"#)
             let key = try made.decode(TaskDocument.self).key
             #expect(try await owner.send("DELETE", "/v1/teams/\(f.team)/members/\(f.member.email)").status == 204)
-            // The viewer shares no team with the former member any more; an owner sees everyone.
+            // Nobody shares a team with the former member any more. Owners once saw everyone:
+            // owning a team of one's own then showed every account's address.
             let seenByViewer = try await viewer.get("/v1/tasks/\(key)").decode(TaskDocument.self)
             #expect(seenByViewer.createdBy == "#\(f.member.id)", "memory once told the viewer the email")
+            #expect(try await owner.get("/v1/tasks/\(key)").decode(TaskDocument.self).createdBy == "#\(f.member.id)")
+            // The owner adds them to another team by the address they know, and sees them again.
+            let elsewhere = try await f.service.createTeam(key: "E" + f.team.rawValue, name: "Elsewhere", as: .id(f.owner.id)).key
+            try await f.service.setRole(.viewer, for: .email(f.member.email), in: elsewhere, as: .id(f.owner.id))
             let seenByOwner = try await owner.get("/v1/tasks/\(key)").decode(TaskDocument.self)
             #expect(seenByOwner.createdBy == f.member.email, "Postgres over the runtime login once told nobody")
             let listed = try await viewer.get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self)
             #expect(listed.tasks.map(\.createdBy) == ["#\(f.member.id)"])
             let history = try await viewer.get("/v1/tasks/\(key)/history")
             #expect(history.status == 200 && !history.text.contains(f.member.email), "\(history.text)")
+        }
+    }
+
+    @Test("anyone may own a team, but adding by #id reaches only team mates: walking ids reads no address", arguments: StoreKind.allCases)
+    func addingByIDWalksNoAddresses(store: StoreKind) async throws {
+        try await Self.withFixture(store) { f in
+            // The attack: the outsider makes a team of their own (they own it, an owner once saw
+            // everyone), then adds ids one by one and reads each added member's email back.
+            let outsider = f.client("outsider")
+            let key = "W" + f.team.rawValue
+            #expect(try await outsider.send("POST", "/v1/teams", json: #"{"key": "\#(key)", "name": "Walker"}"#).status == 201)
+            let members = "/v1/teams/\(key)/members/"
+            for id in [f.owner.id, f.member.id, f.viewer.id] {
+                let refused = try await outsider.send("PUT", members + "%23\(id)", json: #"{"role": "viewer"}"#)
+                #expect(refused.status == 404 && refused.problem?.code == "not_found", "#\(id): \(refused.text)")
+                #expect(![f.owner.email, f.member.email, f.viewer.email].contains { refused.text.contains($0) }, "\(refused.text)")
+            }
+            let listed = try await outsider.get("/v1/teams/\(key)/members")
+            #expect(listed.status == 200 && !listed.text.contains(f.member.email), "\(listed.text)")
+            // The address they know adds the person, as before; then the id names them too.
+            let added = try await outsider.send("PUT", members + f.member.email.uppercased(), json: #"{"role": "viewer"}"#)
+            #expect(added.status == 200, "\(added.text)")
+            #expect(try await outsider.get(members + "%23\(f.member.id)").status == 200)
         }
     }
 }

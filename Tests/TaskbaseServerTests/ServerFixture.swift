@@ -72,8 +72,8 @@ struct ServerFixture: Sendable {
             users.append(user)
         }
         let team = try await service.createTeam(key: "S" + String(suffix.prefix(8)), name: "Server tests", as: .id(users[0].id))
-        try await service.setRole(.member, for: .id(users[1].id), in: team.key, as: .id(users[0].id))
-        try await service.setRole(.viewer, for: .id(users[2].id), in: team.key, as: .id(users[0].id))
+        try await service.setRole(.member, for: .email(users[1].email), in: team.key, as: .id(users[0].id))
+        try await service.setRole(.viewer, for: .email(users[2].email), in: team.key, as: .id(users[0].id))
         var options = APIOptions(
             secrets: secrets, version: "test", heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes,
             streamPatience: streamPatience)

@@ -9,6 +9,10 @@ public protocol UserRepository: Sendable {
     func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User
     /// The user a reference names as `actor` may see them (`UserVisibility`), or nil.
     func user(_ ref: UserRef, as actor: UserRef?) async throws -> User?
+    /// The user holding the (validated) address `email` as `actor` may see them when adding
+    /// members (`UserVisibility`, `toAdd`): an admin or owner of some team finds anyone by the
+    /// address they know; anyone else as `user(_:as:)` would, or nil.
+    func user(toAdd email: String, as actor: UserRef) async throws -> User?
     /// Every user `actor` may see, by email.
     func users(as actor: UserRef?) async throws -> [User]
     /// Disables or enables a user; `notFound` when there is no such user. Disabling the last

@@ -51,6 +51,14 @@ extension TaskService {
         try await changeMembership(of: user, to: nil, in: key, as: actor)
     }
 
+    /// The user a membership change names: by id someone the actor sees (a team mate), by email
+    /// anyone an admin or owner knows the address of (`UserVisibility`, `toAdd`).
+    private func memberToChange(_ ref: UserRef, as actor: UserRef) async throws -> User {
+        guard case .email(let email) = ref else { return try await existingUser(ref, as: actor) }
+        guard let user = try await store.user(toAdd: email, as: actor) else { throw TaskError.unknownUser(ref) }
+        return user
+    }
+
     /// The gate comes first, so that whoever may not manage members learns nothing of the user;
     /// except that anyone may take themself out of a team (the last enabled owner cannot).
     @discardableResult
@@ -64,7 +72,7 @@ extension TaskService {
             guard user.names(member.actor) else { throw refusal }
             access = member
         }
-        let target = try await existingUser(user, as: actor)
+        let target = try await memberToChange(user, as: actor)
         let members = try await store.members(of: access.team.id, actor: access.actor.id)
         let current = members.first { $0.user.id == target.id }?.role
         if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }

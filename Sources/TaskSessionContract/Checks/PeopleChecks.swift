@@ -6,7 +6,7 @@ extension TaskSessionContract {
     static let peopleChecks: [SessionCheck] = [
         SessionCheck("tasks, history and changes by people who left the team or were disabled read exactly as the service gives them") { f in
             let leaver = try await f.makePerson(), assignee = try await f.makePerson(), disabledAuthor = try await f.makePerson()
-            for person in [leaver, assignee, disabledAuthor] { try await f.owner.session.setRole(.member, for: person.ref, in: f.team) }
+            for person in [leaver, assignee, disabledAuthor] { try await f.owner.session.setRole(.member, for: person.address, in: f.team) }
             let feed = try await f.viewer.session.changes(in: f.team)
             let left = try await leaver.session.createTask(in: f.team, try TaskDraft(title: "Left behind", assignee: assignee.ref))
             _ = try await leaver.session.updateTask(left.key, try TaskChanges(notes: "handed over"), expectedVersion: 1)

@@ -47,13 +47,13 @@ struct SessionOperation: Sendable {
         },
         SessionOperation("add a member", .manageMembers) { f, team in
             let newcomer = try await f.makePerson()
-            return { try await $0.setRole(.viewer, for: newcomer.ref, in: team) }
+            return { try await $0.setRole(.viewer, for: newcomer.address, in: team) }
         },
         SessionOperation("change a member's role", .manageMembers) { f, team in { try await $0.setRole(.member, for: f.viewer.ref, in: team) } },
         SessionOperation("remove a member", .manageMembers) { f, team in
             // Someone other than whoever tries: anyone may remove themself (TeamChecks).
             let other = try await f.makePerson()
-            try await f.owner.session.setRole(.viewer, for: other.ref, in: team)
+            try await f.owner.session.setRole(.viewer, for: other.address, in: team)
             return { try await $0.removeMember(other.ref, from: team) }
         },
         SessionOperation("rename the team", .manageTeam) { _, team in { _ = try await $0.renameTeam(team, to: "Renamed") } },
@@ -97,7 +97,7 @@ extension TaskSessionContract {
         },
         SessionCheck("disabling a user refuses their open session at once (within the host's revocation delay), and enabling restores it") { f in
             let extra = try await f.makePerson()
-            try await f.owner.session.setRole(.member, for: extra.ref, in: f.team)
+            try await f.owner.session.setRole(.member, for: extra.address, in: f.team)
             _ = try await extra.session.listTasks(in: f.team)
             _ = try await f.service.setUserDisabled(extra.ref, true)
             let deadline = ContinuousClock.now + f.host.revocationDelay

@@ -42,7 +42,7 @@ extension TaskSessionContract {
             // (403: removing a member takes an admin), however they named themself.
             let key = "L" + f.uniqueSuffix().lowercased()
             let team = try await f.outsider.session.createTeam(key: key, name: "Unasked").key
-            for person in [f.viewer, f.member] { _ = try await f.outsider.session.setRole(.viewer, for: person.ref, in: team) }
+            for person in [f.viewer, f.member] { _ = try await f.outsider.session.setRole(.viewer, for: person.address, in: team) }
             #expect(await Outcome.of { try await f.viewer.session.removeMember(f.member.ref, from: team) } == .denied)
             try await f.viewer.session.removeMember(f.viewer.ref, from: team)
             try await f.member.session.removeMember(.email(f.member.user.email.uppercased()), from: team)

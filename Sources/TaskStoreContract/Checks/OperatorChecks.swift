@@ -48,14 +48,39 @@ extension TaskStoreContract {
             try await f.service.setRole(.admin, for: f.owner, in: f.team, as: f.owner)
             #expect(await Outcome.of { _ = try await f.service.setUserDisabled(f.admin, true, as: f.provisioner) } == .invalid(field: "role"))
         },
-        ContractCheck("users are visible only as the service needs: oneself, team mates, and everyone for admins and operators") { f in
+        ContractCheck("users are visible only as the service needs: oneself, team mates, and everyone for operators") { f in
             let stranger = try await f.makeUser()
+            let strangerID = try await f.service.user(stranger, as: f.provisioner).id
             #expect(await Outcome.of { _ = try await f.service.user(stranger, as: f.member) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.user(stranger, as: f.viewer) } == .notFound)
             #expect(await Outcome.of { _ = try await f.service.user(f.member, as: f.outsider) } == .notFound)
             #expect(try await f.service.user(f.viewer, as: f.member).id == (try await f.service.user(f.viewer, as: f.viewer)).id)
-            #expect(await Outcome.of { _ = try await f.service.user(stranger, as: f.admin) } == .ok)
             #expect(await Outcome.of { _ = try await f.service.user(f.outsider, as: f.outsider) } == .ok)
+            // Admins and owners see their team mates only, by email or id: they find others
+            // only to add them, by the address they know (the next check).
+            for actor in [f.admin, f.owner] {
+                #expect(await Outcome.of { _ = try await f.service.user(stranger, as: actor) } == .notFound)
+                #expect(await Outcome.of { _ = try await f.service.user(.id(strangerID), as: actor) } == .notFound)
+            }
+            #expect(try await f.service.user(.id(strangerID), as: f.provisioner).id == strangerID)
+        },
+        ContractCheck("anyone may own a team, yet adding by id reaches only people they share a team with: no id is walked to an address") { f in
+            // The attack: create a team of one's own, then add ids one by one and read each
+            // added member's email back. The outsider owns the new team and sees no one else.
+            let stranger = try await f.makeUser()
+            let strangerID = try await f.service.user(stranger, as: f.provisioner).id
+            let team = try await f.service.createTeam(key: "W" + f.uniqueSuffix(), name: "Walker", as: f.outsider).key
+            for id in [strangerID, try await f.service.user(f.member, as: f.provisioner).id] {
+                #expect(await Outcome.of { _ = try await f.service.setRole(.viewer, for: .id(id), in: team, as: f.outsider) } == .notFound)
+            }
+            #expect(try await f.service.members(of: team, as: f.outsider).count == 1)
+            // The address they know adds them, in any case; then they share the team and the id
+            // names them. A member who manages no team adds nobody, and learns nothing either way.
+            let typed = UserRef.email(try await f.service.user(stranger, as: f.provisioner).email.uppercased())
+            let added = try await f.service.setRole(.viewer, for: typed, in: team, as: f.outsider)
+            #expect(added.user.id == strangerID)
+            #expect(try await f.service.user(.id(strangerID), as: f.outsider).email == added.user.email)
+            #expect(await Outcome.of { try await f.service.setRole(.viewer, for: stranger, in: f.team, as: f.member) } == .denied)
         },
     ]
 }

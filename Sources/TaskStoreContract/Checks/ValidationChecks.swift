@@ -107,9 +107,14 @@ extension TaskStoreContract {
             // so an id never tells them whose it is.
             #expect(await refusal(.id(outsider.id), as: f.member) == "assignee: no user #\(outsider.id) exists")
             #expect(await refusal(.id(UserID(Int64.max)), as: f.member) == "assignee: no user #\(Int64.max) exists")
-            // An admin sees everyone (they add members by email): the outsider exists, is no member.
-            #expect(await refusal(.id(outsider.id), as: f.admin) == "assignee: #\(outsider.id) is not a member of team \(f.team)")
+            // So does an admin, by id or by email: they find others only to add them.
+            #expect(await refusal(.id(outsider.id), as: f.admin) == "assignee: no user #\(outsider.id) exists")
             let typed = outsider.email.uppercased()
+            #expect(await refusal(.email(typed), as: f.admin) == "assignee: no user \(typed) exists")
+            // A team mate outside this team exists, and is no member of it.
+            let elsewhere = try await f.service.createTeam(key: "E" + f.uniqueSuffix(), name: "Elsewhere", as: f.admin).key
+            try await f.service.setRole(.viewer, for: .email(outsider.email), in: elsewhere, as: f.admin)
+            #expect(await refusal(.id(outsider.id), as: f.admin) == "assignee: #\(outsider.id) is not a member of team \(f.team)")
             #expect(await refusal(.email(typed), as: f.admin) == "assignee: \(typed) is not a member of team \(f.team)")
             #expect(await refusal(.id(disabled.id), as: f.member) == "assignee: #\(disabled.id) is disabled")
             #expect(try await f.allTasks().isEmpty, "nothing was made")

@@ -15,8 +15,8 @@ import TaskbaseWire
 ///
 /// An entry holds the team's members only, whom every reader of the team sees alike. Anyone
 /// else the data names (a former member) is looked up per request with that reader's own
-/// rights and never kept for another: an admin sees everyone, a viewer only people sharing a
-/// team with them, so a former member is an email to the one and `#id` to the other.
+/// rights and never kept for another: an operator sees everyone, anyone else only people sharing
+/// a team with them, so a former member is an email to the one and `#id` to the other.
 final class DirectoryCache: Sendable {
     private struct Entry {
         var users: [UserID: User]

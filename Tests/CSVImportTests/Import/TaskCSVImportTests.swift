@@ -19,6 +19,9 @@ struct TaskCSVImportTests {
             _ = try await service.createUser(email: "out@example.com", displayName: "Outsider")
             key = try await service.createTeam(key: "CORE", name: "Core", as: owner).key
             try await service.setRole(.member, for: .email("ann@example.com"), in: key, as: owner)
+            // The outsider shares another team with the owner: the importer sees them.
+            let elsewhere = try await service.createTeam(key: "OPS", name: "Ops", as: owner).key
+            try await service.setRole(.member, for: .email("out@example.com"), in: elsewhere, as: owner)
         }
 
         /// Imports `csv`, collecting the rejections.

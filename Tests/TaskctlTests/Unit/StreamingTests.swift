@@ -18,7 +18,7 @@ struct StreamingTests {
     init() async throws {
         service = TaskService(store: store)
         owner = .id(try await service.createUser(email: "owner@example.com", displayName: "Owner").id)
-        bob = .id(try await service.createUser(email: "bob@example.com", displayName: "Bob").id)
+        bob = .email(try await service.createUser(email: "bob@example.com", displayName: "Bob").email)
         for key in ["CORE", "OPS"] {
             let team = try await service.createTeam(key: key, name: key, as: owner)
             try await service.setRole(.member, for: bob, in: team.key, as: owner)
