@@ -151,6 +151,15 @@ ALTER FUNCTION public.taskbase_keep_an_enabled_owner() OWNER TO taskbase_owner;
 -- Name: taskbase_leave_team(bigint); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$ SELECT public.taskbase_leave_team(team, pg_catalog.now()) $$;
+
+ALTER FUNCTION public.taskbase_leave_team(team bigint) OWNER TO taskbase_owner;
+
+-- Name: taskbase_leave_team(bigint, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -162,19 +171,17 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boolean
             RETURN false;
         END IF;
         SELECT t.key INTO team_key FROM public.teams t JOIN public.task_counters c ON c.team_id = t.id WHERE t.id = team FOR UPDATE OF c;
-        IF NOT FOUND THEN
+        IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
             RETURN false;
         END IF;
+        PERFORM public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
-        IF NOT FOUND THEN
-            RETURN false;
-        END IF;
         PERFORM pg_catalog.pg_notify('taskbase.team.' || team_key, '');
         RETURN true;
     END
     $$;
 
-ALTER FUNCTION public.taskbase_leave_team(team bigint) OWNER TO taskbase_owner;
+ALTER FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) OWNER TO taskbase_owner;
 
 -- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
@@ -248,6 +255,37 @@ CREATE FUNCTION public.taskbase_token_doorbell() RETURNS trigger
     $$;
 
 ALTER FUNCTION public.taskbase_token_doorbell() OWNER TO taskbase_owner;
+
+-- Name: taskbase_unassign(bigint, bigint, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    WITH t AS (
+        UPDATE public.tasks tk
+           SET assignee_id = NULL, version = tk.version + 1, updated_by = public.taskbase_current_user_id(), updated_at = at
+         WHERE tk.team_id = team AND tk.assignee_id = member
+        RETURNING tk.*
+    ), history AS (
+        INSERT INTO public.task_history (team_id, task_id, task_number, version, actor_id, changed_at, kind, changes)
+        SELECT new.team_id, new.id, new.number, new.version, new.updated_by, new.updated_at, 'updated',
+               ('[{"field": "assignee", "old": ' || pg_catalog.to_json(old.assignee_id::text)::text || ', "new": null}]')::jsonb
+          FROM t AS new JOIN public.tasks old ON old.team_id = new.team_id AND old.number = new.number
+    ), counter AS (
+        UPDATE public.task_counters c SET last_change = c.last_change + (SELECT pg_catalog.count(*) FROM t)
+         WHERE c.team_id = team AND EXISTS (SELECT 1 FROM t)
+        RETURNING c.last_change
+    ), logged AS (
+        INSERT INTO public.task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+        SELECT t.team_id, counter.last_change - (SELECT pg_catalog.count(*) FROM t) + pg_catalog.row_number() OVER (ORDER BY t.number),
+               'updated', t.id, t.number, t.version, t.updated_by, t.updated_at
+          FROM t JOIN counter ON true
+    )
+    SELECT pg_catalog.count(*) FROM t
+    $$;
+
+ALTER FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) OWNER TO taskbase_owner;
 
 -- Name: users; Type: TABLE; Schema: public; Owner: taskbase_owner
 
@@ -833,6 +871,11 @@ REVOKE ALL ON FUNCTION public.taskbase_keep_an_enabled_owner() FROM PUBLIC;
 REVOKE ALL ON FUNCTION public.taskbase_leave_team(team bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint) TO taskbase_app;
 
+-- Name: FUNCTION taskbase_leave_team(team bigint, at timestamp with time zone); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) TO taskbase_app;
+
 -- Name: FUNCTION taskbase_tasks_numbered_by_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_tasks_numbered_by_counter() FROM PUBLIC;
@@ -845,6 +888,11 @@ REVOKE ALL ON FUNCTION public.taskbase_team_doorbells_of_user() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION public.taskbase_team_ids(least_role text) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_team_ids(least_role text) TO taskbase_app;
+
+-- Name: FUNCTION taskbase_unassign(team bigint, member bigint, at timestamp with time zone); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) TO taskbase_app;
 
 -- Name: TABLE users; Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -38,13 +38,22 @@ extension MemoryTaskStore: TeamRepository {
         }
     }
 
-    /// Sets or removes one membership, keeping at least one enabled owner.
-    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
+    /// Sets or removes one membership, keeping at least one enabled owner; removal unassigns
+    /// the member's tasks, each as an edit by `actor`.
+    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID, at time: Date) async throws {
+        let unassigning = try TaskChanges(assignee: .set(nil))
         try state.withLock { state in
             var roles = state.roles[team] ?? [:]
             roles[user] = role
             if let key = state.teams[team]?.key {
                 try OwnerRule.verify(enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key)
+            }
+            if role == nil {
+                for old in state.tasks(of: team).filter({ $0.assigneeID == user }).sorted(by: { $0.key.number < $1.key.number }) {
+                    let new = old.applying(unassigning, assigneeID: nil, by: actor, at: time)
+                    state.save(new, replacing: old, kind: .updated)
+                    state.log([{ TaskChange(.updated, new, sequence: $0) }], in: team)
+                }
             }
             state.roles[team] = roles
             state.ring(team)

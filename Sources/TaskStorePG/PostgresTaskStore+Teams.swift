@@ -57,13 +57,15 @@ extension PostgresTaskStore: TeamRepository {
         }
     }
 
-    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID) async throws {
+    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID, at time: Date) async throws {
         if role == nil, user == actor {
             // Leaving: any member may, though row security lets only admins delete memberships
-            // (and a viewer may not lock the counter): migration 0024's function removes the
-            // actor's own membership under the lock, and the owner trigger still judges it.
+            // (and a viewer may not lock the counter, nor write tasks): migration 0026's function
+            // unassigns and removes the actor's own membership under the lock, and the owner
+            // trigger still judges it.
             try await transaction(as: .id(actor)) { tx in
-                guard try await tx.query("SELECT taskbase_leave_team(\(team.rawValue)) AS left")[0].decode(Bool.self, "left") else {
+                let left = try await tx.query("SELECT taskbase_leave_team(\(team.rawValue), \(time)) AS left")
+                guard try left[0].decode(Bool.self, "left") else {
                     throw TaskError.notFound(what: "team #\(team)")
                 }
             }
@@ -85,6 +87,9 @@ extension PostgresTaskStore: TeamRepository {
                     ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role
                     """)
             } else {
+                // Their tasks are unassigned as edits first (0026): the foreign key's SET NULL
+                // would do it silently, leaving versions, history and watchers behind.
+                try await tx.execute("SELECT taskbase_unassign(\(team.rawValue), \(user.rawValue), \(time))")
                 try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
             }
             // Watchers read again: one who lost access is refused at once.

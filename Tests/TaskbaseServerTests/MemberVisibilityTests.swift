@@ -102,4 +102,33 @@ struct MemberVisibilityTests {
             #expect(try await outsider.get(members + "%23\(f.member.id)").status == 200)
         }
     }
+
+    @Test(
+        "a member removed, or leaving, is unassigned as an edit: an ETag held before no longer matches; history says who",
+        arguments: StoreKind.allCases)
+    func removalUnassignsAsAnEdit(store: StoreKind) async throws {
+        try await Self.withFixture(store) { f in
+            // Postgres once cleared the assignee through the foreign key: the version stayed 1,
+            // so a client's If-None-Match on "1" got 304 for a task whose assignee had changed.
+            let owner = f.client("owner"), viewer = f.client("viewer")
+            var keys: [String] = []
+            for assignee in [f.member.email, f.viewer.email] {
+                let made = try await owner.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Theirs", "assignee": "\#(assignee)"}"#)
+                #expect(made.status == 201 && made.header("ETag") == #""1""#, "\(made.text)")
+                keys.append(try made.decode(TaskDocument.self).key)
+            }
+            #expect(try await owner.send("DELETE", "/v1/teams/\(f.team)/members/\(f.member.email)").status == 204)
+            #expect(try await viewer.send("DELETE", "/v1/teams/\(f.team)/members/\(f.viewer.email)").status == 204)
+            // The viewer, gone, is #id to the owner, who shares no other team with them.
+            for (key, actor) in zip(keys, [f.owner.email, "#\(f.viewer.id)"]) {
+                let read = try await owner.get("/v1/tasks/\(key)", headers: ["If-None-Match": #""1""#])
+                #expect(read.status == 200 && read.header("ETag") == #""2""#, "\(key): \(read.status) \(read.text)")
+                let task = try read.decode(TaskDocument.self)
+                #expect(task.assignee.value == nil && task.updatedBy == actor, "\(read.text)")
+                let history = try await owner.get("/v1/tasks/\(key)/history")
+                let last = try history.decode([HistoryDocument].self).last
+                #expect(last?.version == 2 && last?.changes.map(\.field) == ["assignee"], "\(history.text)")
+            }
+        }
+    }
 }

@@ -13,6 +13,40 @@ extension TaskStoreContract {
             try await f.service.removeMember(f.owner, from: f.team, as: f.owner)
             #expect(await Outcome.of { _ = try await f.service.listTasks(in: f.team, as: f.owner) } == .notFound)
         },
+        ContractCheck("a member removed or leaving is unassigned from their tasks as an edit by whoever removed them, each in history and the feed") {
+            f in
+            // Postgres once cleared the assignee through the foreign key's SET NULL: no new
+            // version (a stale ETag still matched), no history, nothing in the feed; memory
+            // kept the assignee of someone no longer in the team.
+            let member = try await f.service.user(f.member, as: f.owner), viewer = try await f.service.user(f.viewer, as: f.owner)
+            var toMember = TaskDraftFields(), toViewer = TaskDraftFields()
+            toMember.assignee = f.member
+            toViewer.assignee = f.viewer
+            let first = try await f.makeTask("First", toMember), untouched = try await f.makeTask("Untouched")
+            let second = try await f.makeTask("Second", toMember), viewers = try await f.makeTask("Viewer's", toViewer)
+            let start = try await f.service.changes(in: f.team, after: 0, as: f.owner)
+            let before = try await TaskStoreContract.collect(4, from: start)
+            let feed = try await f.service.changes(in: f.team, after: before.last?.sequence, as: f.owner)
+
+            try await f.service.removeMember(f.member, from: f.team, as: f.admin)
+            let admin = try await f.service.user(f.admin, as: f.owner)
+            for task in [first, second] {
+                let now = try await f.service.task(task.key, as: f.owner)
+                #expect(now.assigneeID == nil && now.version == task.version + 1 && now.updatedBy == admin.id, "\(now)")
+                let last = try await f.service.history(of: task.key, as: f.owner).last
+                #expect(last?.kind == .updated && last?.actorID == admin.id && last?.version == now.version)
+                #expect(last?.changes == [FieldChange(field: .assignee, old: member.id.description, new: nil)], "\(String(describing: last))")
+            }
+            #expect(try await f.service.task(untouched.key, as: f.owner) == untouched)
+            // A viewer may be assigned and may leave: unassigned in their own name.
+            try await f.service.removeMember(f.viewer, from: f.team, as: f.viewer)
+            let left = try await f.service.task(viewers.key, as: f.owner)
+            #expect(left.assigneeID == nil && left.version == 2 && left.updatedBy == viewer.id, "\(left)")
+            let events = try await TaskStoreContract.collect(3, from: feed).changes
+            #expect(events.map(\.key) == [first.key, second.key, viewers.key])
+            #expect(events.map(\.kind) == [.updated, .updated, .updated] && events.map(\.version) == [2, 2, 2])
+            #expect(events.map(\.actorID) == [admin.id, admin.id, viewer.id])
+        },
         ContractCheck("two owners stepping down at the same time leave the team one owner") { f in
             try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
             try await f.service.removeMember(f.disabled, from: f.team, as: f.owner)
