@@ -49,7 +49,7 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
             case .outOfOrder:
                 return
                     "\(problem.path): not applied, yet numbered below \(newestApplied.map(String.init) ?? "?"), the newest applied migration; renumber it above"
-            case .applied, .pending:
+            case .applied, .pending, .ahead:
                 return "\(problem.path): \(problem.state.rawValue)"
             }
         }.joined(separator: "\n")

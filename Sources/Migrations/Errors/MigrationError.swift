@@ -13,6 +13,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case lintRefused([LintFinding])
     /// `down` was asked to roll back migrations that have no down section.
     case notReversible([String])
+    /// `down` on a database with migrations newer than the folder (a newer release's): their
+    /// down sections are in that release.
+    case aheadOfFolder(newest: Int64, folder: Int64?)
     /// A version named on the command line that no migration has.
     case unknownVersion(Int64, known: String)
     /// `baseline` on a database whose history is not empty.
@@ -43,6 +46,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
                 .joined(separator: "\n")
         case .notReversible(let paths):
             return "cannot roll back \(paths.joined(separator: ", ")): no -- migrate:down section; nothing was rolled back"
+        case let .aheadOfFolder(newest, folder):
+            return "the database is at version \(newest), newer than this folder's newest migration (\(folder.map(String.init) ?? "none")): "
+                + "roll those back with the taskmigrate and migrations of the release that applied them; nothing was rolled back"
         case let .unknownVersion(version, known):
             return "no migration has version \(version) (\(known))"
         case let .indexBuildStillRunning(file, index, pid, waited):

@@ -33,6 +33,10 @@ public struct MigrationPlan: Sendable {
         let byVersion = Dictionary(files.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
         let newestApplied = history.map(\.version).max() ?? 0
         let versions = Set(recorded.keys).union(byVersion.keys).sorted()
+        // Applied versions above the folder's newest file are a newer release's (ahead) when
+        // the folder's files are exactly the applied versions up to it; else each is a file gone.
+        let newestFile = byVersion.keys.max() ?? 0
+        let foldersOwn = !byVersion.isEmpty && Set(recorded.keys.filter { $0 <= newestFile }) == Set(byVersion.keys) ? newestFile : Int64.max
         entries = versions.map { version in
             let file = byVersion[version]
             let record = recorded[version]
@@ -42,7 +46,7 @@ public struct MigrationPlan: Sendable {
                 let accepted = file.checksum == record.checksum || file.supersededChecksums.contains(record.checksum)
                 state = accepted && file.name == record.name ? .applied : .changed
             case (nil, _?):
-                state = .missing
+                state = version > foldersOwn ? .ahead : .missing
             case _:
                 state = version < newestApplied ? .outOfOrder : .pending
             }
@@ -53,6 +57,11 @@ public struct MigrationPlan: Sendable {
     /// Files `up` would run, in order.
     public var pending: [MigrationFile] {
         entries.compactMap { $0.state == .pending ? $0.file : nil }
+    }
+
+    /// Applied migrations newer than the folder (a newer release's), in order.
+    public var ahead: [Entry] {
+        entries.filter { $0.state == .ahead }
     }
 
     /// Applied entries, in order.

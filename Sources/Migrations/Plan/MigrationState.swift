@@ -10,6 +10,10 @@ public enum MigrationState: String, Sendable, Codable, CaseIterable {
     case missing
     /// Not in the history, yet numbered below the newest applied migration.
     case outOfOrder = "out_of_order"
+    /// In the history, newer than every file of a folder that holds all the older applied
+    /// ones: applied by a newer release of the programs, which were then rolled back. `up`
+    /// has nothing to do; `down` cannot run it (its down section is in that newer release).
+    case ahead
 
     /// True for the states that stop every `up`, `down` and `verify`.
     public var isDrift: Bool {

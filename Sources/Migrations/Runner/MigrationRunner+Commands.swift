@@ -25,6 +25,9 @@ extension MigrationRunner {
             if let target, target != 0, !plan.applied.contains(where: { $0.version == target }) {
                 throw MigrationError.unknownVersion(target, known: "--to takes 0 or an applied version")
             }
+            if let newest = plan.ahead.last {
+                throw MigrationError.aheadOfFolder(newest: newest.version, folder: plan.entries.last { $0.file != nil }?.version)
+            }
             let newestFirst = plan.applied.reversed().compactMap(\.file)
             let files = target.map { target in newestFirst.filter { $0.version > target } } ?? Array(newestFirst.prefix(1))
             let irreversible = files.filter { $0.down == nil }.map(\.path)

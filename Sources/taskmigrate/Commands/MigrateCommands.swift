@@ -25,6 +25,7 @@ enum MigrateCommands {
             let drift = plan.entries.filter(\.state.isDrift).count
             try write(
                 table.render() + "\(plan.applied.count) applied, \(plan.pending.count) pending"
+                    + (plan.ahead.isEmpty ? "" : ", \(plan.ahead.count) newer than this folder (a newer release's)")
                     + (drift > 0 ? ", \(drift) drifted (run taskmigrate verify)" : "") + "\n"
                     + invalid.map { "INVALID index \($0): left by a failed or killed concurrent build; it serves no query\n" }.joined())
         }
@@ -46,7 +47,15 @@ enum MigrateCommands {
             }
             let applied = try await runner.up(to: target)
             for file in applied { try write("applied \(file.fileName)\n") }
-            let current = try await runner.plan().currentVersion.map(String.init) ?? "none"
+            let plan = try await runner.plan()
+            let current = plan.currentVersion.map(String.init) ?? "none"
+            if let newest = plan.ahead.last, applied.isEmpty {
+                // A newer release applied these, and its programs were rolled back: nothing to do.
+                try write(
+                    "up to date at version \(current): \(plan.ahead.count) applied migration\(plan.ahead.count == 1 ? "" : "s") up to \(newest.version) "
+                        + "\(plan.ahead.count == 1 ? "is" : "are") newer than this folder (a newer release's); left as they are\n")
+                return
+            }
             try write(applied.isEmpty ? "up to date at version \(current)\n" : "now at version \(current)\n")
         }
     }

@@ -11,7 +11,7 @@ enum MigrateExitCodes {
             return failure.error.code == .insufficientPrivilege ? .permissionDenied : .failure
         case .lockTimeout, .migrationLockBusy, .historyNotEmpty, .indexBuildStillRunning:
             return .conflict
-        case .lintRefused, .notReversible:
+        case .lintRefused, .notReversible, .aheadOfFolder:
             return .inputRejected
         case .unknownVersion:
             return .usage

@@ -55,6 +55,31 @@ extension EndToEnd {
             }
         }
 
+        @Test("after the programs roll back, their older folder's up leaves the newer migrations and exits 0; down refuses them")
+        func olderReleaseAfterRollback() async throws {
+            // The compose file's migrate service of the older release ran `up` against a
+            // database the newer release had migrated: "the file is gone", exit 6, and the
+            // services waiting on it never started.
+            let folder = try MigrationFolder.project()
+            defer { folder.delete() }
+            try folder.write(
+                MigrationFolder.laterName(1, "newer"), "-- migrate:up\nCREATE TABLE newer (id int);\n-- migrate:down\nDROP TABLE newer;\n")
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                #expect(try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder).status == 0)
+                try folder.remove(MigrationFolder.laterName(1, "newer"))
+                let up = try await TaskMigrateProcess.run(["up"], databaseURL: database.url, folder: folder)
+                #expect(up.status == 0, "\(up.stderr)")
+                #expect(up.stdout.contains("up to date at version \(MigrationFolder.laterVersion(1)): 1 applied migration up to"), "\(up.stdout)")
+                let status = try await TaskMigrateProcess.run(["status"], databaseURL: database.url, folder: folder)
+                #expect(
+                    status.status == 0 && status.stdout.contains("ahead") && status.stdout.contains("1 newer than this folder"), "\(status.stdout)")
+                #expect(try await TaskMigrateProcess.run(["verify"], databaseURL: database.url, folder: folder).status == 0)
+                let down = try await TaskMigrateProcess.run(["down", "--yes"], databaseURL: database.url, folder: folder)
+                #expect(down.status != 0 && down.stderr.contains("newer than this folder's newest migration"), "\(down.stderr)")
+                #expect(try await database.appliedVersions() == MigrationFolder.projectVersions + [MigrationFolder.laterVersion(1)])
+            }
+        }
+
         @Test("down without --to rolls back only the newest migration; up --to stops at the version")
         func stepwise() async throws {
             let folder = try MigrationFolder.project()

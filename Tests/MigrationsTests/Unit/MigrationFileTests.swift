@@ -214,6 +214,23 @@ struct MigrationEncodingTests {
         #expect(file.dataDroppingDownStatements == ["DROP TABLE"])
     }
 
+    @Test("a down section that only redefines a function whose body deletes rows drops no data; a DO block that deletes does")
+    func functionBodiesDropNothing() throws {
+        // 0026's down section restores taskbase_leave_team, whose body deletes a membership:
+        // `down` once asked for --yes, saying it drops data.
+        let text = """
+            -- migrate:up
+            SELECT 1;
+            -- migrate:down
+            CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DELETE FROM a; END $$;
+            CREATE PROCEDURE p() LANGUAGE sql AS $body$ TRUNCATE a $body$;
+            DO $$ BEGIN DELETE FROM a; END $$;
+
+            """
+        let file = try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: Array(text.utf8))
+        #expect(file.dataDroppingDownStatements == ["DELETE FROM"])
+    }
+
     @Test("--dir naming a file or nothing says so in words")
     func folderThatIsNot() throws {
         let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])

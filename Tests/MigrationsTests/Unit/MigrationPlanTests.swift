@@ -51,6 +51,26 @@ struct MigrationPlanTests {
         }
     }
 
+    @Test("applied migrations above a folder that holds every older one are a newer release's (ahead), not drift; a gap below is")
+    func ahead() throws {
+        func gone(_ version: Int64) -> AppliedMigration {
+            AppliedMigration(
+                version: version, name: "later", checksum: "00", appliedAt: Date(timeIntervalSince1970: 0),
+                executionMilliseconds: 1, appliedBy: "test", toolVersion: "test", isBaseline: false)
+        }
+        // The programs rolled back to a release whose folder ends at 3: 4 and 5 are ahead.
+        let rolledBack = MigrationPlan(files: files, history: files.map { record($0) } + [gone(4), gone(5)])
+        #expect(rolledBack.entries.map(\.state) == [.applied, .applied, .applied, .ahead, .ahead])
+        #expect(rolledBack.ahead.map(\.version) == [4, 5] && rolledBack.pending.isEmpty && rolledBack.currentVersion == 5)
+        try rolledBack.verify()
+        // A file gone below the folder's newest is drift, and then so is every one above.
+        let holed = MigrationPlan(files: [files[0], files[2]], history: files.map { record($0) } + [gone(4)])
+        #expect(holed.entries.map(\.state) == [.applied, .missing, .applied, .missing])
+        #expect(throws: MigrationDriftError.self) { try holed.verify() }
+        // An empty folder (a wrong --dir) is no release: every applied migration is missing.
+        #expect(MigrationPlan(files: [], history: [record(files[0])]).entries.map(\.state) == [.missing])
+    }
+
     @Test("a renamed applied file counts as changed")
     func renamed() {
         let renamed = try! migration("CREATE TABLE a (id int);", fileName: "0001_a_renamed.sql")
