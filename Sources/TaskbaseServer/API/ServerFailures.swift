@@ -1,4 +1,5 @@
 import PGStore
+import TaskCore
 import TaskbaseWire
 
 /// Failures that are no refusal of the service: the database away or busy is 503 with
@@ -14,8 +15,20 @@ enum ServerFailures {
         return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState.hasPrefix("53")
     }
 
+    /// SQLSTATEs that mean "the schema lacks what this server uses": an undefined function
+    /// (42883), table (42P01) or column (42703), as a server newer than the database's
+    /// migrations meets them while `/readyz` says so.
+    static func isSchemaBehind(_ sqlState: String?) -> Bool {
+        ["42883", "42P01", "42703"].contains(sqlState)
+    }
+
     /// The response for `error`.
     static func response(for error: any Error) -> HTTPResponse {
+        if let error = error as? PGError, isSchemaBehind(error.sqlState) {
+            // Once a bare 500 ("the server failed: PGError") with nothing logged.
+            let detail = "the database's schema is older than this server needs (\(error.message)); \(SchemaStatus.migrationAdvice)"
+            return ServerProblems.response(ProblemDocument(.unavailable, detail: detail), headers: [("Retry-After", "5")])
+        }
         if let error = error as? PGError, error.kind == .timeout || error.isConnectionLost || isUnavailable(error.sqlState) {
             let problem = ProblemDocument(.unavailable, detail: "the database is unreachable or busy; retry after the Retry-After seconds")
             return ServerProblems.response(problem, headers: [("Retry-After", "1")])

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import PGStore
+@testable import TaskbaseServer
+
+@Suite("What a failure that is no refusal answers")
+struct ServerFailuresTests {
+    /// A server error with `sqlState`.
+    static func serverError(_ sqlState: String, _ message: String) -> PGError {
+        var error = PGError(kind: .server, message: message)
+        error.sqlState = sqlState
+        return error
+    }
+
+    @Test("a schema that lacks a function, table or column this server uses is 503 saying to migrate, not a bare 500")
+    func schemaBehind() throws {
+        // A server newer than the database's migrations (a rolling deploy) met these as
+        // "500: the server failed: PGError", and logged nothing of why.
+        for sqlState in ["42883", "42P01", "42703"] {
+            let response = ServerFailures.response(for: Self.serverError(sqlState, "function taskbase_user_by_email(text) does not exist"))
+            #expect(response.status == 503, "\(sqlState)")
+            guard case .bytes(let bytes) = response.body else {
+                Issue.record("no body")
+                continue
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(text.contains("older than this server needs") && text.contains("taskmigrate up"), "\(text)")
+            #expect(text.contains("taskbase_user_by_email"), "\(text)")
+        }
+        // Any other statement error is still the server's fault: 500.
+        #expect(ServerFailures.response(for: Self.serverError("42601", "syntax error")).status == 500)
+    }
+}
