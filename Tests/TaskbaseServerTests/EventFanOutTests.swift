@@ -112,6 +112,31 @@ struct EventFanOutTests {
         await f.stop()
     }
 
+    @Test("one who leaves while the hub knows them is #id in the live events of their leaving, as in a resumed stream", arguments: StoreKind.allCases)
+    func leaverKnownToTheHub(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let leaver = try await f.service.createUser(email: "known.\(f.team.rawValue.lowercased())@example.com", displayName: "Known")
+        _ = try await f.service.setRole(.member, for: .email(leaver.email), in: f.team, as: .id(f.owner.id))
+        let task = try await f.service.createTask(in: f.team, TaskDraft(title: "Theirs", assignee: .id(leaver.id)), as: .id(f.owner.id))
+        // The hub starts with the leaver among the members it names by email.
+        let owner = try await subscribe(f, as: "owner"), viewer = try await subscribe(f, as: "viewer")
+        try await waitForSubscribers(f, 2)
+        _ = try await f.service.updateTask(task.key, try TaskChanges(notes: "by them"), expectedVersion: nil, as: .id(leaver.id))
+        for stream in [owner, viewer] {
+            #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 }))
+            #expect(stream.changeEvents().last?.data.contains(leaver.email) == true, "a member is named by email")
+        }
+        // Leaving unassigns their task in their name; the hub once named them from the members
+        // it read before, by email, to people who share no team with them any more.
+        try await f.service.removeMember(.id(leaver.id), from: f.team, as: .id(leaver.id))
+        for stream in [owner, viewer] {
+            #expect(await stream.read(until: { _ in stream.changeEvents().count == 2 }))
+            let data = try #require(stream.changeEvents().last?.data)
+            #expect(data.contains(##""actor":"#\##(leaver.id)""##) && !data.contains(leaver.email), "\(data)")
+        }
+        await f.stop()
+    }
+
     @Test("a resumed stream catches up from the log by itself, then takes the live feed: nothing lost, nothing twice", arguments: StoreKind.allCases)
     func resumeHandsOver(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

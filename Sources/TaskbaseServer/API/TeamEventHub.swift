@@ -175,7 +175,7 @@ final class TeamEventHub: Sendable {
             }
             var rings = bell.rings.makeAsyncIterator()
             while try await rings.next() != nil {
-                var full = true
+                var full = true, membersRead = false
                 while full {
                     let (page, reader) = try await read(after: position, limit: ChangeLogFollower.pageSize)
                     full = page.events.count == ChangeLogFollower.pageSize
@@ -183,9 +183,18 @@ final class TeamEventHub: Sendable {
                     let actors = page.events.compactMap { event -> UserID? in
                         if case .change(let change) = event { change.actorID } else { nil }
                     }
-                    // Someone the directory does not hold: a member who joined since (the
-                    // members are read again, dropping any who left) or a former member (#id).
-                    if actors.contains(where: { users.users[$0] == nil }) { users = try await members() }
+                    if !membersRead, !page.events.isEmpty {
+                        // A ring may be a membership change (with the removed member's
+                        // unassignments): the members are read again once the ring's first page
+                        // is, so that one who left in a change the page holds is `#id`, as to a
+                        // stream that catches up from the log by itself.
+                        users = try await members()
+                        membersRead = true
+                    } else if actors.contains(where: { users.users[$0] == nil }) {
+                        // Someone the directory does not hold: a member who joined since, or a
+                        // former member (#id).
+                        users = try await members()
+                    }
                     for event in ChangeLogFollower.resumed(from: position, page) {
                         texts.append((event.sequence, try await EventText.of(event, users: &users, service: service, as: .id(reader))))
                     }
