@@ -8,12 +8,21 @@
 -- `taskbase_unassign(team, member, at)` now unassigns each of the member's tasks in the team
 -- as an edit by the acting user: version + 1, updated_by and updated_at, one `updated` history
 -- entry (the assignee, from the member's id to none, as the store writes it), and one change-log
--- entry per task under the team's next sequences. It is SECURITY INVOKER: an admin's removal
--- runs it through the runtime role's own policies (they write tasks, in their own name); the
--- caller holds the team's counter lock. `taskbase_leave_team(team, at)` (SECURITY DEFINER, as
+-- entry per task under the team's next sequences, and it rings the team's doorbell when it
+-- changed anything (watchers read again, whoever deleted). It is SECURITY INVOKER: an admin's
+-- removal runs it through the runtime role's own policies (they write tasks, in their own
+-- name); the caller holds the team's counter lock. `taskbase_leave_team(team, at)` (SECURITY DEFINER, as
 -- 0024's) runs it before removing the leaver, who may be a viewer and may not write tasks
 -- themself; the one-argument form, which programs built before this migration call, leaves at
--- the transaction's time. The foreign key stays, as a backstop.
+-- the transaction's time. A leaver's `at` more than a day from the database's clock (or not
+-- finite) is taken as the transaction's time: a viewer may not write times of their choosing.
+--
+-- A BEFORE DELETE trigger on memberships runs the same unassignment (at the transaction's time)
+-- for any other removal: an admin's DELETE from a program built before this migration, or typed
+-- in SQL. Its edits are the deleting user's, under their own policies; what the app unassigned
+-- first, at its own clock's time, leaves it nothing to do. A team being deleted is skipped (its
+-- tasks go with it), and so is a delete with no acting user (the database's administrator at
+-- work, who names nobody to make the edits): there the foreign key's SET NULL clears as before.
 
 -- migrate:up
 CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamptz) RETURNS bigint
@@ -39,8 +48,10 @@ CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestam
         SELECT t.team_id, counter.last_change - (SELECT pg_catalog.count(*) FROM t) + pg_catalog.row_number() OVER (ORDER BY t.number),
                'updated', t.id, t.number, t.version, t.updated_by, t.updated_at
           FROM t JOIN counter ON true
+    ), notified AS (
+        SELECT pg_catalog.pg_notify('taskbase.team.' || tm.key, '') FROM public.teams tm WHERE tm.id = team AND EXISTS (SELECT 1 FROM t)
     )
-    SELECT pg_catalog.count(*) FROM t
+    SELECT pg_catalog.count(*) FROM t LEFT JOIN notified ON true
     $$;
 
 CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamptz) RETURNS boolean
@@ -58,6 +69,9 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamptz) RETURNS 
         IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
             RETURN false;
         END IF;
+        IF at IS NULL OR NOT pg_catalog.isfinite(at) OR at NOT BETWEEN pg_catalog.now() - interval '1 day' AND pg_catalog.now() + interval '1 day' THEN
+            at := pg_catalog.now();
+        END IF;
         PERFORM public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
         PERFORM pg_catalog.pg_notify('taskbase.team.' || team_key, '');
@@ -70,10 +84,27 @@ CREATE OR REPLACE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boole
     SET search_path = pg_catalog, public, pg_temp
     AS $$ SELECT public.taskbase_leave_team(team, pg_catalog.now()) $$;
 
+CREATE FUNCTION public.taskbase_unassign_removed_member() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, public, pg_temp
+    AS $$
+    BEGIN
+        IF public.taskbase_current_user_id() IS NOT NULL AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = OLD.team_id) THEN
+            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.now());
+        END IF;
+        RETURN OLD;
+    END
+    $$;
+
+CREATE TRIGGER memberships_unassign_removed BEFORE DELETE ON public.memberships
+    FOR EACH ROW EXECUTE FUNCTION public.taskbase_unassign_removed_member();
+
 REVOKE ALL ON FUNCTION public.taskbase_unassign(bigint, bigint, timestamptz), public.taskbase_leave_team(bigint, timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION public.taskbase_unassign(bigint, bigint, timestamptz), public.taskbase_leave_team(bigint, timestamptz) TO taskbase_app;
 
 -- migrate:down
+DROP TRIGGER memberships_unassign_removed ON public.memberships;
+DROP FUNCTION public.taskbase_unassign_removed_member();
 CREATE OR REPLACE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boolean
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, public, pg_temp

@@ -134,9 +134,10 @@ CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
         END IF;
         FOREACH team IN ARRAY concerned LOOP
             PERFORM 1 FROM public.task_counters c WHERE c.team_id = team FOR UPDATE;
-            IF EXISTS (SELECT 1 FROM public.teams t WHERE t.id = team) AND NOT EXISTS (
-                SELECT 1 FROM public.memberships m JOIN public.users u ON u.id = m.user_id
-                 WHERE m.team_id = team AND m.role = 'owner' AND NOT u.disabled) THEN
+            PERFORM 1 FROM public.memberships m JOIN public.users u ON u.id = m.user_id
+             WHERE m.team_id = team AND m.role = 'owner' AND NOT u.disabled
+               FOR SHARE OF m, u;
+            IF NOT FOUND AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = team) THEN
                 RAISE EXCEPTION 'team % must keep at least one enabled owner', (SELECT t.key FROM public.teams t WHERE t.id = team)
                     USING ERRCODE = 'check_violation', CONSTRAINT = 'teams_keep_an_enabled_owner',
                           HINT = 'make another enabled member an owner first';
@@ -174,6 +175,9 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time z
         IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
             RETURN false;
         END IF;
+        IF at IS NULL OR NOT pg_catalog.isfinite(at) OR at NOT BETWEEN pg_catalog.now() - interval '1 day' AND pg_catalog.now() + interval '1 day' THEN
+            at := pg_catalog.now();
+        END IF;
         PERFORM public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
         PERFORM pg_catalog.pg_notify('taskbase.team.' || team_key, '');
@@ -182,6 +186,24 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time z
     $$;
 
 ALTER FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) OWNER TO taskbase_owner;
+
+-- Name: taskbase_may_add_member(bigint); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_may_add_member(member bigint) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        RETURN member = public.taskbase_current_user_id()
+            OR EXISTS (SELECT 1 FROM public.memberships m
+                        WHERE m.user_id = member AND m.team_id = ANY (public.taskbase_team_ids('viewer')))
+            OR public.taskbase_acting_operator()
+            OR member = (SELECT u.id FROM public.users u
+                          WHERE pg_catalog.lower(u.email) = pg_catalog.current_setting('taskbase.member_email', true) COLLATE "default");
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_may_add_member(member bigint) OWNER TO taskbase_owner;
 
 -- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
@@ -281,11 +303,29 @@ CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestam
         SELECT t.team_id, counter.last_change - (SELECT pg_catalog.count(*) FROM t) + pg_catalog.row_number() OVER (ORDER BY t.number),
                'updated', t.id, t.number, t.version, t.updated_by, t.updated_at
           FROM t JOIN counter ON true
+    ), notified AS (
+        SELECT pg_catalog.pg_notify('taskbase.team.' || tm.key, '') FROM public.teams tm WHERE tm.id = team AND EXISTS (SELECT 1 FROM t)
     )
-    SELECT pg_catalog.count(*) FROM t
+    SELECT pg_catalog.count(*) FROM t LEFT JOIN notified ON true
     $$;
 
 ALTER FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) OWNER TO taskbase_owner;
+
+-- Name: taskbase_unassign_removed_member(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_unassign_removed_member() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        IF public.taskbase_current_user_id() IS NOT NULL AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = OLD.team_id) THEN
+            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.now());
+        END IF;
+        RETURN OLD;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_unassign_removed_member() OWNER TO taskbase_owner;
 
 -- Name: users; Type: TABLE; Schema: public; Owner: taskbase_owner
 
@@ -299,6 +339,8 @@ CREATE TABLE public.users (
     CONSTRAINT users_display_name_not_blank CHECK ((btrim(display_name) <> ''::text)),
     CONSTRAINT users_email_shape CHECK (((email = btrim(email)) AND (email ~~ '_%@_%'::text)))
 );
+ALTER TABLE ONLY public.users ALTER COLUMN email SET STATISTICS 0;
+ALTER TABLE ONLY public.users ALTER COLUMN display_name SET STATISTICS 0;
 
 ALTER TABLE public.users OWNER TO taskbase_owner;
 
@@ -312,7 +354,7 @@ CREATE FUNCTION public.taskbase_user_by_email(address text) RETURNS SETOF public
         IF pg_catalog.cardinality(public.taskbase_team_ids('admin')) = 0 THEN
             RETURN;
         END IF;
-        RETURN QUERY SELECT u.* FROM public.users u WHERE pg_catalog.lower(u.email) = address;
+        RETURN QUERY SELECT u.* FROM public.users u WHERE pg_catalog.lower(u.email) = address COLLATE "default";
     END
     $$;
 
@@ -325,7 +367,7 @@ CREATE FUNCTION public.taskbase_user_id_for_email(address text) RETURNS bigint
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     BEGIN
-        RETURN (SELECT u.id FROM public.users u WHERE lower(u.email) = address);
+        RETURN (SELECT u.id FROM public.users u WHERE pg_catalog.lower(u.email) = address COLLATE "default");
     END
     $$;
 
@@ -639,6 +681,7 @@ CREATE UNIQUE INDEX teams_key_key ON public.teams USING btree (key);
 -- Name: users_email_key; Type: INDEX; Schema: public; Owner: taskbase_owner
 
 CREATE UNIQUE INDEX users_email_key ON public.users USING btree (lower(email));
+ALTER INDEX public.users_email_key ALTER COLUMN 1 SET STATISTICS 0;
 
 -- Name: api_tokens api_tokens_doorbell; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
@@ -647,6 +690,10 @@ CREATE TRIGGER api_tokens_doorbell AFTER DELETE OR UPDATE OF revoked_at ON publi
 -- Name: memberships memberships_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
+
+-- Name: memberships memberships_unassign_removed; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER memberships_unassign_removed BEFORE DELETE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.taskbase_unassign_removed_member();
 
 -- Name: task_changes task_changes_taken_from_counter; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
@@ -722,7 +769,7 @@ ALTER TABLE public.memberships ENABLE ROW LEVEL SECURITY;
 
 -- Name: memberships memberships_add; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY memberships_add ON public.memberships FOR INSERT TO taskbase_app WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('admin'::text) AS taskbase_team_ids)::bigint[])) AND ((role <> 'owner'::text) OR (team_id = ANY (( SELECT public.taskbase_team_ids('owner'::text) AS taskbase_team_ids)::bigint[])))));
+CREATE POLICY memberships_add ON public.memberships FOR INSERT TO taskbase_app WITH CHECK (((team_id = ANY (( SELECT public.taskbase_team_ids('admin'::text) AS taskbase_team_ids)::bigint[])) AND ((role <> 'owner'::text) OR (team_id = ANY (( SELECT public.taskbase_team_ids('owner'::text) AS taskbase_team_ids)::bigint[]))) AND public.taskbase_may_add_member(user_id)));
 
 -- Name: memberships memberships_change; Type: POLICY; Schema: public; Owner: taskbase_owner
 
@@ -875,6 +922,11 @@ GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint) TO taskbase_app;
 
 REVOKE ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) TO taskbase_app;
+
+-- Name: FUNCTION taskbase_may_add_member(member bigint); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_may_add_member(member bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_may_add_member(member bigint) TO taskbase_app;
 
 -- Name: FUNCTION taskbase_tasks_numbered_by_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -40,10 +40,14 @@ extension MemoryTaskStore: TeamRepository {
 
     /// Sets or removes one membership, keeping at least one enabled owner; removal unassigns
     /// the member's tasks, each as an edit by `actor`.
-    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID, at time: Date) async throws {
-        let unassigning = try TaskChanges(assignee: .set(nil))
+    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+        let unassigning = try TaskChanges(assignee: .set(nil)), user = member.id
         try state.withLock { state in
             var roles = state.roles[team] ?? [:]
+            if role == nil, roles[user] == nil {
+                // Gone already (removed at the same time by someone else): nothing is done.
+                throw TaskError.notFound(what: "member \(member.email) of team \(state.teams[team].map { "\($0.key)" } ?? "#\(team)")")
+            }
             roles[user] = role
             if let key = state.teams[team]?.key {
                 try OwnerRule.verify(enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key)

@@ -195,7 +195,14 @@ extension PostgresTaskStore: TaskRepository {
             }
             let new = old.applying(changes, assigneeID: assigneeID, by: actor.id, at: time)
             guard new != old else { return old }
-            try await Self.save(new, replacing: old, kind: .updated, on: tx)
+            do {
+                try await Self.save(new, replacing: old, kind: .updated, on: tx)
+            } catch let error as PGError where error.code == .foreignKeyViolation && error.constraint == "tasks_assignee_is_member" {
+                // The assignee was removed from the team after the facts above were read (the
+                // removal held the counter lock this edit waited for): as if they had been
+                // read gone.
+                throw AssigneeRule.notAMember(changes.assigneeToResolve ?? .id(new.assigneeID ?? UserID(0)), of: key.team)
+            }
             return new
         }
     }

@@ -57,7 +57,8 @@ extension PostgresTaskStore: TeamRepository {
         }
     }
 
-    public func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID, at time: Date) async throws {
+    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+        let user = member.id
         if role == nil, user == actor {
             // Leaving: any member may, though row security lets only admins delete memberships
             // (and a viewer may not lock the counter, nor write tasks): migration 0026's function
@@ -66,7 +67,7 @@ extension PostgresTaskStore: TeamRepository {
             try await transaction(as: .id(actor)) { tx in
                 let left = try await tx.query("SELECT taskbase_leave_team(\(team.rawValue), \(time)) AS left")
                 guard try left[0].decode(Bool.self, "left") else {
-                    throw TaskError.notFound(what: "team #\(team)")
+                    throw TaskError.notFound(what: "member \(member.email) of team #\(team)")
                 }
             }
             return
@@ -81,6 +82,10 @@ extension PostgresTaskStore: TeamRepository {
                 "SELECT tm.key FROM teams tm JOIN task_counters c ON c.team_id = tm.id WHERE tm.id = \(team.rawValue) FOR UPDATE OF c")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
+                // One new to the actor is added by the address they named (0025): the row
+                // policy takes a new member they do not see only as `taskbase.member_email`'s.
+                try await tx.execute(
+                    "SELECT set_config('taskbase.member_email', \(UserFields.normalizedEmailKey(member.email)), true)")
                 try await tx.execute(
                     """
                     INSERT INTO memberships (team_id, user_id, role) VALUES (\(team.rawValue), \(user.rawValue), \(role.rawValue))
@@ -90,7 +95,10 @@ extension PostgresTaskStore: TeamRepository {
                 // Their tasks are unassigned as edits first (0026): the foreign key's SET NULL
                 // would do it silently, leaving versions, history and watchers behind.
                 try await tx.execute("SELECT taskbase_unassign(\(team.rawValue), \(user.rawValue), \(time))")
-                try await tx.execute("DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue)")
+                let removed = try await tx.query(
+                    "DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue) RETURNING user_id")
+                // Gone already (removed at the same time by someone else): nothing is done.
+                if removed.isEmpty { throw TaskError.notFound(what: "member \(member.email) of team \(keyText)") }
             }
             // Watchers read again: one who lost access is refused at once.
             try await tx.execute("SELECT \(Self.doorbellSQL(try TeamKey(keyText)))")

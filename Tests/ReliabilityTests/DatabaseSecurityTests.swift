@@ -170,6 +170,14 @@ struct RoleModelPolicyTests {
         var allowed: @Sendable (Role?) -> Bool
     }
 
+    /// Adds `user` with `role` to the stage's team, naming the stranger's address as the one added.
+    static func addingByTheStrangersAddress(_ s: Stage, user: Int64, role: String) -> PGQuery {
+        """
+        WITH named AS (SELECT set_config('taskbase.member_email', \(s.strangerEmail), true))
+        INSERT INTO memberships (team_id, user_id, role) SELECT \(s.team), \(user), \(role) FROM named
+        """
+    }
+
     static let anyMember: @Sendable (Role?) -> Bool = { $0 != nil }
     static func atLeast(_ least: Role) -> @Sendable (Role?) -> Bool { { role in role.map { $0 >= least } ?? false } }
     static let nobody: @Sendable (Role?) -> Bool = { _ in false }
@@ -264,12 +272,21 @@ struct RoleModelPolicyTests {
             name: "give one's membership to a stranger",
             sql: { s, me in "UPDATE memberships SET user_id = \(s.stranger) WHERE team_id = \(s.team) AND user_id = \(me)" }, allowed: nobody),
         Probe(name: "change the team's key", sql: { s, _ in "UPDATE teams SET key = 'ZZFORGED' WHERE id = \(s.team)" }, allowed: nobody),
+        // Adding one in no team by id alone once made them a team mate, readable in users:
+        // insert ids, read their addresses, roll back. Now a new member is one the actor sees,
+        // or the one whose address they name (taskbase.member_email, 0025).
         Probe(
-            name: "add a member", sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'member')" },
-            allowed: atLeast(.admin)),
+            name: "add a user in no team by id alone",
+            sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'member')" }, allowed: nobody),
         Probe(
-            name: "add an owner", sql: { s, _ in "INSERT INTO memberships (team_id, user_id, role) VALUES (\(s.team), \(s.stranger), 'owner')" },
-            allowed: atLeast(.owner)),
+            name: "add a member by their address",
+            sql: { s, _ in addingByTheStrangersAddress(s, user: s.stranger, role: "member") }, allowed: atLeast(.admin)),
+        Probe(
+            name: "add an owner by their address",
+            sql: { s, _ in addingByTheStrangersAddress(s, user: s.stranger, role: "owner") }, allowed: atLeast(.owner)),
+        Probe(
+            name: "add one in no team by another's address",
+            sql: { s, _ in addingByTheStrangersAddress(s, user: s.outsider, role: "member") }, allowed: nobody),
         Probe(
             name: "make oneself owner", sql: { s, me in "UPDATE memberships SET role = 'owner' WHERE team_id = \(s.team) AND user_id = \(me)" },
             allowed: atLeast(.owner)),
@@ -387,5 +404,115 @@ struct RoleModelPolicyTests {
             }
             #expect(try await f.service.listTasks(in: f.team, as: f.viewer).tasks.map(\.title) == ["Secret"])
         }
+    }
+
+    /// Runs `body` on a connection of a login that is only a member of `taskbase_app`, inside a
+    /// transaction as the runtime role acting as `actor`, with `isolation`.
+    static func asRuntime<T>(
+        _ connection: PGConnection, actor: Int64, isolation: String = "READ COMMITTED", _ body: () async throws -> T
+    ) async throws -> T {
+        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation); SET LOCAL ROLE taskbase_app")
+        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
+        return try await body()
+    }
+
+    @Test("with the runtime login: an exact address stays exact under a collation of one's own; a leaver's time is the database's")
+    func membershipFunctionsUnderAttack() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let id: (UserRef) async throws -> Int64 = { try await f.service.user($0).id.rawValue }
+        let (owner, viewer) = (try await id(f.owner), try await id(f.viewer))
+        let stranger = try await f.service.user(try await f.makeUser())
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        var assigned = TaskDraftFields()
+        assigned.assignee = f.viewer
+        let task = try await f.makeTask("Viewer's", assigned)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                // A case-, accent- and punctuation-blind collation of one's own once made the
+                // "exact" lookup match other spellings (plpgsql compares in the caller's).
+                let found = try await Self.asRuntime(connection, actor: owner) {
+                    _ = try await connection.simpleQuery(
+                        unsafeSQL: "CREATE COLLATION pg_temp.blind (provider = icu, locale = 'und-u-ka-shifted-ks-level1', deterministic = false)")
+                    let blurred = stranger.email.uppercased().replacingOccurrences(of: ".", with: " ")
+                    let rows = try await connection.query(
+                        "SELECT (SELECT count(*) FROM taskbase_user_by_email(\(blurred) COLLATE pg_temp.blind)) + coalesce(taskbase_user_id_for_email(\(blurred) COLLATE pg_temp.blind), 0) AS n"
+                    )
+                    let exact = try await connection.query(
+                        "SELECT count(*) AS n FROM taskbase_user_by_email(\(stranger.email) COLLATE pg_temp.blind)")
+                    return (try rows[0].decode(Int64.self, "n"), try exact[0].decode(Int64.self, "n"))
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(found.0 == 0 && found.1 == 1, "\(found)")
+                // A viewer leaving with an assigned task once stamped its edit with any time,
+                // -infinity too (which broke the team's list sorted by update).
+                let left = try await Self.asRuntime(connection, actor: viewer) {
+                    try await connection.query("SELECT taskbase_leave_team(\(team), '-infinity') AS left")[0].decode(Bool.self, "left")
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                #expect(left)
+            }
+        }
+        let now = try await f.service.task(task.key, as: f.owner)
+        #expect(now.assigneeID == nil && now.version == 2 && abs(now.updatedAt.timeIntervalSinceNow) < 3_600, "\(now)")
+        #expect(try await f.service.listTasks(in: f.team, TaskQuery(sort: .updated), as: f.owner).tasks.count == 1)
+    }
+
+    @Test("a member removed by a plain DELETE (a program built before 0026, or SQL) is unassigned as an edit by whoever deleted")
+    func removalByPlainDelete() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let (admin, member) = (try await f.service.user(f.admin).id, try await f.service.user(f.member).id)
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        var assigned = TaskDraftFields()
+        assigned.assignee = f.member
+        let task = try await f.makeTask("Member's", assigned)
+        let feed = try await f.service.changes(in: f.team, after: 1, as: f.owner)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                try await Self.asRuntime(connection, actor: admin.rawValue) {
+                    _ = try await connection.simpleQuery(unsafeSQL: "SELECT 1 FROM task_counters WHERE team_id = \(team) FOR UPDATE")
+                    _ = try await connection.execute("DELETE FROM memberships WHERE team_id = \(team) AND user_id = \(member.rawValue)")
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+            }
+        }
+        let now = try await f.service.task(task.key, as: f.owner)
+        #expect(now.assigneeID == nil && now.version == 2 && now.updatedBy == admin, "\(now)")
+        #expect(try await f.service.history(of: task.key, as: f.owner).last?.changes.map(\.field) == [.assignee])
+        let changes = try await TaskStoreContract.collect(1, from: feed).changes
+        #expect(changes.map(\.kind) == [.updated] && changes.map(\.actorID) == [admin])
+    }
+
+    @Test("two owners leaving at once under REPEATABLE READ cannot leave the team ownerless: the second is a serialization failure")
+    func ownerRuleUnderRepeatableRead() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
+        let (first, second) = (try await f.service.user(f.owner).id.rawValue, try await f.service.user(f.admin).id.rawValue)
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { one in
+                try await PGConnection.with(login.config(for: database)) { two in
+                    // Both take their snapshot while both are owners.
+                    for (connection, actor) in [(one, first), (two, second)] {
+                        try await Self.asRuntime(connection, actor: actor, isolation: "REPEATABLE READ") {
+                            _ = try await connection.query("SELECT count(*) AS n FROM memberships WHERE team_id = \(team)")
+                        }
+                    }
+                    #expect(try await one.query("SELECT taskbase_leave_team(\(team), now()) AS left")[0].decode(Bool.self, "left"))
+                    _ = try await one.simpleQuery(unsafeSQL: "COMMIT")
+                    do {
+                        _ = try await two.query("SELECT taskbase_leave_team(\(team), now()) AS left")
+                        Issue.record("the second owner left too")
+                    } catch let error as PGError {
+                        #expect(error.code == .serializationFailure, "\(error)")
+                    }
+                    _ = try await two.simpleQuery(unsafeSQL: "ROLLBACK")
+                }
+            }
+        }
+        let owners = try await f.service.members(of: f.team, as: f.member).filter { $0.role == .owner && !$0.user.isDisabled }
+        #expect(owners.map(\.user.id.rawValue) == [second])
     }
 }

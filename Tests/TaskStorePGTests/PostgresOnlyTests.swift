@@ -1,6 +1,7 @@
 import Foundation
 import PGStore
 import TaskCore
+import TaskStoreContract
 import Testing
 @testable import TaskStorePG
 import TaskbaseTestSupport
@@ -153,5 +154,36 @@ struct PostgresOnlyTests {
             return
         }
         #expect(change.key == created.key && change.kind == .created)
+    }
+
+    @Test("an edit naming an assignee removed while it waited for the team's lock is refused as no member, never a raw foreign-key error")
+    func assigneeRemovedWhileTheEditWaits() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "assignee race") { database in
+            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 2)
+            let service = TaskService(store: store)
+            let (team, owner, members) = try await makeTeam(service, members: 1)
+            let task = try await service.createTask(in: team, try TaskDraft(title: "Contested"), as: owner)
+            let teamID = try await service.team(team, as: owner).team.id.rawValue
+            let ownerID = try await service.user(owner).id.rawValue, memberID = try await service.user(members[0]).id.rawValue
+            try await PGConnection.with(database.config) { holder in
+                // The removal holds the team's counter lock, as a removal does, while the edit
+                // reads its facts (the member still a member) and waits for it.
+                _ = try await holder.simpleQuery(unsafeSQL: "BEGIN")
+                _ = try await holder.simpleQuery(unsafeSQL: "SELECT set_config('taskbase.user_id', '\(ownerID)', true)")
+                _ = try await holder.simpleQuery(unsafeSQL: "SELECT 1 FROM task_counters WHERE team_id = \(teamID) FOR UPDATE")
+                let edit = Task { await Outcome.of { _ = try await service.assignTask(task.key, to: members[0], as: owner) } }
+                var waiting = false
+                for _ in 0..<200 where !waiting {
+                    let rows = try await holder.query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                    waiting = try rows[0].decode(Int64.self, "n") > 0
+                    if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(waiting, "the edit waits for the removal's lock")
+                _ = try await holder.simpleQuery(unsafeSQL: "DELETE FROM memberships WHERE team_id = \(teamID) AND user_id = \(memberID)")
+                _ = try await holder.simpleQuery(unsafeSQL: "COMMIT")
+                #expect(await edit.value == .invalid(field: "assignee"))
+            }
+            #expect(try await service.task(task.key, as: owner).assigneeID == nil)
+        }
     }
 }

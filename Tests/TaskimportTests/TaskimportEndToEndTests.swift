@@ -114,7 +114,7 @@ struct TaskimportEndToEndTests {
         #expect(reasons[1].contains("line 4, column 3 (Status)"))
         #expect(reasons[2].contains("expected 4 fields"))
         #expect(reasons[3].contains("line 7, column 1 (ID): external id \"1\" is also on line 2"))
-        #expect(reasons[4].contains("no user nobody@example.com exists"))
+        #expect(reasons[4].contains("nobody@example.com is not a member of team"))
     }
 
     @Test("a title of 295 Hindi characters (520 code points) is one rejected row with its line, not a database error")

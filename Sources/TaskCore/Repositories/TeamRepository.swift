@@ -14,9 +14,11 @@ public protocol TeamRepository: Sendable {
     func members(of team: TeamID, actor: UserID) async throws -> [Member]
     /// Adds `user` with `role`, changes their role, or removes them when `role` is nil, and
     /// refuses, in the same transaction, a change that leaves no enabled owner (`OwnerRule`).
-    /// Removal unassigns each of their tasks in the team as an edit by `actor` at `time` (a
-    /// new version, history, one change each, in task order): an assignee is a member.
-    func setRole(_ role: Role?, of user: UserID, in team: TeamID, actor: UserID, at time: Date) async throws
+    /// `user` is whom `user(toAdd:as:)` or a lookup as `actor` found: one who is new to the
+    /// actor is added by their address. Removal unassigns each of their tasks in the team as an
+    /// edit by `actor` at `time` (a new version, history, one change each, in task order): an
+    /// assignee is a member. Removing one who is no member (any more) is `notFound`.
+    func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date) async throws
     /// Renames the team.
     func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team
     /// Deletes the team with its memberships, tasks and history.

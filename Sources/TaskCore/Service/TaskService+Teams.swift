@@ -81,7 +81,7 @@ extension TaskService {
                 what: "change the owners of team \(key)",
                 why: "\(access.actor.email) is \(access.role.withArticle); only an owner can grant or take away the owner role")
         }
-        try await store.setRole(role, of: target.id, in: access.team.id, actor: access.actor.id, at: clock.now())
+        try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
         return target
     }
 }

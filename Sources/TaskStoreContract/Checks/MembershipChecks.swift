@@ -47,6 +47,17 @@ extension TaskStoreContract {
             #expect(events.map(\.kind) == [.updated, .updated, .updated] && events.map(\.version) == [2, 2, 2])
             #expect(events.map(\.actorID) == [admin.id, admin.id, viewer.id])
         },
+        ContractCheck("a member removed twice at once is removed once: the store refuses the removal of one no longer a member") { f in
+            // The service reads the members first; two removals racing both passed that read,
+            // and both answered done (204) while one did nothing.
+            let member = try await f.service.user(f.member, as: f.owner), admin = try await f.service.user(f.admin, as: f.owner)
+            let team = try await f.service.team(f.team, as: f.owner).team.id
+            try await f.store.setRole(nil, of: member, in: team, actor: admin.id, at: f.service.clock.now())
+            #expect(
+                await Outcome.of { try await f.store.setRole(nil, of: member, in: team, actor: admin.id, at: f.service.clock.now()) } == .notFound)
+            #expect(
+                await Outcome.of { try await f.store.setRole(nil, of: member, in: team, actor: member.id, at: f.service.clock.now()) } == .notFound)
+        },
         ContractCheck("two owners stepping down at the same time leave the team one owner") { f in
             try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
             try await f.service.removeMember(f.disabled, from: f.team, as: f.owner)

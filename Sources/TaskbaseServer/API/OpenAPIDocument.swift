@@ -99,12 +99,16 @@ enum OpenAPIDocument {
             "DELETE /v1/teams/{team}": Operation(summary: "Delete a team with its tasks (owners).", success: 204, errors: [403, 404]),
             "GET /v1/teams/{team}/summary": Operation(summary: "Counts by status, category and assignee.", successSchema: "Summary", errors: [404]),
             "GET /v1/teams/{team}/members": Operation(summary: "The team's members.", successSchema: "[Member]", errors: [404]),
-            "GET /v1/teams/{team}/members/{user}": Operation(summary: "One member (user by email or #id).", successSchema: "Member", errors: [404]),
+            "GET /v1/teams/{team}/members/{user}": Operation(
+                summary: "One member (user by email, or #id of one the caller shares a team with).", successSchema: "Member", errors: [404]),
             "PUT /v1/teams/{team}/members/{user}": Operation(
-                summary: "Add a member or change their role (admins; owners for the owner role).", body: ("application/json", "MemberRoleRequest"),
-                successSchema: "Member", errors: [400, 403, 404, 422]),
+                summary:
+                    "Add a member or change their role (admins; owners for the owner role). A new member is named by email (anyone with that exact address) or by the #id of one the caller shares a team with.",
+                body: ("application/json", "MemberRoleRequest"), successSchema: "Member", errors: [400, 403, 404, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
-                summary: "Remove a member (admins; anyone themself; the last owner cannot leave).", success: 204, errors: [403, 404, 422]),
+                summary:
+                    "Remove a member (admins; anyone themself; the last owner cannot leave). Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event).",
+                success: 204, errors: [403, 404, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 query: [

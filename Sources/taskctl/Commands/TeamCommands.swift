@@ -83,7 +83,7 @@ enum TeamCommands {
 
     /// `team remove-member`.
     static let removeMember = Command(
-        "remove-member", abstract: "Remove a member from a team (admins; owners to remove an owner); their tasks are unassigned.",
+        "remove-member", abstract: "Remove a member from a team (admins; owners to remove an owner; anyone themself); their tasks are unassigned.",
         positionals: [SharedDeclarations.teamKey, SharedDeclarations.email],
         run: Invocation.action { invocation in
             let format = try invocation.format()

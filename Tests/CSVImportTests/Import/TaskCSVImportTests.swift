@@ -78,7 +78,7 @@ struct TaskCSVImportTests {
         #expect(rejections[0].description == "line 3, column 2 (Status): \"sleeping\" is not one of open, in_progress, done")
         #expect(rejections[1].reason == "2026-02-31 is not a real date")
         #expect(rejections[2].reason == "out@example.com is not a member of team CORE")
-        #expect(rejections[3].reason == "no user ghost@example.com exists")
+        #expect(rejections[3].reason == "ghost@example.com is not a member of team CORE")
         #expect(rejections[4].reason == "\"ann\" is not an email address")
         #expect(rejections[5].reason == "a title cannot be empty")
         #expect(rejections[0].fields == ["Two\nlines", "sleeping", "", ""])
