@@ -51,10 +51,12 @@ extension TaskService {
         try await changeMembership(of: user, to: nil, in: key, as: actor)
     }
 
-    /// The user a membership change names: by id someone the actor sees (a team mate), by email
-    /// anyone an admin or owner knows the address of (`UserVisibility`, `toAdd`).
-    private func memberToChange(_ ref: UserRef, as actor: UserRef) async throws -> User {
-        guard case .email(let email) = ref else { return try await existingUser(ref, as: actor) }
+    /// The user a membership change names: by id someone the actor sees (a team mate); to be
+    /// added by email, anyone an admin or owner knows the address of (`UserVisibility`,
+    /// `toAdd`). One to remove is a member, whom the actor sees: anyone else is "not found"
+    /// alike, with an account or without.
+    private func memberToChange(_ ref: UserRef, adding: Bool, as actor: UserRef) async throws -> User {
+        guard adding, case .email(let email) = ref else { return try await existingUser(ref, as: actor) }
         guard let user = try await store.user(toAdd: email, as: actor) else { throw TaskError.unknownUser(ref) }
         return user
     }
@@ -72,15 +74,18 @@ extension TaskService {
             guard user.names(member.actor) else { throw refusal }
             access = member
         }
-        let target = try await memberToChange(user, as: actor)
+        // Granting the owner role is judged before the user is looked up: an admin learns
+        // nothing of the address from it (403 whoever it names).
+        let ownersOnly = TaskError.permissionDenied(
+            what: "change the owners of team \(key)",
+            why: "\(access.actor.email) is \(access.role.withArticle); only an owner can grant or take away the owner role")
+        let mayTouchOwners = access.role >= TeamAction.manageTeam.minimumRole
+        if role == .owner, !mayTouchOwners { throw ownersOnly }
+        let target = try await memberToChange(user, adding: role != nil, as: actor)
         let members = try await store.members(of: access.team.id, actor: access.actor.id)
         let current = members.first { $0.user.id == target.id }?.role
         if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
-        if role == .owner || current == .owner, access.role < TeamAction.manageTeam.minimumRole {
-            throw TaskError.permissionDenied(
-                what: "change the owners of team \(key)",
-                why: "\(access.actor.email) is \(access.role.withArticle); only an owner can grant or take away the owner role")
-        }
+        if current == .owner, !mayTouchOwners { throw ownersOnly }
         try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
         return target
     }

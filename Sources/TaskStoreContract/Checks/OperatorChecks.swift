@@ -64,6 +64,30 @@ extension TaskStoreContract {
             }
             #expect(try await f.service.user(.id(strangerID), as: f.provisioner).id == strangerID)
         },
+        ContractCheck("removing, or making owner, someone outside the team tells an admin nothing of whether their address has an account") {
+            f in
+            // Once removal found anyone by email ("member X of team T not found" against "user X
+            // not found"), and granting the owner role looked the user up before refusing (403
+            // against 404): any owner of a team of their own could test addresses.
+            let stranger = try await f.service.user(try await f.makeUser(), as: f.provisioner).email
+            let nobody = "nobody.\(f.uniqueSuffix().lowercased())@example.com"
+            func refusal(_ address: String, _ attempt: (UserRef) async throws -> Void) async -> String {
+                do {
+                    try await attempt(.email(address))
+                    return "(done)"
+                } catch {
+                    return "\(error)".replacingOccurrences(of: address, with: "ADDRESS")
+                }
+            }
+            for attempt in [
+                { (ref: UserRef) in try await f.service.removeMember(ref, from: f.team, as: f.admin) },
+                { (ref: UserRef) in _ = try await f.service.setRole(.owner, for: ref, in: f.team, as: f.admin) },
+            ] {
+                let (known, unknown) = (await refusal(stranger, attempt), await refusal(nobody, attempt))
+                #expect(known == unknown && known != "(done)", "\(known) / \(unknown)")
+            }
+            #expect(try await f.service.members(of: f.team, as: f.owner).count == 5)
+        },
         ContractCheck("anyone may own a team, yet adding by id reaches only people they share a team with: no id is walked to an address") { f in
             // The attack: create a team of one's own, then add ids one by one and read each
             // added member's email back. The outsider owns the new team and sees no one else.
