@@ -31,4 +31,23 @@ struct ServerFailuresTests {
         // Any other statement error is still the server's fault: 500.
         #expect(ServerFailures.response(for: Self.serverError("42601", "syntax error")).status == 500)
     }
+
+    @Test("a failure that is no refusal names its cause in the access log, never a row's values; a refusal logs none")
+    func failureInTheAccessLog() throws {
+        // Once the log said only "500" and the client "the server failed: PGError".
+        var error = Self.serverError("23514", "new row violates check constraint")
+        error.constraint = "tasks_title_check"
+        error.detail = "Failing row contains (1, secret title)"
+        let response = ServerFailures.response(for: error)
+        #expect(response.status == 500 && response.failure == "23514: new row violates check constraint: constraint tasks_title_check")
+        let request = HTTPRequest(method: "GET", path: "/v1/me")
+        let line = AccessLog.line(
+            request: request, response: response, route: "GET /v1/me", tokenPrefix: nil, client: nil, requestID: nil, duration: .zero)
+        let logged = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(logged?["error"] as? String == response.failure && !line.contains("secret title"), "\(line)")
+        let refused = AccessLog.line(
+            request: request, response: HTTPResponse(status: 404), route: "GET /v1/me", tokenPrefix: nil, client: nil, requestID: nil,
+            duration: .zero)
+        #expect(!refused.contains("\"error\""))
+    }
 }

@@ -148,7 +148,8 @@ extension MetricsSample {
 
 /// The access log: one JSON object per request, `at`, `client` (its address, the one behind a
 /// trusted proxy; null when unknown), `duration_ms`, `method`, `path`, `request_id` (as
-/// `X-Request-Id` answered it), `route`, `status`, `token` (its prefix, or null), written
+/// `X-Request-Id` answered it), `route`, `status`, `token` (its prefix, or null), and on a failure
+/// that is no refusal (500, or a 503 the database caused) `error` (`ServerFailures.logged`), written
 /// without Foundation's encoder (it was a twentieth of a point read's CPU).
 enum AccessLog {
     /// The line for one request.
@@ -168,6 +169,7 @@ enum AccessLog {
         writer.field("route", route)
         writer.field("status", Int64(response.status))
         writer.field("token", tokenPrefix)
+        if let failure = response.failure { writer.field("error", failure) }
         writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self) + "\n"
     }

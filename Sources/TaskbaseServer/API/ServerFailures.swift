@@ -22,8 +22,22 @@ enum ServerFailures {
         ["42883", "42P01", "42703"].contains(sqlState)
     }
 
-    /// The response for `error`.
+    /// The response for `error`, carrying for the access log what failed (`failure`).
     static func response(for error: any Error) -> HTTPResponse {
+        var response = answer(for: error)
+        if response.status >= 500 { response.failure = logged(error) }
+        return response
+    }
+
+    /// What the access log says of `error`: a database error's SQLSTATE, message and constraint
+    /// (not its detail or context, which may quote row values), else only the error's type.
+    static func logged(_ error: any Error) -> String {
+        guard let error = error as? PGError else { return String(describing: type(of: error)) }
+        return ([error.sqlState ?? "\(error.kind)", error.message] + (error.constraint.map { ["constraint \($0)"] } ?? [])).joined(separator: ": ")
+    }
+
+    /// The response for `error`.
+    private static func answer(for error: any Error) -> HTTPResponse {
         if let error = error as? PGError, isSchemaBehind(error.sqlState) {
             // Once a bare 500 ("the server failed: PGError") with nothing logged.
             let detail = "the database's schema is older than this server needs (\(error.message)); \(SchemaStatus.migrationAdvice)"

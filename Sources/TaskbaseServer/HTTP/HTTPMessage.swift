@@ -160,6 +160,9 @@ public struct HTTPResponse: Sendable {
     /// which anyone may ask for without a token): `ResponseCompression` sends it rather than
     /// compressing the body on every request.
     public var gzippedBody: [UInt8]?
+    /// For the access log only, never sent: why a request failed with no refusal of the
+    /// service (a 500, or a 503 the database caused), as `ServerFailures` words it.
+    public var failure: String?
 
     /// A response with these parts.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
