@@ -49,7 +49,9 @@ enum TaskMigrate {
         abstract: "List every migration and its state.",
         discussion: """
             States: applied, pending, changed (edited after it was applied), missing (applied, file \
-            gone), out_of_order (not applied, numbered below the newest applied one). Reads only; \
+            gone), out_of_order (not applied, numbered below the newest applied one), ahead (applied, \
+            above every file of a folder that holds all the applied ones below it: a newer \
+            release's, see up --allow-newer). Reads only; \
             takes no lock. --json prints one document with version, name, file, state, checksum, \
             applied_at and more for each migration, and invalid_indexes: every INVALID index \
             (index, table) a failed or killed concurrent build left, as the table's footer lists them.
@@ -67,10 +69,15 @@ enum TaskMigrate {
             lock timeout is retried with backoff, then reported with the session that blocked it. \
             One runner works at a time (an advisory lock); the others wait, then find the database \
             up to date. Refuses to start on drift or on lint hazards a file does not allow with \
-            -- lint:allow RULE (exit 6).
+            -- lint:allow RULE (exit 6). Migrations applied above this folder's newest file (a newer \
+            release's, after the programs were rolled back) stop it too, unless --allow-newer, which \
+            leaves them and exits 0 (the compose file's migrate service passes it).
             """,
         options: [Option("to", valueName: "V", help: "Stop after version V.", type: .integer)],
-        flags: [Flag("dry-run", help: "List what would run; change nothing.")],
+        flags: [
+            Flag("dry-run", help: "List what would run; change nothing."),
+            Flag("allow-newer", help: "Accept migrations applied above this folder (a newer release's); leave them."),
+        ],
         run: { values in try await MigrateCommands.up(values) }
     )
 
@@ -80,7 +87,8 @@ enum TaskMigrate {
         discussion: """
             Runs the -- migrate:down section and removes the history row in the same transaction. \
             With --to V rolls back every applied migration newer than V, newest first (--to 0: all). \
-            Refuses before changing anything when one of them has no down section. A roll back \
+            Refuses before changing anything when one of them has no down section, or when the \
+            database holds migrations newer than this folder (a newer release's). A roll back \
             that drops data (DROP TABLE, DROP COLUMN, TRUNCATE, DELETE in a down section) or goes \
             to 0 asks for yes on a terminal, and without one needs --yes (else exit 2, nothing changed).
             """,
@@ -93,7 +101,8 @@ enum TaskMigrate {
         "verify",
         abstract: "Check the folder against the history (exit 6 on drift).",
         discussion: """
-            An applied file that changed, an applied version whose file is gone, or a pending file \
+            An applied file that changed, an applied version whose file is gone (above the folder's \
+            newest file too: a newer release's), or a pending file \
             numbered below the newest applied one is an error naming the file, and so is an INVALID \
             index a failed or killed concurrent build left. Reads only. --json prints one document: \
             verified, applied, pending, drifted (version, file, state), invalid_indexes (index, table); \

@@ -49,7 +49,12 @@ public struct MigrationDriftError: Error, Sendable, CustomStringConvertible {
             case .outOfOrder:
                 return
                     "\(problem.path): not applied, yet numbered below \(newestApplied.map(String.init) ?? "?"), the newest applied migration; renumber it above"
-            case .applied, .pending, .ahead:
+            case .ahead:
+                return
+                    "\(problem.path): applied\(applied), newer than every file in this folder: a newer release's migration, or a file "
+                    + "deleted or a wrong --dir; restore the file, or if the programs were rolled back on purpose run up with --allow-newer "
+                    + "(down needs the newer release's taskmigrate)"
+            case .applied, .pending:
                 return "\(problem.path): \(problem.state.rawValue)"
             }
         }.joined(separator: "\n")

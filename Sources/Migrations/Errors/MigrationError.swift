@@ -48,7 +48,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "cannot roll back \(paths.joined(separator: ", ")): no -- migrate:down section; nothing was rolled back"
         case let .aheadOfFolder(newest, folder):
             return "the database is at version \(newest), newer than this folder's newest migration (\(folder.map(String.init) ?? "none")): "
-                + "roll those back with the taskmigrate and migrations of the release that applied them; nothing was rolled back"
+                + "roll back the versions above \(folder.map(String.init) ?? "it") with the taskmigrate and migrations of the release that "
+                + "applied them; nothing was rolled back"
         case let .unknownVersion(version, known):
             return "no migration has version \(version) (\(known))"
         case let .indexBuildStillRunning(file, index, pid, waited):

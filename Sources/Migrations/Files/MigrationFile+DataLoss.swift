@@ -2,17 +2,31 @@ import Foundation
 
 extension MigrationFile {
     /// The statements of the down section that destroy data (DROP TABLE, DROP COLUMN, DROP
-    /// SCHEMA, TRUNCATE, DELETE, ...), as their first words: what a careless `down` would lose.
-    /// A function's definition is none: its body runs only when called (a `DO` block's runs).
+    /// SCHEMA, DROP TYPE ... CASCADE, TRUNCATE, DELETE, ...), as their first words: what a
+    /// careless `down` would lose. Quoted text is not code (a COMMENT may say DELETE FROM), but a
+    /// `DO` block's is. A function's definition runs nothing until called, so its body is
+    /// skipped, unless the section also runs code (SELECT, CALL, DML: a call, or a trigger it
+    /// fires, may run the body).
     public var dataDroppingDownStatements: [String] {
-        (down ?? []).compactMap { statement in
-            let code = statement.codeTokens.map(\.text).joined(separator: " ").uppercased()
-            if code.range(of: #"^CREATE (OR REPLACE )?(FUNCTION|PROCEDURE)\b"#, options: .regularExpression) != nil { return nil }
+        let statements = (down ?? []).map { statement in
+            statement.codeTokens.filter { $0.kind != .string }.map(\.text).joined(separator: " ").uppercased()
+        }
+        let sectionRunsCode = statements.contains { $0.range(of: Self.runsCode, options: .regularExpression) != nil }
+        return zip(down ?? [], statements).compactMap { statement, code in
+            var code = code
+            if code.hasPrefix("DO ") { code = statement.codeTokens.map(\.text).joined(separator: " ").uppercased() }
+            if !sectionRunsCode, code.range(of: #"^CREATE (OR REPLACE )?(FUNCTION|PROCEDURE)\b"#, options: .regularExpression) != nil {
+                return nil
+            }
             guard let match = code.range(of: Self.dataDropping, options: .regularExpression) else { return nil }
             return String(code[match])
         }
     }
 
+    /// Statements that run code of their own choosing: queries and calls, and writes (which may
+    /// fire a trigger the section created).
+    private static let runsCode = #"^(SELECT|CALL|WITH|INSERT|UPDATE|DELETE|MERGE|COPY|EXECUTE|DO)\b"#
+
     private static let dataDropping =
-        #"\b(DROP (TABLE|COLUMN|SCHEMA|DATABASE|MATERIALIZED VIEW|OWNED)|ALTER TABLE .* DROP( COLUMN)? [A-Z_"]|TRUNCATE|DELETE FROM)\b"#
+        #"\b(DROP (TABLE|COLUMN|SCHEMA|DATABASE|MATERIALIZED VIEW|OWNED)|DROP (TYPE|DOMAIN|EXTENSION) .*\bCASCADE|ALTER TABLE .* DROP (COLUMN )?(IF EXISTS )?(?!CONSTRAINT\b|DEFAULT\b|NOT\b|IDENTITY\b|EXPRESSION\b)[A-Z_"]|TRUNCATE|DELETE FROM)"#
 }

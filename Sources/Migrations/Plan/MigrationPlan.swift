@@ -74,9 +74,10 @@ public struct MigrationPlan: Sendable {
         applied.last?.version
     }
 
-    /// Throws when any entry is changed, missing or out of order, naming each file.
-    public func verify() throws(MigrationDriftError) {
-        let problems = entries.filter(\.state.isDrift).map(MigrationDriftError.Problem.init(entry:))
+    /// Throws when any entry is changed, missing or out of order, naming each file; and when
+    /// any is ahead of the folder, unless `allowingNewer` (a rollback of the programs on purpose).
+    public func verify(allowingNewer: Bool = false) throws(MigrationDriftError) {
+        let problems = entries.filter { $0.state.isDrift || ($0.state == .ahead && !allowingNewer) }.map(MigrationDriftError.Problem.init(entry:))
         if !problems.isEmpty { throw MigrationDriftError(problems: problems, newestApplied: currentVersion) }
     }
 }

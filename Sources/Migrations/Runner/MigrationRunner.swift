@@ -49,7 +49,7 @@ public struct MigrationRunner: Sendable {
         let (plan, facts) = try await withConnection { connection in
             (MigrationPlan(files: files, history: try await history.read(on: connection)), try await LintDatabaseFacts.read(on: connection))
         }
-        try plan.verify()
+        try plan.verify(allowingNewer: settings.allowNewer)
         return try runnable(plan, upTo: target, database: facts)
     }
 
@@ -77,7 +77,7 @@ public struct MigrationRunner: Sendable {
                 try await history.create(on: work)
                 let plan = MigrationPlan(files: files, history: try await history.read(on: work))
                 onEvent(.migrationLockAcquired)
-                try plan.verify()
+                try plan.verify(allowingNewer: settings.allowNewer)
                 return try await body(work, lockConnection, plan)
             }
             try await lock.release()

@@ -18,6 +18,11 @@ public struct MigrationSettings: Sendable {
     public var migrationLockWait: Duration = .seconds(10 * 60)
     /// How often the migration lock is tried while another runner holds it.
     public var migrationLockPoll: Duration = .milliseconds(250)
+    /// Whether `up` (and its dry run) accepts migrations applied above the folder's newest file
+    /// (`MigrationState.ahead`: a newer release's, after the programs were rolled back on
+    /// purpose). Without it they stop every run like drift: a folder that lost its newest files,
+    /// or a wrong `--dir`, must not pass for an older release.
+    public var allowNewer = false
     /// Who applies the migrations, recorded next to the database role in the history.
     public var operatorName: String = MigrationSettings.defaultOperatorName()
 

@@ -33,7 +33,7 @@ enum MigrateCommands {
 
     static func up(_ values: ParsedValues) async throws {
         try await reportingFailures {
-            let runner = try runner(values)
+            let runner = try runner(values, allowNewer: values.flag("allow-newer"))
             let target = values.int("to").map(Int64.init)
             if values.flag("dry-run") {
                 let files = try await runner.pending(upTo: target)
@@ -168,8 +168,9 @@ enum MigrateCommands {
         MigrationDirectory(path: values.string("dir") ?? "migrations")
     }
 
-    private static func runner(_ values: ParsedValues) throws -> MigrationRunner {
+    private static func runner(_ values: ParsedValues, allowNewer: Bool = false) throws -> MigrationRunner {
         var settings = MigrationSettings()
+        settings.allowNewer = allowNewer
         if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: "lock-timeout") }
         if let text = values.string("statement-timeout") { settings.statementTimeout = try DurationText.parse(text, option: "statement-timeout") }
         if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait", isLimit: false) }

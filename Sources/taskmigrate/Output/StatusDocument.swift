@@ -49,11 +49,13 @@ struct StatusDocument: Encodable {
     var currentVersion: Int64?
     var pending: Int
     var drift: Int
+    /// Applied migrations above the folder's newest file (a newer release's).
+    var ahead: Int
     var migrations: [Migration]
     var invalidIndexes: [InvalidIndex]
 
     private enum CodingKeys: String, CodingKey {
-        case currentVersion, pending, drift, migrations, invalidIndexes
+        case currentVersion, pending, drift, ahead, migrations, invalidIndexes
     }
 
     /// Every key is present, `current_version` too (`null` on an empty history).
@@ -62,6 +64,7 @@ struct StatusDocument: Encodable {
         try container.encode(currentVersion, forKey: .currentVersion)
         try container.encode(pending, forKey: .pending)
         try container.encode(drift, forKey: .drift)
+        try container.encode(ahead, forKey: .ahead)
         try container.encode(migrations, forKey: .migrations)
         try container.encode(invalidIndexes, forKey: .invalidIndexes)
     }
@@ -71,6 +74,7 @@ struct StatusDocument: Encodable {
         currentVersion = plan.currentVersion
         pending = plan.pending.count
         drift = plan.entries.filter(\.state.isDrift).count
+        ahead = plan.ahead.count
         migrations = plan.entries.map { entry in
             let recorded = entry.record?.checksum
             let checksum = entry.file?.checksum ?? recorded ?? ""

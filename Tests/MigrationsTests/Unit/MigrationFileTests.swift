@@ -224,11 +224,43 @@ struct MigrationEncodingTests {
             -- migrate:down
             CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DELETE FROM a; END $$;
             CREATE PROCEDURE p() LANGUAGE sql AS $body$ TRUNCATE a $body$;
-            DO $$ BEGIN DELETE FROM a; END $$;
+            DROP FUNCTION g();
 
             """
         let file = try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: Array(text.utf8))
-        #expect(file.dataDroppingDownStatements == ["DELETE FROM"])
+        #expect(file.dataDroppingDownStatements.isEmpty)
+        let block = "-- migrate:up\nSELECT 1;\n-- migrate:down\nDO $$ BEGIN DELETE FROM a; END $$;\n"
+        #expect(
+            try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: Array(block.utf8)).dataDroppingDownStatements == [
+                "DELETE FROM"
+            ])
+        // A section that defines a function and runs it (or fires it) does drop the data.
+        for runner in ["SELECT wipe();", "CALL wipe();", "INSERT INTO fires VALUES (1);", "SELECT * FROM wipe();"] {
+            let section =
+                "-- migrate:up\nSELECT 1;\n-- migrate:down\n"
+                + "CREATE FUNCTION wipe() RETURNS void LANGUAGE sql AS $$ DELETE FROM a $$;\n\(runner)\nDROP FUNCTION wipe();\n"
+            let file = try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: Array(section.utf8))
+            #expect(file.dataDroppingDownStatements == ["DELETE FROM"], "\(runner)")
+        }
+    }
+
+    @Test("a dropped column is data lost with or without COLUMN, and so is a type dropped with its columns; a comment's words are not")
+    func columnsTypesAndComments() throws {
+        let text = """
+            -- migrate:up
+            SELECT 1;
+            -- migrate:down
+            ALTER TABLE t DROP payload;
+            ALTER TABLE t DROP COLUMN IF EXISTS other;
+            ALTER TABLE t DROP CONSTRAINT t_check, ALTER COLUMN x DROP DEFAULT, ALTER COLUMN y DROP NOT NULL;
+            DROP TYPE mood CASCADE;
+            DROP TYPE unused;
+            COMMENT ON TABLE t IS 'once DELETE FROM t';
+
+            """
+        let file = try MigrationFile.parse(fileName: "0001_a.sql", path: "0001_a.sql", bytes: Array(text.utf8))
+        #expect(file.dataDroppingDownStatements.count == 3, "\(file.dataDroppingDownStatements)")
+        #expect(file.dataDroppingDownStatements.last?.hasPrefix("DROP TYPE") == true)
     }
 
     @Test("--dir naming a file or nothing says so in words")

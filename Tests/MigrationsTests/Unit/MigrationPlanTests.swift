@@ -62,7 +62,9 @@ struct MigrationPlanTests {
         let rolledBack = MigrationPlan(files: files, history: files.map { record($0) } + [gone(4), gone(5)])
         #expect(rolledBack.entries.map(\.state) == [.applied, .applied, .applied, .ahead, .ahead])
         #expect(rolledBack.ahead.map(\.version) == [4, 5] && rolledBack.pending.isEmpty && rolledBack.currentVersion == 5)
-        try rolledBack.verify()
+        // Only when asked: a folder that lost its newest files, or a wrong --dir, looks the same.
+        #expect(throws: MigrationDriftError.self) { try rolledBack.verify() }
+        try rolledBack.verify(allowingNewer: true)
         // A file gone below the folder's newest is drift, and then so is every one above.
         let holed = MigrationPlan(files: [files[0], files[2]], history: files.map { record($0) } + [gone(4)])
         #expect(holed.entries.map(\.state) == [.applied, .missing, .applied, .missing])
