@@ -70,8 +70,9 @@ CREATE FUNCTION public.taskbase_may_add_member(member bigint) RETURNS boolean
             OR EXISTS (SELECT 1 FROM public.memberships m
                         WHERE m.user_id = member AND m.team_id = ANY (public.taskbase_team_ids('viewer')))
             OR public.taskbase_acting_operator()
-            OR member = (SELECT u.id FROM public.users u
-                          WHERE pg_catalog.lower(u.email) = pg_catalog.current_setting('taskbase.member_email', true) COLLATE "default");
+            OR (pg_catalog.cardinality(public.taskbase_team_ids('admin')) > 0
+                AND member = (SELECT u.id FROM public.users u
+                               WHERE pg_catalog.lower(u.email) = pg_catalog.current_setting('taskbase.member_email', true) COLLATE "default"));
     END
     $$;
 

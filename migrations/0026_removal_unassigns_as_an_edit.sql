@@ -19,8 +19,13 @@
 --
 -- A BEFORE DELETE trigger on memberships runs the same unassignment (at the transaction's time)
 -- for any other removal: an admin's DELETE from a program built before this migration, or typed
--- in SQL. Its edits are the deleting user's, under their own policies; what the app unassigned
--- first, at its own clock's time, leaves it nothing to do. A team being deleted is skipped (its
+-- in SQL. Its edits are the deleting user's; it runs as the schema's owner (SECURITY DEFINER),
+-- since a DELETE of several memberships that removes the deleting admin's own first would
+-- otherwise leave the rest to the silent SET NULL (the admin, no longer a member, sees no
+-- task), and only rows the deleter may delete reach it. It takes the team's counter before the
+-- tasks, in the programs' lock order (a typed DELETE that locked tasks first deadlocked with
+-- an edit). What the app unassigned first, at its own clock's time, leaves it nothing to do. An
+-- edit's time never goes back before the task's last (a leaver's chosen time, a slow clock). A team being deleted is skipped (its
 -- tasks go with it), and so is a delete with no acting user (the database's administrator at
 -- work, who names nobody to make the edits): there the foreign key's SET NULL clears as before.
 
@@ -31,7 +36,8 @@ CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestam
     AS $$
     WITH t AS (
         UPDATE public.tasks tk
-           SET assignee_id = NULL, version = tk.version + 1, updated_by = public.taskbase_current_user_id(), updated_at = at
+           SET assignee_id = NULL, version = tk.version + 1, updated_by = public.taskbase_current_user_id(),
+               updated_at = GREATEST(at, tk.updated_at)
          WHERE tk.team_id = team AND tk.assignee_id = member
         RETURNING tk.*
     ), history AS (
@@ -69,8 +75,9 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamptz) RETURNS 
         IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
             RETURN false;
         END IF;
-        IF at IS NULL OR NOT pg_catalog.isfinite(at) OR at NOT BETWEEN pg_catalog.now() - interval '1 day' AND pg_catalog.now() + interval '1 day' THEN
-            at := pg_catalog.now();
+        IF at IS NULL OR NOT pg_catalog.isfinite(at)
+           OR at NOT BETWEEN pg_catalog.statement_timestamp() - interval '1 day' AND pg_catalog.statement_timestamp() + interval '1 day' THEN
+            at := pg_catalog.statement_timestamp();
         END IF;
         PERFORM public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
@@ -85,12 +92,13 @@ CREATE OR REPLACE FUNCTION public.taskbase_leave_team(team bigint) RETURNS boole
     AS $$ SELECT public.taskbase_leave_team(team, pg_catalog.now()) $$;
 
 CREATE FUNCTION public.taskbase_unassign_removed_member() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, public, pg_temp
     AS $$
     BEGIN
         IF public.taskbase_current_user_id() IS NOT NULL AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = OLD.team_id) THEN
-            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.now());
+            PERFORM 1 FROM public.task_counters c WHERE c.team_id = OLD.team_id FOR UPDATE;
+            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.statement_timestamp());
         END IF;
         RETURN OLD;
     END

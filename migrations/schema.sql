@@ -136,7 +136,7 @@ CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
             PERFORM 1 FROM public.task_counters c WHERE c.team_id = team FOR UPDATE;
             PERFORM 1 FROM public.memberships m JOIN public.users u ON u.id = m.user_id
              WHERE m.team_id = team AND m.role = 'owner' AND NOT u.disabled
-               FOR SHARE OF m, u;
+               FOR SHARE OF m;
             IF NOT FOUND AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = team) THEN
                 RAISE EXCEPTION 'team % must keep at least one enabled owner', (SELECT t.key FROM public.teams t WHERE t.id = team)
                     USING ERRCODE = 'check_violation', CONSTRAINT = 'teams_keep_an_enabled_owner',
@@ -175,8 +175,9 @@ CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time z
         IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
             RETURN false;
         END IF;
-        IF at IS NULL OR NOT pg_catalog.isfinite(at) OR at NOT BETWEEN pg_catalog.now() - interval '1 day' AND pg_catalog.now() + interval '1 day' THEN
-            at := pg_catalog.now();
+        IF at IS NULL OR NOT pg_catalog.isfinite(at)
+           OR at NOT BETWEEN pg_catalog.statement_timestamp() - interval '1 day' AND pg_catalog.statement_timestamp() + interval '1 day' THEN
+            at := pg_catalog.statement_timestamp();
         END IF;
         PERFORM public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
@@ -198,8 +199,9 @@ CREATE FUNCTION public.taskbase_may_add_member(member bigint) RETURNS boolean
             OR EXISTS (SELECT 1 FROM public.memberships m
                         WHERE m.user_id = member AND m.team_id = ANY (public.taskbase_team_ids('viewer')))
             OR public.taskbase_acting_operator()
-            OR member = (SELECT u.id FROM public.users u
-                          WHERE pg_catalog.lower(u.email) = pg_catalog.current_setting('taskbase.member_email', true) COLLATE "default");
+            OR (pg_catalog.cardinality(public.taskbase_team_ids('admin')) > 0
+                AND member = (SELECT u.id FROM public.users u
+                               WHERE pg_catalog.lower(u.email) = pg_catalog.current_setting('taskbase.member_email', true) COLLATE "default"));
     END
     $$;
 
@@ -286,7 +288,8 @@ CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestam
     AS $$
     WITH t AS (
         UPDATE public.tasks tk
-           SET assignee_id = NULL, version = tk.version + 1, updated_by = public.taskbase_current_user_id(), updated_at = at
+           SET assignee_id = NULL, version = tk.version + 1, updated_by = public.taskbase_current_user_id(),
+               updated_at = GREATEST(at, tk.updated_at)
          WHERE tk.team_id = team AND tk.assignee_id = member
         RETURNING tk.*
     ), history AS (
@@ -314,12 +317,13 @@ ALTER FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp
 -- Name: taskbase_unassign_removed_member(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_unassign_removed_member() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     BEGIN
         IF public.taskbase_current_user_id() IS NOT NULL AND EXISTS (SELECT 1 FROM public.teams t WHERE t.id = OLD.team_id) THEN
-            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.now());
+            PERFORM 1 FROM public.task_counters c WHERE c.team_id = OLD.team_id FOR UPDATE;
+            PERFORM public.taskbase_unassign(OLD.team_id, OLD.user_id, pg_catalog.statement_timestamp());
         END IF;
         RETURN OLD;
     END

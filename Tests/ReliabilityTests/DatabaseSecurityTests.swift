@@ -484,6 +484,66 @@ struct RoleModelPolicyTests {
         #expect(changes.map(\.kind) == [.updated] && changes.map(\.actorID) == [admin])
     }
 
+    @Test("an admin deleting their own membership and a member's in one statement still unassigns the member's tasks as an edit")
+    func removalOfSeveralAtOnce() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let (admin, member) = (try await f.service.user(f.admin).id, try await f.service.user(f.member).id)
+        #expect(admin.rawValue < member.rawValue, "the admin's row goes first")
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        var assigned = TaskDraftFields()
+        assigned.assignee = f.member
+        let task = try await f.makeTask("Member's", assigned)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                // Once the trigger's edits ran as the admin, no longer a member by the member's
+                // row: row security hid the task, and the foreign key cleared it silently.
+                let removed = try await Self.asRuntime(connection, actor: admin.rawValue) {
+                    try await connection.execute(
+                        "DELETE FROM memberships WHERE team_id = \(team) AND user_id IN (\(admin.rawValue), \(member.rawValue))")
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                #expect(removed == 2)
+            }
+        }
+        let now = try await f.service.task(task.key, as: f.owner)
+        #expect(now.assigneeID == nil && now.version == 2 && now.updatedBy == admin, "\(now)")
+    }
+
+    @Test("an owner stepping down while an operator disables another owner both go through, as before 0027: no deadlock")
+    func ownerRuleWithoutDeadlock() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let third = try await f.makeUser()
+        try await f.service.setRole(.owner, for: f.admin, in: f.team, as: f.owner)
+        try await f.service.setRole(.owner, for: third, in: f.team, as: f.owner)
+        let (stepping, disabled) = (try await f.service.user(f.admin).id.rawValue, try await f.service.user(third).id.rawValue)
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { owner in
+                try await PGConnection.with(database) { operatorSession in
+                    try await Self.asRuntime(owner, actor: stepping) {
+                        _ = try await owner.simpleQuery(unsafeSQL: "SELECT 1 FROM task_counters WHERE team_id = \(team) FOR UPDATE")
+                    }
+                    // The disable holds the user's row and waits for the team's counter.
+                    let disabling = Task { try await operatorSession.execute("UPDATE users SET disabled = true WHERE id = \(disabled)") }
+                    var waiting = false
+                    for _ in 0..<200 where !waiting {
+                        let rows = try await owner.query(
+                            "SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")
+                        waiting = try rows[0].decode(Int64.self, "n") > 0
+                        if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+                    }
+                    _ = try await owner.execute("UPDATE memberships SET role = 'admin' WHERE team_id = \(team) AND user_id = \(stepping)")
+                    _ = try await owner.simpleQuery(unsafeSQL: "COMMIT")
+                    #expect(try await disabling.value == 1, "the disable went through too")
+                }
+            }
+        }
+        let owners = try await f.service.members(of: f.team, as: f.owner).filter { $0.role == .owner && !$0.user.isDisabled }
+        #expect(owners.count == 1)
+    }
+
     @Test("two owners leaving at once under REPEATABLE READ cannot leave the team ownerless: the second is a serialization failure")
     func ownerRuleUnderRepeatableRead() async throws {
         let database = try await TestDatabases.shared.value
