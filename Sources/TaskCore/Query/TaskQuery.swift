@@ -67,7 +67,10 @@ public struct TaskQuery: Hashable, Sendable {
     public func validate() throws {
         try PageLimit.check(limit, in: Self.limitRange, of: "tasks")
         var assigneeEmail: String?
-        if case .user(.email(let email)) = assignee { assigneeEmail = email }
+        if case .user(.email(let email)) = assignee {
+            try TaskFields.rejectMalformedID(email, field: "assignee")
+            assigneeEmail = email
+        }
         var categoryText: String?
         if case .named(let name) = category { categoryText = name }
         for (field, value) in [("text", text), ("category", categoryText), ("assignee", assigneeEmail)] {

@@ -55,8 +55,18 @@ public enum TaskFields {
     /// never match a stored one, and the database refuses it as a parameter, so it is refused
     /// here, naming the assignee, for every caller (the API, taskctl, the importer).
     public static func assignee(_ ref: UserRef?) throws -> UserRef? {
-        if case .email(let email) = ref { try TextRules.rejectNUL(email, field: "assignee") }
+        if case .email(let email) = ref {
+            try TextRules.rejectNUL(email, field: "assignee")
+            try rejectMalformedID(email, field: "assignee")
+        }
         return ref
+    }
+
+    /// Refuses text that starts like an id (`#`) but is none (`#abc`, `#0`): `UserRef` reads it
+    /// as an email, which once made it "no user #abc exists".
+    public static func rejectMalformedID(_ text: String, field: String) throws {
+        guard text.hasPrefix("#") else { return }
+        throw TaskError.validation(field: field, reason: "\(text) is no user id (# and a positive number) and no email address")
     }
 
     private static func singleLine(_ text: String?, field: String, noun: String, maxLength: Int) throws -> String? {

@@ -76,5 +76,20 @@ extension TaskSessionContract {
                 #expect(await Outcome.of { _ = try await f.viewer.session.listTasks(in: f.team, query) } == .invalid(field: field), "\(field)")
             }
         },
+        SessionCheck("an assignee written like an id but none (#abc, #0) is refused as no id and no address, in a filter and on a task") { f in
+            // It was read as an email: "no user #abc exists" in a filter, "not a member" on a task.
+            for text in ["#abc", "#0", "#-3"] {
+                let ref = UserRef(text)
+                #expect(
+                    await Outcome.of { _ = try await f.viewer.session.listTasks(in: f.team, TaskQuery(assignee: .user(ref))) }
+                        == .invalid(field: "assignee"), "\(text)")
+                do {
+                    _ = try await f.member.session.createTask(in: f.team, try TaskDraft(title: "T", assignee: ref))
+                    Issue.record("\(text) was taken")
+                } catch TaskError.validation(let field, let reason) {
+                    #expect(field == "assignee" && reason.contains("no user id"), "\(text): \(reason)")
+                }
+            }
+        },
     ]
 }
