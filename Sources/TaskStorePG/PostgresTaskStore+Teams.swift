@@ -83,12 +83,12 @@ extension PostgresTaskStore: TeamRepository {
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             if let role {
                 // One new to the actor is added by the address they named (0025): the row
-                // policy takes a new member they do not see only as `taskbase.member_email`'s.
-                try await tx.execute(
-                    "SELECT set_config('taskbase.member_email', \(UserFields.normalizedEmailKey(member.email)), true)")
+                // policy takes a new member they do not see only as `taskbase.member_email`'s,
+                // set in the same statement, before the row is checked.
                 try await tx.execute(
                     """
-                    INSERT INTO memberships (team_id, user_id, role) VALUES (\(team.rawValue), \(user.rawValue), \(role.rawValue))
+                    WITH named AS (SELECT set_config('taskbase.member_email', \(UserFields.normalizedEmailKey(member.email)), true))
+                    INSERT INTO memberships (team_id, user_id, role) SELECT \(team.rawValue), \(user.rawValue), \(role.rawValue) FROM named
                     ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role
                     """)
             } else {

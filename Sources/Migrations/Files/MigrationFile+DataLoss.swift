@@ -8,13 +8,13 @@ extension MigrationFile {
     /// skipped, unless the section also runs code (SELECT, CALL, DML: a call, or a trigger it
     /// fires, may run the body).
     public var dataDroppingDownStatements: [String] {
-        let statements = (down ?? []).map { statement in
-            statement.codeTokens.filter { $0.kind != .string }.map(\.text).joined(separator: " ").uppercased()
+        func text(of statement: SQLStatement, quotedText: Bool) -> String {
+            statement.codeTokens.filter { quotedText || $0.kind != .string }.map(\.text).joined(separator: " ").uppercased()
         }
+        let statements = (down ?? []).map { text(of: $0, quotedText: false) }
         let sectionRunsCode = statements.contains { $0.range(of: Self.runsCode, options: .regularExpression) != nil }
-        return zip(down ?? [], statements).compactMap { statement, code in
-            var code = code
-            if code.hasPrefix("DO ") { code = statement.codeTokens.map(\.text).joined(separator: " ").uppercased() }
+        return zip(down ?? [], statements).compactMap { statement, unquoted in
+            let code = unquoted.hasPrefix("DO ") ? text(of: statement, quotedText: true) : unquoted
             if !sectionRunsCode, code.range(of: #"^CREATE (OR REPLACE )?(FUNCTION|PROCEDURE)\b"#, options: .regularExpression) != nil {
                 return nil
             }
