@@ -16,11 +16,16 @@ BEGIN;
 SET LOCAL jit = off;
 SELECT t.id AS team_id, u.id AS actor_id FROM teams t, users u WHERE t.key = :'team' AND u.email = :'actor' \gset
 -- The team's counter, locked: numbers follow on from it without gaps.
-SELECT last_number FROM task_counters WHERE team_id = :team_id FOR UPDATE \gset
+SELECT last_number, last_change FROM task_counters WHERE team_id = :team_id FOR UPDATE \gset
 CREATE TEMP TABLE staging (
     external_id text, title text, notes text, status text, priority text, due_date date, assignee text, category text
 ) ON COMMIT DROP;
 \copy staging FROM pstdin WITH (FORMAT csv, HEADER true)
+-- The numbers and the change's sequence are taken from the counter before the rows that use
+-- them are written: the schema refuses a task whose number its transaction did not take
+-- (migrations 0023, 0028).
+UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging), last_change = last_change + 1
+ WHERE team_id = :team_id;
 -- The rows in file order, each with its task id (drawn up front, so the history is written
 -- from the same rows) and the team's next number; then the tasks, and one history entry per
 -- task (under its id and number) with the values it was created with (`created_values`, in the order title, notes,
@@ -44,8 +49,6 @@ SELECT :team_id, new.id, new.number, 1, :actor_id, now(), 'imported',
 -- 'bulk' entry in the team's change log, under the counter's next sequence, and a doorbell
 -- on the team's channel.
 INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
-SELECT :team_id, last_change + 1, 'bulk', NULL, NULL, NULL, :actor_id, now() FROM task_counters WHERE team_id = :team_id;
-UPDATE task_counters SET last_number = last_number + (SELECT count(*) FROM staging), last_change = last_change + 1
- WHERE team_id = :team_id;
+VALUES (:team_id, :last_change + 1, 'bulk', NULL, NULL, NULL, :actor_id, now());
 SELECT pg_notify('taskbase.team.' || :'team', '') \g /dev/null
 COMMIT;

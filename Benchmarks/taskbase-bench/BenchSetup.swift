@@ -45,6 +45,13 @@ enum BenchSetup {
                 """)[0].decode(Int.self, "n")
             if have < listTeamSize {
                 try await connection.withTransaction { tx in
+                    // The counter first: a task's number must be one its transaction took from
+                    // the counter (migrations 0023, 0028).
+                    try await tx.execute(
+                        """
+                        UPDATE task_counters c SET last_number = \(listTeamSize) FROM teams tm
+                         WHERE tm.id = c.team_id AND tm.key = \(listTeam)
+                        """)
                     try await tx.execute(
                         """
                         INSERT INTO tasks (team_id, number, title, notes, status, priority, due_date, category, external_id,
@@ -57,11 +64,6 @@ enum BenchSetup {
                                'list-' || n, u.id, now(), u.id, now()
                           FROM teams tm, users u, generate_series(\(have + 1), \(listTeamSize)) AS n
                          WHERE tm.key = \(listTeam) AND u.email = \(ownerEmail)
-                        """)
-                    try await tx.execute(
-                        """
-                        UPDATE task_counters c SET last_number = \(listTeamSize) FROM teams tm
-                         WHERE tm.id = c.team_id AND tm.key = \(listTeam)
                         """)
                 }
                 try await connection.execute("ANALYZE tasks")
