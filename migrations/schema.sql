@@ -67,6 +67,13 @@ CREATE FUNCTION public.taskbase_counters_only_advance() RETURNS trigger
                 USING ERRCODE = 'insufficient_privilege',
                       HINT = 'task numbers and change sequences are taken by the writes that use them';
         END IF;
+        IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() THEN
+            NEW.numbered_from := OLD.last_number;
+            NEW.numbered_in := pg_current_xact_id();
+        ELSE
+            NEW.numbered_from := OLD.numbered_from;
+            NEW.numbered_in := OLD.numbered_in;
+        END IF;
         RETURN NEW;
     END
     $$;
@@ -214,19 +221,31 @@ CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     DECLARE
-        squatted record;
+        wrong record;
     BEGIN
-        SELECT i.team_id, i.top, c.last_number INTO squatted
-          FROM (SELECT n.team_id, max(n.number) AS top FROM inserted n GROUP BY n.team_id) i
+        SELECT i.team_id, i.low, i.top, c.last_number, c.numbered_from,
+               c.numbered_in = pg_current_xact_id() AND c.last_number > c.numbered_from AS taken_here
+          INTO wrong
+          FROM (SELECT n.team_id, min(n.number) AS low, max(n.number) AS top FROM inserted n GROUP BY n.team_id) i
           JOIN public.task_counters c ON c.team_id = i.team_id
          WHERE i.top > c.last_number
+            OR c.numbered_in IS DISTINCT FROM pg_current_xact_id()
+            OR i.low <= c.numbered_from
          LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'task number % of team % is past the team''s counter (%)', squatted.top, squatted.team_id, squatted.last_number
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        IF wrong.top > wrong.last_number THEN
+            RAISE EXCEPTION 'task number % of team % is past the team''s counter (%)', wrong.top, wrong.team_id, wrong.last_number
                 USING ERRCODE = 'insufficient_privilege',
                       HINT = 'a task takes its number by advancing task_counters.last_number in the statement that inserts it';
         END IF;
-        RETURN NULL;
+        RAISE EXCEPTION 'task number % of team % was not taken from the team''s counter in this transaction', wrong.low, wrong.team_id
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = CASE WHEN wrong.taken_here
+                                THEN format('this transaction took numbers %s to %s', wrong.numbered_from + 1, wrong.last_number)
+                                ELSE 'this transaction has taken no number from the team''s counter' END,
+                  HINT = 'a task takes its number by advancing task_counters.last_number in the statement that inserts it; a number once taken is never used again';
     END
     $$;
 
@@ -477,10 +496,20 @@ CREATE TABLE public.task_counters (
     team_id bigint NOT NULL,
     last_number bigint DEFAULT 0 NOT NULL,
     last_change bigint DEFAULT 0 NOT NULL,
+    numbered_from bigint,
+    numbered_in xid8,
     CONSTRAINT task_counters_last_number_check CHECK ((last_number >= 0))
 );
 
 ALTER TABLE public.task_counters OWNER TO taskbase_owner;
+
+-- Name: COLUMN task_counters.numbered_from; Type: COMMENT; Schema: public; Owner: taskbase_owner
+
+COMMENT ON COLUMN public.task_counters.numbered_from IS 'last_number before the first advance by the transaction numbered_in; written by the row trigger only';
+
+-- Name: COLUMN task_counters.numbered_in; Type: COMMENT; Schema: public; Owner: taskbase_owner
+
+COMMENT ON COLUMN public.task_counters.numbered_in IS 'the transaction that last advanced these counters; written by the row trigger only';
 
 -- Name: task_history; Type: TABLE; Schema: public; Owner: taskbase_owner
 

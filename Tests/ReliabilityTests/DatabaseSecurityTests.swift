@@ -210,6 +210,15 @@ struct RoleModelPolicyTests {
             sql: { s, me in
                 "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(s.team), 999, 'x', \(me), \(me))"
             }, allowed: nobody),
+        // A deleted task's number taken again (0028): the new task wore the old one's history.
+        Probe(
+            name: "insert a task under a deleted task's number",
+            sql: { s, me in
+                """
+                WITH gone AS (DELETE FROM tasks WHERE team_id = \(s.team) AND id = \(s.taskID) RETURNING number)
+                INSERT INTO tasks (team_id, number, title, created_by, updated_by) SELECT \(s.team), gone.number, 'x', \(me), \(me) FROM gone
+                """
+            }, allowed: nobody),
         Probe(
             name: "update tasks", sql: { s, me in "UPDATE tasks SET title = 'x', updated_by = \(me) WHERE team_id = \(s.team)" },
             allowed: atLeast(.member)),
@@ -363,6 +372,74 @@ struct RoleModelPolicyTests {
         #expect(edited.version == 2)
         let logged = try await TaskStoreContract.collect(2, from: try await f.service.changes(in: f.team, after: 0, as: f.member)).changes
         #expect(logged.map(\.kind) == [.created, .updated])
+    }
+
+    @Test("a member cannot give a deleted task's number to a new task, even after taking other numbers; the team's numbering goes on")
+    func deletedNumbersStayDeleted() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let deleted = try await f.makeTask("Written by the owner")
+        _ = try await f.service.updateTask(deleted.key, try TaskChanges(title: "Edited by the owner"), expectedVersion: 1, as: f.owner)
+        try await f.service.deleteTask(deleted.key, expectedVersion: 2, as: f.owner)
+        let history = try await f.service.history(of: deleted.key, as: f.owner)
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        let member = try await f.service.user(f.member).id.rawValue
+        let insertTheDeletedNumber: PGQuery =
+            "INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (\(team), \(deleted.key.number), 'Mine now', \(member), \(member))"
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                // Before 0028 this committed: a task the member wrote, showing the owner's
+                // creation and edit of another as its history, with no creation of its own.
+                let attempts: [(String, [PGQuery])] = [
+                    ("the number alone", [insertTheDeletedNumber]),
+                    (
+                        "after taking the next number in the same transaction",
+                        ["UPDATE task_counters SET last_number = last_number + 1 WHERE team_id = \(team)", insertTheDeletedNumber]
+                    ),
+                ]
+                for (name, statements) in attempts {
+                    let refused: PGError? = try await Self.asRuntime(connection, actor: member) {
+                        do {
+                            for statement in statements { _ = try await connection.execute(statement) }
+                            return nil
+                        } catch let error as PGError {
+                            return error
+                        }
+                    }
+                    _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                    #expect(refused?.code == .insufficientPrivilege, "\(name): \(String(describing: refused))")
+                    #expect(refused?.message.contains("was not taken from the team's counter in this transaction") == true, "\(name)")
+                }
+                // Where the numbers start is the database's to write: the runtime role may not.
+                let forged: PGError? = try await Self.asRuntime(connection, actor: member) {
+                    do {
+                        _ = try await connection.execute("UPDATE task_counters SET numbered_from = 0 WHERE team_id = \(team)")
+                        return nil
+                    } catch let error as PGError {
+                        return error
+                    }
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(forged?.code == .insufficientPrivilege, "\(String(describing: forged))")
+            }
+        }
+        // Not even the schema's owner sets it: the counter's trigger writes it whatever an UPDATE says.
+        try await PGConnection.with(database) { connection in
+            _ = try await connection.simpleQuery(unsafeSQL: "BEGIN")
+            _ = try await connection.execute(
+                "UPDATE task_counters SET numbered_from = 0, numbered_in = pg_current_xact_id() WHERE team_id = \(team)")
+            var refused: PGError?
+            do {
+                _ = try await connection.execute(insertTheDeletedNumber)
+            } catch let error as PGError {
+                refused = error
+            }
+            _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+            #expect(refused?.code == .insufficientPrivilege, "\(String(describing: refused))")
+        }
+        #expect(try await f.service.history(of: deleted.key, as: f.owner) == history)
+        let next = try await f.makeTask("Next")
+        #expect(next.key.number == deleted.key.number + 1)
     }
 
     @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")
