@@ -33,8 +33,12 @@ public enum WireJSON {
 
 extension WireJSON {
     /// Decodes a request body; anything wrong is a `TaskError.validation` naming the field (by
-    /// its JSON path) or `body` when the text is not JSON of the expected shape at all.
+    /// its JSON path) or `body` when the text is not JSON of the expected shape at all. An
+    /// object naming a member twice is refused, whichever value a reader would keep.
     public static func decodeBody<Document: Decodable>(_ type: Document.Type, from data: Data) throws -> Document {
+        if let twice = JSONDuplicateNames.first(in: data) {
+            throw TaskError.validation(field: twice, reason: "the \(TaskError.spoken(twice)) is given twice: send each field once")
+        }
         if let closed = type as? any ClosedRequestBody.Type { try refuseUnknownFields(in: data, known: closed.fieldNames) }
         do {
             return try makeDecoder().decode(type, from: data)

@@ -351,6 +351,11 @@ struct APIRouteTests {
         let blank = try await member.send("POST", path, json: #"{"title": "   "}"#)
         #expect(blank.problem?.taskError == .validation(field: "title", reason: try #require(blank.problem?.reason)))
         #expect(try await member.send("POST", path, json: #"{"title": "x", "due_date": "tomorrow"}"#).problem?.field == "due_date")
+        // A field given twice was applied as its first value while a proxy or a log in front
+        // (Python, JavaScript, JSONSerialization) read the last: now refused, naming it.
+        let twice = try await member.send("POST", path, json: #"{"title": "What a proxy reads", "title": "What was applied"}"#)
+        #expect(twice.status == 422 && twice.problem?.field == "title", "\(twice.text)")
+        #expect(twice.problem?.detail == "invalid title: the title is given twice: send each field once")
         #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
         #expect(try await member.send("PUT", path, json: "{}").status == 405)
         #expect(try await member.get("/v2/nothing").status == 404)

@@ -1,6 +1,6 @@
 import Foundation
 import TaskCore
-import TaskbaseWire
+@testable import TaskbaseWire
 import Testing
 
 @Suite("Problem documents")
@@ -109,6 +109,23 @@ struct RequestBodyTests {
         #expect(throws: TaskError.self) { try WireJSON.decodeBody(CreateTokenRequest.self, from: Data(#"{"name": "ci", "x": 42}"#.utf8)) }
         #expect(throws: TaskError.self) { try WireJSON.decodeBody(CreateTaskRequest.self, from: Data(#"{"title": "T", "due": "2026-01-01"}"#.utf8)) }
         #expect(try WireJSON.decodeBody(MemberRoleRequest.self, from: Data(#"{"role": "viewer"}"#.utf8)).role == "viewer")
+    }
+
+    @Test("a body naming a field twice is refused naming it, however the second is spelled; the same name in two objects is fine")
+    func duplicateNames() throws {
+        // JSONDecoder kept the first title and JSONSerialization (as Python or a proxy) the
+        // last: the server applied one while anything in front of it read the other.
+        #expect(throws: TaskError.validation(field: "title", reason: "the title is given twice: send each field once")) {
+            try patch(#"{"title": "Shown to the proxy", "priority": "low", "title": "Applied"}"#)
+        }
+        #expect(throws: TaskError.validation(field: "due_date", reason: "the due_date is given twice: send each field once")) {
+            try patch(#"{"due_date": null, "\u0064ue_date": "2026-01-01"}"#)
+        }
+        #expect(JSONDuplicateNames.first(in: Array(#"{"a": {"b": 1, "c": [{"d": 1}, {"d": 2, "d": 3}]}}"#.utf8)) == "a.c.1.d")
+        #expect(JSONDuplicateNames.first(in: Array(#"{"a": {"x": 1}, "b": {"x": 1}, "c": ["x", "x"], "x": "\"x\": 1"}"#.utf8)) == nil)
+        #expect(JSONDuplicateNames.first(in: Array(#"{"a": "unterminated"#.utf8)) == nil)
+        #expect(JSONDuplicateNames.first(in: Array("}]]{\"".utf8)) == nil)
+        #expect(try patch(#"{"title": "Once", "notes": "title"}"#).changes().title == "Once")
     }
 }
 
