@@ -17,14 +17,31 @@ public struct TestLogin: Sendable {
         try await PGConnection.with(try TestDatabases.admin()) { connection in
             _ = try await connection.simpleQuery(unsafeSQL: "CREATE ROLE \(login.name) LOGIN PASSWORD '\(login.password)'; \(grants)")
         }
-        let drop = PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(login.name)")
         do {
             let value = try await body(login)
-            try await PGConnection.with(try TestDatabases.admin()) { try await $0.execute(drop) }
+            try await login.drop()
             return value
         } catch {
-            _ = try? await PGConnection.with(try TestDatabases.admin()) { try await $0.execute(drop) }
+            try? await login.drop()
             throw error
+        }
+    }
+
+    /// Drops the role once its sessions are gone. A session the test closed may still be
+    /// exiting, its temporary tables not yet dropped, and they hold the role (2BP01): so its
+    /// backends are waited for, and the drop is tried again for a while.
+    private func drop() async throws {
+        try await PGConnection.with(try TestDatabases.admin()) { connection in
+            _ = try await connection.query(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE usename = \(name) AND pid <> pg_backend_pid()")
+            for attempt in 1... {
+                do {
+                    _ = try await connection.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(name)"))
+                    return
+                } catch let error as PGError where error.sqlState == "2BP01" && attempt < 50 {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
         }
     }
 

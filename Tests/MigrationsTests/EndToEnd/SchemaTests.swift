@@ -156,7 +156,8 @@ extension EndToEnd {
                             INSERT INTO users (id, email, display_name) VALUES (1, 'alice@example.com', 'Alice'), (2, 'bob@example.com', 'Bob');
                             INSERT INTO teams (id, key, name, created_by) VALUES (1, 'CORE', 'Core', 1), (2, 'OPS', 'Ops', 2);
                             INSERT INTO memberships VALUES (1, 1, 'owner'), (2, 2, 'owner');
-                            INSERT INTO task_counters VALUES (1, 1), (2, 1);
+                            INSERT INTO task_counters VALUES (1, 0), (2, 0);
+                            UPDATE task_counters SET last_number = 1; -- a task's number is taken from the counter (0023, 0028)
                             INSERT INTO tasks (team_id, number, title, created_by, updated_by) VALUES (1, 1, 'secret', 1, 1), (2, 1, 'ops work', 2, 2);
                             INSERT INTO task_history (team_id, task_id, task_number, version, actor_id, kind) VALUES (1, 1, 1, 1, 1, 'created'), (2, 2, 1, 1, 2, 'created');
                             """)
