@@ -50,16 +50,19 @@ extension PostgresTaskStore: TaskImportPort {
                 let row = try await tx.query(Self.teamFacts(team, access))[0]
                 let actor = try access.verify(AccessFacts(actor: Self.user(in: row), role: Self.role(in: row)), subject: "team \(team)")
                 guard let teamID = try Self.team(in: row)?.id else { throw TaskError.notFound(what: "team \(team)") }
-                // Serializes with task creation in this team, so numbers stay gapless; and
-                // whether the team has any task yet, which that lock keeps true until commit.
+                // Serializes with task creation and other imports in this team, so numbers stay
+                // gapless.
                 let counter = try await tx.query(
-                    """
-                    SELECT last_number, last_change, NOT EXISTS (SELECT FROM tasks WHERE team_id = \(teamID.rawValue)) AS empty
-                      FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE
-                    """)
+                    "SELECT last_number, last_change FROM task_counters WHERE team_id = \(teamID.rawValue) FOR UPDATE")
                 let lastNumber = try counter[0].decode(Int64.self, "last_number")
                 let lastChange = try counter[0].decode(Int64.self, "last_change")
-                let teamIsEmpty = try counter[0].decode(Bool.self, "empty")
+                // Whether the team has any task yet, which the lock keeps true until commit: read
+                // in a statement of its own, after the lock. In the locking statement its snapshot
+                // predated the wait, so an import waiting on another first import of the same
+                // file still saw the team empty, took the first-import path, and failed on every
+                // external id ("already exists", 409) instead of finding them unchanged.
+                let teamIsEmpty = try await tx.query(
+                    "SELECT NOT EXISTS (SELECT FROM tasks WHERE team_id = \(teamID.rawValue)) AS empty")[0].decode(Bool.self, "empty")
                 // The merge's hash joins (the team's tasks by external id and number) and its
                 // sort by line stay in memory up to this, where 4 MB spilled them to disk. And no
                 // JIT: the merge's estimated cost is far above jit_above_cost, so PostgreSQL

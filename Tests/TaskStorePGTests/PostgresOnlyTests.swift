@@ -186,4 +186,68 @@ struct PostgresOnlyTests {
             #expect(try await service.task(task.key, as: owner).assigneeID == nil)
         }
     }
+
+    @Test("an import waiting on another first import of the same rows into an empty team finds them unchanged, never 'already exists'")
+    func importWaitingOnAFirstImport() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "import race") { database in
+            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 3)
+            let service = TaskService(store: store)
+            let (team, owner, _) = try await makeTeam(service)
+            let rows = try (0..<20).map { try TaskImportDraft(try TaskDraft(title: "Row \($0)", externalID: "row-\($0)")) }
+            // The first import takes the team's lock, then waits for its rows until released.
+            let gate = ImportGate(rows)
+            let first = Task {
+                try await service.importTasks(
+                    into: team, policy: .update, batches: AsyncStream(unfolding: { await gate.next() }), as: owner)
+            }
+            await gate.requested()
+            let second = Task { try await service.importTasks(into: team, policy: .update, drafts: rows, as: owner) }
+            try await PGConnection.with(database.config) { watcher in
+                var waiting = false
+                for _ in 0..<200 where !waiting {
+                    let rows = try await watcher.query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                    waiting = try rows[0].decode(Int64.self, "n") > 0
+                    if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(waiting, "the second import waits for the first one's lock")
+            }
+            await gate.release()
+            #expect(try await first.value == ImportSummary(inserted: 20))
+            // Once it read the team as empty in the statement that waited (its snapshot taken
+            // before the first import committed) and failed on every external id.
+            #expect(try await second.value == ImportSummary(unchanged: 20))
+            #expect(try await service.listTasks(in: team, as: owner).tasks.map(\.key.number) == Array(1...20))
+        }
+    }
+}
+
+/// The rows of an import handed out once `release()` is called, telling `requested()` when the
+/// import first asks for them.
+private actor ImportGate {
+    private var rows: [TaskImportDraft]?
+    private var asked = false
+    private var released = false
+    private var askedWaiters: [CheckedContinuation<Void, Never>] = []
+    private var releaseWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(_ rows: [TaskImportDraft]) { self.rows = rows }
+
+    func next() async -> [TaskImportDraft]? {
+        asked = true
+        askedWaiters.forEach { $0.resume() }
+        askedWaiters = []
+        if !released { await withCheckedContinuation { releaseWaiters.append($0) } }
+        defer { rows = nil }
+        return rows
+    }
+
+    func requested() async {
+        if !asked { await withCheckedContinuation { askedWaiters.append($0) } }
+    }
+
+    func release() {
+        released = true
+        releaseWaiters.forEach { $0.resume() }
+        releaseWaiters = []
+    }
 }
