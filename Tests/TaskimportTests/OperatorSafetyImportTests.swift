@@ -77,7 +77,9 @@ struct OperatorSafetyImportTests {
         #expect(try await fixture.tasks().count == 2)
     }
 
-    @Test("an import stopped by SIGTERM while it waits for the team's lock exits 143, imports nothing and leaves the reject file as it was")
+    @Test(
+        "an import stopped by SIGTERM while it waits for the team's lock exits 143 (and --json says so), imports nothing and leaves the reject file as it was"
+    )
     func rejectFileKeptWhenStopped() async throws {
         let fixture = try await ImportFixture.make()
         let reject = fixture.folder.appendingPathComponent("bad.csv").path
@@ -94,7 +96,7 @@ struct OperatorSafetyImportTests {
         let blockerPID = try await blocker.query("SELECT pg_backend_pid() AS pid")[0].decode(Int.self, "pid")
 
         let importer = try await TaskimportProcess.start(
-            [input, "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress", "--max-errors", "5", "--reject-file", reject])
+            [input, "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress", "--max-errors", "5", "--reject-file", reject, "--json"])
         // Asked on a connection of its own: inside the blocker's transaction pg_stat_activity
         // would stay as it was at the transaction's first look.
         try await waitUntil("the import to wait for the team's counter", limit: .seconds(30)) {
@@ -107,6 +109,9 @@ struct OperatorSafetyImportTests {
         let stopped = try await importer.finish(within: .seconds(20))
         try await blocker.execute("COMMIT")
         #expect(stopped.exitCode == 128 + SIGTERM, "\(stopped)")
+        // --json reports the code it exits with (it said 130, Ctrl-C's, for any signal).
+        let reported = try JSONSerialization.jsonObject(with: Data(stopped.standardOutput.utf8)) as? [String: Any]
+        #expect((reported?["error"] as? [String: Any])?["exit_code"] as? Int == 128 + Int(SIGTERM), "\(stopped.standardOutput)")
         #expect(try String(contentsOfFile: reject, encoding: .utf8) == yesterday)
         #expect(try Self.entries(of: fixture.folder) == ["bad.csv", "input.csv"])
         #expect(try await fixture.tasks().isEmpty)

@@ -79,7 +79,7 @@ public struct CommandRunner: Sendable {
             guard let action = command.action else { return .usage }
             let watcher = cancelsOnInterrupt ? InterruptWatcher() : nil
             defer { watcher?.stop() }
-            let task = Task { try await action(values) }
+            let task = Task { try await InterruptWatcher.$current.withValue(watcher) { try await action(values) } }
             watcher?.watch(task)
             do {
                 try await task.value
@@ -100,6 +100,13 @@ public struct CommandRunner: Sendable {
                 return (error as? any ExitCodeProviding)?.exitCode ?? .failure
             }
         }
+    }
+
+    /// The code the running command exits with now that it was stopped: 128 + the signal that
+    /// stopped it (130, 143, 129), for a command that reports its own failure before it exits
+    /// (`taskimport --json`). `.interrupted` when no signal arrived (a plain cancellation).
+    public static var stoppedExitCode: ExitCode {
+        InterruptWatcher.current?.receivedSignal.map(ExitCode.stopped(by:)) ?? .interrupted
     }
 
     /// The line for a command stopped by `signal`: the command's own words when it said what

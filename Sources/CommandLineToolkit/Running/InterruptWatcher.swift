@@ -38,6 +38,9 @@ final class InterruptWatcher: @unchecked Sendable {
         }
     }
 
+    /// The watcher of the command running in this task, if it stops on signals.
+    @TaskLocal static var current: InterruptWatcher?
+
     /// The first signal that arrived, if any: the command was stopped by it.
     var receivedSignal: Int32? {
         lock.withLock { firstSignal }

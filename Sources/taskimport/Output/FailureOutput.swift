@@ -48,7 +48,7 @@ struct FailureOutput {
         case let failure as ReportFailure:
             (message, exitCode) = (failure.description, .failure)
         case _ where Task.isCancelled:
-            (message, exitCode) = ("interrupted: nothing was imported", .interrupted)
+            (message, exitCode) = ("interrupted: nothing was imported", CommandRunner.stoppedExitCode)
         case let usage as UsageError:
             (message, exitCode) = (usage.message, .usage)
         case let failure as CommandFailure:
