@@ -152,7 +152,7 @@ struct MemoryState {
         let gate = try gate(access, team: key, subject: "team \(key)")
         let log = changeLog[gate.team.id] ?? []
         let start = log.firstIndex { $0.sequence > position } ?? log.endIndex
-        return ChangeLogRead(events: Array(log[start...].prefix(limit)), lastSequence: lastChange[gate.team.id] ?? 0)
+        return ChangeLogRead(events: Array(log[start...].prefix(limit)), lastSequence: lastChange[gate.team.id] ?? 0, teamID: gate.team.id)
     }
 
     /// The team's tasks in no particular order.

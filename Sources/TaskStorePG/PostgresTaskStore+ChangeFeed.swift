@@ -32,7 +32,7 @@ extension PostgresTaskStore {
         let rows = try await statement(
             as: access.actor,
             """
-            SELECT \(unsafeSQL: Self.userColumns), m.role, c.last_change, r.readers,
+            SELECT \(unsafeSQL: Self.userColumns), m.role, c.last_change, r.readers, tm.id AS log_team_id,
                    e.sequence, e.kind, e.task_id, e.number, e.version, e.actor_id, e.changed_at
               FROM \(Self.accessFactsFrom(access.actor, team: team))
               LEFT JOIN task_counters c
@@ -64,7 +64,9 @@ extension PostgresTaskStore {
                     sequence: sequence))
         }
         let readerIDs = readers ? Set((try rows[0].decode([Int64]?.self, "readers") ?? []).map { UserID($0) }) : nil
-        return ChangeLogRead(events: events, lastSequence: try rows[0].decode(Int64?.self, "last_change") ?? 0, readers: readerIDs)
+        return ChangeLogRead(
+            events: events, lastSequence: try rows[0].decode(Int64?.self, "last_change") ?? 0, readers: readerIDs,
+            teamID: TeamID(try rows[0].decode(Int64.self, "log_team_id")))
     }
 }
 

@@ -20,15 +20,50 @@ struct EventStreamTests {
         return connection
     }
 
+    @Test(
+        "a stream of a team deleted and made again under its key ends, and resuming it with the old team's event id is 404, never the new team's log",
+        arguments: StoreKind.allCases)
+    func teamMadeAgainUnderItsKey(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let owner = f.client("owner")
+        let stream = try await subscribe(f, as: "owner")
+        for title in ["Old 1", "Old 2", "Old 3"] {
+            _ = try await owner.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "\#(title)"}"#)
+        }
+        #expect(await stream.read(until: { _ in stream.changeEvents().count >= 3 }), "\(stream.text.debugDescription)")
+        let lastID = try #require(stream.text.components(separatedBy: "\n").last(where: { $0.hasPrefix("id: ") })).dropFirst(4)
+        #expect(try await owner.send("DELETE", "/v1/teams/\(f.team)").status == 204)
+        // The owner makes a team under the same key and writes more than the old log held.
+        #expect(try await owner.send("POST", "/v1/teams", json: #"{"key": "\#(f.team)", "name": "Again"}"#).status == 201)
+        for title in ["New 1", "New 2", "New 3", "New 4", "New 5"] {
+            _ = try await owner.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "\#(title)"}"#)
+        }
+        #expect(await stream.readUntilClosed(), "the old team's stream ends: \(stream.text.debugDescription)")
+        let titles = try stream.changeEvents().map { try WireJSON.makeDecoder().decode(ChangeDocument.self, from: Data($0.data.utf8)).title.value }
+        #expect(titles == ["Old 1", "Old 2", "Old 3"], "none of the new team's events reach the old team's stream")
+        // A client coming back with the old team's last id: once, the server resumed after its
+        // sequence in the new team's log and sent "New 4", "New 5" as the old team's changes.
+        let resumed = try RawConnection(port: f.server.http.port)
+        resumed.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens["owner"]!)", "Last-Event-ID": String(lastID)])
+        #expect(await resumed.read(until: { $0.contains("\r\n\r\n{") }), "\(resumed.text.debugDescription)")
+        #expect(resumed.text.hasPrefix("HTTP/1.1 404"), "\(resumed.text.debugDescription)")
+        #expect(!resumed.text.contains("New "))
+        // A bare sequence (as ?after= or an older server sent) still resumes in today's log.
+        let bare = try await subscribe(f, as: "owner", headers: ["Last-Event-ID": "3"])
+        #expect(await bare.read(until: { _ in bare.changeEvents().count >= 2 }), "\(bare.text.debugDescription)")
+        await f.stop()
+    }
+
     @Test("every change arrives in order with its sequence as id and the ChangeDocument as data", arguments: StoreKind.allCases)
     func order(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
-        let end = try await f.service.changeLog(in: f.team, after: Int64.max, limit: 0, as: .id(f.owner.id)).lastSequence
+        let log = try await f.service.changeLog(in: f.team, after: Int64.max, limit: 0, as: .id(f.owner.id))
+        let (end, teamID) = (log.lastSequence, log.teamID.rawValue)
         let stream = try await subscribe(f, as: "viewer")
         #expect(stream.text.hasPrefix("HTTP/1.1 200"))
         #expect(stream.text.contains("Content-Type: text/event-stream"))
         // Before any event, the place it starts from: the log's end, as an id with no data.
-        #expect(await stream.read(until: { $0.contains(": connected\nid: \(end)\n\n") }), "\(stream.text.debugDescription)")
+        #expect(await stream.read(until: { $0.contains(": connected\nid: \(teamID):\(end)\n\n") }), "\(stream.text.debugDescription)")
         let member = f.client("member")
         let created = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Streamed"}"#).decode(TaskDocument.self)
         // The title is looked up as the event goes out: let the first go before the task is deleted.
@@ -55,7 +90,8 @@ struct EventStreamTests {
         let last = try #require(events.last?.id)
         let ahead = try await subscribe(f, as: "owner", headers: ["Last-Event-ID": String(last + 50)])
         #expect(
-            await ahead.read(until: { $0.contains("id: \(last)\nevent: resync\ndata: {\"through\": \(last)}") }), "\(ahead.text.debugDescription)")
+            await ahead.read(until: { $0.contains("id: \(teamID):\(last)\nevent: resync\ndata: {\"through\": \(last)}") }),
+            "\(ahead.text.debugDescription)")
         let later = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "After the restore"}"#).decode(TaskDocument.self)
         #expect(await ahead.read(until: { _ in ahead.changeEvents().count >= 1 }), "\(ahead.text.debugDescription)")
         #expect(ahead.changeEvents().map(\.id) == [last + 1], "\(later.key)")

@@ -206,10 +206,12 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
-    /// The change event in one block of lines, or nil when it is another kind of block.
+    /// The change event in one block of lines (its id's sequence, after the team id and `:`),
+    /// or nil when it is another kind of block.
     private static func changeEvent(in block: ArraySlice<UInt8>) -> (id: Int64, data: String)? {
         let lines = String(decoding: block, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard lines.contains("event: change"), let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.dropFirst(4)) }),
+        guard lines.contains("event: change"),
+            let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.split(separator: ":").last ?? "") }),
             let data = lines.first(where: { $0.hasPrefix("data: ") })
         else { return nil }
         return (id, String(data.dropFirst(6)))

@@ -7,12 +7,16 @@ public struct ChangeLogRead: Sendable {
     /// Who may read the team's tasks as of the same read (enabled members of the role asked
     /// for), when the read was asked for them: what a shared fan-out decides its subscribers by.
     public var readers: Set<UserID>?
+    /// The id of the team whose log was read: a team deleted and made again under its key has
+    /// another id and a log of its own, numbered from 1 again.
+    public var teamID: TeamID
 
     /// Records one read.
-    public init(events: [TaskFeedEvent], lastSequence: Int64, readers: Set<UserID>? = nil) {
+    public init(events: [TaskFeedEvent], lastSequence: Int64, readers: Set<UserID>? = nil, teamID: TeamID) {
         self.events = events
         self.lastSequence = lastSequence
         self.readers = readers
+        self.teamID = teamID
     }
 }
 

@@ -3,7 +3,7 @@ import TaskCore
 import TaskbaseWire
 
 /// `GET /v1/teams/{team}/events`: the team's changes as Server-Sent Events, each
-/// `id: <sequence>`, `event: change`, `data: <ChangeDocument on one line>`; a bulk change or a
+/// `id: <team id>:<sequence>`, `event: change`, `data: <ChangeDocument on one line>`; a bulk change or a
 /// resume point the log no longer holds comes as `event: resync` with `data: {"through": N}`;
 /// `: keep-alive` comments keep idle streams alive and let dead clients be noticed.
 /// Every stream of a team joins the process's one hub for that team (`TeamEventHub`): on each
@@ -19,16 +19,22 @@ extension APIHandlers {
     func events(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
         let userID = context.caller!.user.id
-        let after = try resumePoint(context.request)
+        let resume = try resumePoint(context.request)
         // The reader's own check, before it joins the hub (which then vouches for it at each
         // read), and the log's end: "from now on" means after what is committed before the response.
-        let now = try await service.changeLog(in: team, after: Int64.max, limit: 0, as: actor).lastSequence
+        let opened = try await service.changeLog(in: team, after: Int64.max, limit: 0, as: actor)
+        let (now, teamID) = (opened.lastSequence, opened.teamID)
+        if let resume, let from = resume.team, from != teamID {
+            // The team that event was in was deleted, and this one made under its key since.
+            throw TaskError.notFound(what: "event \(resume) of team \(team) (the team it came from was deleted)")
+        }
+        let after = resume?.sequence
         let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         // The place the stream starts from, as an id with no data: a client that loses the
         // connection before its first event reconnects with it as Last-Event-ID and misses
         // nothing (EventSource keeps an id-only block's id, as the Swift client does).
-        buffer.write(": connected\nid: \(after ?? now)\n\n")
+        buffer.write(": connected\nid: \(EventID(team: teamID, sequence: after ?? now))\n\n")
         let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
         let secret = context.tokenSecret
         let beats = Task {
@@ -51,12 +57,14 @@ extension APIHandlers {
                 buffer.close()
             }
             var queue = deliveries.makeAsyncIterator()
-            guard case .joined(let joined)? = await queue.next() else { return }
+            // A hub of another team under the key (this one deleted meanwhile): the stream ends.
+            guard case .joined(let joined, teamID)? = await queue.next() else { return }
             var position = after ?? now
             do {
                 // Behind the hub, or past the log's end (a resync brings that reader back).
                 if position < joined || position > now {
-                    position = try await catchUp(team, from: position, to: joined, buffer: buffer, service: service, as: actor, patience: patience)
+                    position = try await catchUp(
+                        team, teamID, from: position, to: joined, buffer: buffer, service: service, as: actor, patience: patience)
                 }
             } catch {
                 // A reader removed from the team, a lost database connection, or cancellation:
@@ -82,14 +90,16 @@ extension APIHandlers {
     /// Sends what the log holds after `position` up to (at least) `joined`, read and described
     /// as this reader alone; returns the last sequence sent. A full page is followed by the next.
     private func catchUp(
-        _ team: TeamKey, from start: Int64, to joined: Int64, buffer: EventStreamBuffer, service: TaskService, as actor: UserRef, patience: Duration
+        _ team: TeamKey, _ teamID: TeamID, from start: Int64, to joined: Int64, buffer: EventStreamBuffer, service: TaskService,
+        as actor: UserRef, patience: Duration
     ) async throws -> Int64 {
         var users = try await UserDirectory.of(team, service: service, as: actor)
         var position = start
         repeat {
             let page = try await service.changeLog(in: team, after: position, limit: ChangeLogFollower.pageSize, as: actor)
+            guard page.teamID == teamID else { throw CancellationError() }
             for event in ChangeLogFollower.resumed(from: position, page) {
-                let text = try await EventText.of(event, users: &users, service: service, as: actor)
+                let text = try await EventText.of(event, team: teamID, users: &users, service: service, as: actor)
                 guard await buffer.send(text, patience: patience) else { throw CancellationError() }
                 position = event.sequence
             }
@@ -98,15 +108,16 @@ extension APIHandlers {
         return position
     }
 
-    /// The sequence to resume after: `Last-Event-ID`, else `?after=`; nil for "from now on".
-    func resumePoint(_ request: HTTPRequest) throws -> Int64? {
+    /// Where to resume: after `Last-Event-ID` (`<team id>:<sequence>` as sent, or a bare
+    /// sequence), else `?after=` (a sequence); nil for "from now on".
+    func resumePoint(_ request: HTTPRequest) throws -> EventID? {
         let header = request.header("last-event-id")
-        let text: String? = header ?? request.queryValue("after")
-        let field = header != nil ? "Last-Event-ID" : "after"
-        guard let text = text?.trimmingSpaces(), !text.isEmpty else { return nil }
-        guard let sequence = Int64(text), sequence >= 0 else {
-            throw TaskError.validation(field: field, reason: "\(text) is not an event id this stream sent (a sequence number)")
+        guard let text = (header ?? request.queryValue("after"))?.trimmingSpaces(), !text.isEmpty else { return nil }
+        guard let id = EventID(text), header != nil || id.team == nil else {
+            throw TaskError.validation(
+                field: header != nil ? "Last-Event-ID" : "after",
+                reason: "\(text) is not an event id this stream sent (" + (header != nil ? "team id:sequence" : "a sequence number") + ")")
         }
-        return sequence
+        return id
     }
 }

@@ -153,7 +153,7 @@ enum OpenAPIDocument {
                 errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
-                    "The team's changes as Server-Sent Events: `id: <sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID.",
+                    "The team's changes as Server-Sent Events: `id: <team id>:<sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID (an id of another team once under this key is 404).",
                 query: [("after", ["type": "integer", "minimum": 0], "resume after this sequence (as Last-Event-ID)")], headers: ["Last-Event-ID"],
                 successMedia: "text/event-stream", errors: [404, 422]),
             "GET /v1/teams/{team}/export": Operation(
@@ -357,7 +357,7 @@ enum OpenAPIDocument {
     static var headerSchemas: [String: [String: Any]] {
         [
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$"],
-            "Last-Event-ID": ["type": "string", "pattern": "^[0-9]*$"],
+            "Last-Event-ID": ["type": "string", "pattern": "^([0-9]+:)?[0-9]*$"],
             "Content-Encoding": ["type": "string", "enum": ["gzip", "identity"]],
         ]
     }

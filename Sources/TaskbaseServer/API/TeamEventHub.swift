@@ -4,9 +4,10 @@ import TaskbaseWire
 
 /// What a subscriber of a team's hub receives, in order.
 enum HubDelivery: Sendable {
-    /// First, once: the hub hands this subscriber every event after `sequence`; what comes
-    /// before, the subscriber reads from the log by itself.
-    case joined(after: Int64)
+    /// First, once: the hub hands this subscriber every event after `sequence` of the log of the
+    /// team with id `team` (the key's team when the hub started); what comes before, the
+    /// subscriber reads from the log by itself.
+    case joined(after: Int64, team: TeamID)
     /// One event, with its Server-Sent Events text, built once for every subscriber.
     case event(sequence: Int64, text: String)
 }
@@ -100,6 +101,8 @@ final class TeamEventHub: Sendable {
         var lastID = 0
         /// The last sequence handed out; nil until the hub has started.
         var position: Int64?
+        /// The id of the team whose log the hub reads, once started.
+        var teamID: TeamID?
         var stopped = false
         var reads = 0
         var texts = 0
@@ -126,7 +129,7 @@ final class TeamEventHub: Sendable {
         state.withLock { state in
             state.lastID += 1
             state.subscribers[state.lastID] = Subscriber(user: user, queue: queue)
-            if let position = state.position { queue.yield(.joined(after: position)) }
+            if let position = state.position, let team = state.teamID { queue.yield(.joined(after: position, team: team)) }
             return state.lastID
         }
     }
@@ -167,17 +170,24 @@ final class TeamEventHub: Sendable {
         do {
             let (bell, _) = try await asSomeReader { [service, team] user in try await service.doorbell(of: team, as: .id(user)) }
             doorbell = bell
-            var position = try await read(after: Int64.max, limit: 0).page.lastSequence
+            let start = try await read(after: Int64.max, limit: 0).page
+            var position = start.lastSequence
+            let teamID = start.teamID
             var users = try await members()
             state.withLock { state in
                 state.position = position
-                for subscriber in state.subscribers.values { subscriber.queue.yield(.joined(after: position)) }
+                state.teamID = teamID
+                for subscriber in state.subscribers.values { subscriber.queue.yield(.joined(after: position, team: teamID)) }
             }
             var rings = bell.rings.makeAsyncIterator()
             while try await rings.next() != nil {
                 var full = true, membersRead = false
                 while full {
                     let (page, reader) = try await read(after: position, limit: ChangeLogFollower.pageSize)
+                    // The team was deleted and another made under its key, whose readers may
+                    // include some of these subscribers: their streams end (they watched the
+                    // other), and a reconnect with the last event's id is refused.
+                    guard page.teamID == teamID else { throw CancellationError() }
                     full = page.events.count == ChangeLogFollower.pageSize
                     var texts: [(sequence: Int64, text: String)] = []
                     let actors = page.events.compactMap { event -> UserID? in
@@ -196,7 +206,7 @@ final class TeamEventHub: Sendable {
                         users = try await members()
                     }
                     for event in ChangeLogFollower.resumed(from: position, page) {
-                        texts.append((event.sequence, try await EventText.of(event, users: &users, service: service, as: .id(reader))))
+                        texts.append((event.sequence, try await EventText.of(event, team: teamID, users: &users, service: service, as: .id(reader))))
                     }
                     hand(texts, to: page.readers ?? [])
                     position = texts.last?.sequence ?? position
@@ -274,16 +284,47 @@ final class TeamEventHub: Sendable {
 
 /// The Server-Sent Events text of one event: `id`, `event` and one `data:` line.
 enum EventText {
-    /// The text of `event`, described as `actor` sees it (`ChangeDocument.describing`).
-    static func of(_ event: TaskFeedEvent, users: inout UserDirectory, service: TaskService, as actor: UserRef) async throws -> String {
+    /// The text of `event` of the log of the team with id `team`, described as `actor` sees it
+    /// (`ChangeDocument.describing`).
+    static func of(
+        _ event: TaskFeedEvent, team: TeamID, users: inout UserDirectory, service: TaskService, as actor: UserRef
+    ) async throws -> String {
         switch event {
         case .change(let change):
             let document = try await ChangeDocument.describing(change, users: &users, service: service, as: actor)
             let json = String(decoding: try ServerJSON.encoder.encode(document), as: UTF8.self)
-            return "id: \(change.sequence)\nevent: change\ndata: \(json)\n\n"
+            return "id: \(EventID(team: team, sequence: change.sequence))\nevent: change\ndata: \(json)\n\n"
         case .resync(let through):
-            return "id: \(through)\nevent: resync\ndata: {\"through\": \(through)}\n\n"
+            return "id: \(EventID(team: team, sequence: through))\nevent: resync\ndata: {\"through\": \(through)}\n\n"
         }
+    }
+}
+
+/// An event's id, `<team id>:<sequence>`: the sequence alone would let a client that comes back
+/// after its team was deleted and another made under the key resume in the other's log, whose
+/// sequences start again from 1, and take its events for the old team's.
+struct EventID: CustomStringConvertible, Equatable {
+    /// The team whose log the event is in; nil in an id sent as a bare sequence (`?after=`, or
+    /// a server before team-qualified ids).
+    var team: TeamID?
+    var sequence: Int64
+
+    var description: String { team.map { "\($0.rawValue):\(sequence)" } ?? String(sequence) }
+
+    /// `text` read as an id this server sends (or a bare sequence); nil when it is neither.
+    init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let sequence = Int64(parts[parts.count - 1]), sequence >= 0 else { return nil }
+        if parts.count == 2 {
+            guard let team = Int64(parts[0]), team > 0 else { return nil }
+            self.team = TeamID(team)
+        }
+        self.sequence = sequence
+    }
+
+    init(team: TeamID, sequence: Int64) {
+        self.team = team
+        self.sequence = sequence
     }
 }
 
