@@ -92,6 +92,7 @@ public struct TaskbaseClient: TaskSession {
     /// Deletes a team.
     public func deleteTeam(_ key: TeamKey) async throws {
         try await delete(["v1", "teams", key.rawValue])
+        await directory.forget(key)
     }
 
     /// The team's members.

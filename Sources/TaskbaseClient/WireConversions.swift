@@ -52,7 +52,14 @@ extension TaskbaseClient {
     /// The task a document describes, its team and users resolved to ids.
     func task(from document: TaskDocument) async throws -> TaskItem {
         let key = try TaskKey(parsing: document.key, field: "key")
-        let teamID = try await teamID(key.team)
+        let teamID: TeamID
+        if let stated = document.teamID {
+            // The document's own word: the key may name another team than when it was learnt.
+            teamID = TeamID(stated)
+            await directory.learn(key.team, teamID)
+        } else {
+            teamID = try await self.teamID(key.team)
+        }
         await directory.learn(document.statedUserIDs)
         var emails = [document.createdBy, document.updatedBy]
         if let assignee = document.assignee.value { emails.append(assignee) }
@@ -125,6 +132,15 @@ actor ClientDirectory {
 
     func learn(_ teams: [Team]) {
         for team in teams { self.teams[team.key] = team.id }
+    }
+
+    func learn(_ key: TeamKey, _ id: TeamID) {
+        teams[key] = id
+    }
+
+    /// Forgets team `key`'s id (the team was deleted: the key may name another one later).
+    func forget(_ key: TeamKey) {
+        teams[key] = nil
     }
 
     func learn(_ users: [User]) {

@@ -2,7 +2,7 @@ import Foundation
 import TaskCore
 
 /// A task in JSON. Every field is always present; absent values are `null`:
-/// `id`, `key`, `team`, `number`, `title`, `notes`, `status`, `priority`, `due_date`,
+/// `id`, `key`, `team`, `team_id`, `number`, `title`, `notes`, `status`, `priority`, `due_date`,
 /// `overdue`, `assignee` (email), `assignee_id`, `category`, `external_id`, `version`,
 /// `created_at`, `created_by` (email), `created_by_id`, `updated_at`, `updated_by` (email),
 /// `updated_by_id`. The ids name people who have left the team too, whom a reader cannot look
@@ -14,6 +14,9 @@ public struct TaskDocument: Codable, Hashable, Sendable {
     public var key: String
     /// The team's key, `CORE`.
     public var team: String
+    /// The team's id: a key can name another team later (one deleted and made again under it).
+    /// Nil when the document does not say (an older export).
+    public var teamID: Int64?
     /// The number within the team, `42`.
     public var number: Int64
     /// The title.
@@ -56,6 +59,7 @@ public struct TaskDocument: Codable, Hashable, Sendable {
         case externalID = "external_id", version, createdAt = "created_at", createdBy = "created_by"
         case updatedAt = "updated_at", updatedBy = "updated_by"
         case assigneeID = "assignee_id", createdByID = "created_by_id", updatedByID = "updated_by_id"
+        case teamID = "team_id"
     }
 
     /// The document of `task`, naming users from `directory` and judging overdue at `today`.
@@ -63,6 +67,7 @@ public struct TaskDocument: Codable, Hashable, Sendable {
         id = task.id.rawValue
         key = task.key.description
         team = task.key.team.rawValue
+        teamID = task.teamID.rawValue
         number = task.key.number
         title = task.title
         notes = task.notes
@@ -149,6 +154,7 @@ extension TaskDocument: JSONWritable {
         writer.field("priority", priority)
         writer.field("status", status)
         writer.field("team", team)
+        if let teamID { writer.field("team_id", teamID) }
         writer.field("title", title)
         writer.field("updated_at", updatedAt)
         writer.field("updated_by", updatedBy)

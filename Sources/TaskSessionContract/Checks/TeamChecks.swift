@@ -18,6 +18,24 @@ extension TaskSessionContract {
             try await f.outsider.session.deleteTeam(team.key)
             #expect(await Outcome.of { _ = try await f.outsider.session.team(team.key) } == .notFound)
         },
+        SessionCheck("a team deleted by someone else and made again under its key: tasks read afterwards carry the new team's id") { f in
+            // The member's session learns the team's id, then the owner deletes the team and the
+            // member makes another under the same key. Over HTTP the client once kept the old id
+            // and gave it to every task of the new team.
+            let key = "R" + f.uniqueSuffix()
+            let old = try await f.owner.session.createTeam(key: key, name: "Old")
+            _ = try await f.owner.session.setRole(.member, for: f.member.ref, in: old.key)
+            let first = try await f.member.session.createTask(in: old.key, try TaskDraft(title: "Old task"))
+            #expect(first.teamID == old.id)
+            try await f.owner.session.deleteTeam(old.key)
+            let again = try await f.outsider.session.createTeam(key: key, name: "Again")
+            _ = try await f.outsider.session.setRole(.member, for: f.member.address, in: again.key)
+            #expect(again.id != old.id)
+            let made = try await f.member.session.createTask(in: again.key, try TaskDraft(title: "New task"))
+            #expect(made.teamID == again.id, "created")
+            #expect(try await f.member.session.listTasks(in: again.key).tasks.map(\.teamID) == [again.id], "listed")
+            #expect(try await f.member.session.task(made.key).teamID == again.id, "read")
+        },
         SessionCheck("a person whose email holds / ? # % + is named by email like anyone: added, given a role and removed") { f in
             // All valid in an address's local part; over HTTP each must stay inside its path segment.
             let odd = try await f.service.createUser(email: "a/b?c#d%41+e.\(f.uniqueSuffix().lowercased())@example.com", displayName: "Odd")

@@ -389,7 +389,7 @@ enum OpenAPIDocument {
                 "user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean, "created_at": dateTime,
             ]),
             "Task": object([
-                "id": integer, "key": string, "team": string, "number": integer, "title": string, "notes": string,
+                "id": integer, "key": string, "team": string, "team_id": integer, "number": integer, "title": string, "notes": string,
                 "status": ["type": "string", "enum": ["open", "in_progress", "done"]],
                 "priority": ["type": "string", "enum": ["none", "low", "medium", "high", "urgent"]],
                 "due_date": ["type": ["string", "null"], "format": "date"],

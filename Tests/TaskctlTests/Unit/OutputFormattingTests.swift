@@ -23,7 +23,7 @@ struct OutputFormattingTests {
         let text = try JSONOutput.encode(TaskDocument(Samples.task(7), users: directory, today: Samples.today))
         #expect(
             try Self.keys(ofJSON: text) == [
-                "id", "key", "team", "number", "title", "notes", "status", "priority", "due_date", "overdue", "assignee",
+                "id", "key", "team", "team_id", "number", "title", "notes", "status", "priority", "due_date", "overdue", "assignee",
                 "category", "external_id", "version", "created_at", "created_by", "updated_at", "updated_by", "assignee_id",
                 "created_by_id", "updated_by_id",
             ])
