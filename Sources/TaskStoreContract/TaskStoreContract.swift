@@ -3,7 +3,7 @@ public enum TaskStoreContract {
     /// All of them, grouped by concern.
     public static var checks: [ContractCheck] {
         permissionChecks + membershipChecks + validationChecks + listChecks + concurrencyChecks
-            + historyChecks + changeFeedChecks + importChecks + summaryChecks + tokenChecks + operatorChecks
+            + historyChecks + changeFeedChecks + importChecks + summaryChecks + tokenChecks + operatorChecks + idempotencyChecks
     }
 
     /// The pool a database store needs to run every check at once (a 10,001-task import among

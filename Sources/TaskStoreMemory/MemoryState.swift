@@ -23,6 +23,8 @@ struct MemoryState {
     var doorbells: [TeamID: [Int: AsyncThrowingStream<Void, any Error>.Continuation]] = [:]
     var lastListenerID = 0
     var tokens: [TokenID: APIToken] = [:]
+    /// Idempotency keys by user and key (`IdempotencyRepository`).
+    var idempotencyKeys: [IdempotencyKeyName: IdempotencyKeyClaim] = [:]
     var tokenIDsByHash: [[UInt8]: TokenID] = [:]
     var tokenListeners: [Int: AsyncThrowingStream<Void, any Error>.Continuation] = [:]
     var lastID: Int64 = 0

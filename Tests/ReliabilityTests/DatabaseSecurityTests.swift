@@ -446,6 +446,44 @@ struct RoleModelPolicyTests {
         #expect(next.key.number == deleted.key.number + 1)
     }
 
+    @Test("idempotency keys: the runtime role reads and writes the acting user's only")
+    func idempotencyKeysAreOwn() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let (owner, member) = (try await f.service.user(f.owner).id.rawValue, try await f.service.user(f.member).id.rawValue)
+        let key = "secret-\(UUID().uuidString)"
+        _ = try await f.service.claimIdempotencyKey(key, of: UserID(owner), fingerprint: [UInt8](repeating: 7, count: 32))
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                let seen = try await Self.asRuntime(connection, actor: member) {
+                    let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
+                    let changed = try await connection.execute("UPDATE idempotency_keys SET status = 200 WHERE key = \(key)")
+                    let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
+                    return read + changed + deleted
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(seen == 0, "another user's key is out of reach")
+                let planted: PGError? = try await Self.asRuntime(connection, actor: member) {
+                    do {
+                        _ = try await connection.execute(
+                            "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(owner), 'planted', \(Data(count: 32)), now())"
+                        )
+                        return nil
+                    } catch let error as PGError {
+                        return error
+                    }
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(planted?.code == .insufficientPrivilege, "\(String(describing: planted))")
+                let own = try await Self.asRuntime(connection, actor: owner) {
+                    try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(own == 1)
+            }
+        }
+    }
+
     @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")
     func matrix() async throws {
         let database = try await TestDatabases.shared.value

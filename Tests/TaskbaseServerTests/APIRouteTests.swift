@@ -1,6 +1,7 @@
 import Foundation
 import TaskCore
 import TaskStorePG
+import PGStore
 @testable import TaskbaseServer
 import TaskbaseTestSupport
 import TaskbaseWire
@@ -443,6 +444,46 @@ struct APIRouteTests {
         #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == before, "no raw-keyed task was made")
         let spaced = try await member.send("POST", path, json: #"{"title": "Spaced"}"#, headers: ["Idempotency-Key": "order 7 / retry"])
         #expect(spaced.status == 201, "printable ASCII with spaces is a key")
+        await f.stop()
+    }
+
+    @Test(
+        "Idempotency-Key across servers sharing a store: a retry that reaches the other gets the first answer; a token's secret is never kept",
+        arguments: StoreKind.allCases)
+    func idempotencyAcrossServers(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        // A second server over the same store: another taskserve process behind the balancer.
+        // Each once kept keys in its own memory, and the retry made a second task.
+        let other = try f.server(directoryTTL: .seconds(1))
+        let path = "/v1/teams/\(f.team)/tasks"
+        let key = "retry-\(UUID().uuidString)"
+        let first = try await f.client("member").send("POST", path, json: #"{"title": "Once across"}"#, headers: ["Idempotency-Key": key])
+        let retry = try await f.client("member", of: other).send("POST", path, json: #"{"title": "Once across"}"#, headers: ["Idempotency-Key": key])
+        #expect(first.status == 201 && retry.status == 201, "\(retry.text)")
+        #expect(retry.body == first.body && retry.header("Location") == first.header("Location") && retry.header("ETag") == first.header("ETag"))
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.map(\.title) == ["Once across"])
+        let reused = try await f.client("member", of: other).send("POST", path, json: #"{"title": "Other"}"#, headers: ["Idempotency-Key": key])
+        #expect(reused.status == 422 && reused.problem?.code == "idempotency_key_reused")
+        // A token's answer is its secret, shown once: kept without it, and a retry is told so.
+        let tokenKey = "token-\(UUID().uuidString)"
+        let made = try await f.client("member").send("POST", "/v1/me/tokens", json: #"{"name": "ci"}"#, headers: ["Idempotency-Key": tokenKey])
+        #expect(made.status == 201, "\(made.text)")
+        let secret = try #require(made.text.split(separator: "\"").first { $0.hasPrefix("tb_") })
+        let again = try await f.client("member", of: other).send(
+            "POST", "/v1/me/tokens", json: #"{"name": "ci"}"#, headers: ["Idempotency-Key": tokenKey])
+        #expect(again.status == 409 && again.problem?.detail.contains("shown only once") == true, "\(again.text)")
+        #expect(!again.text.contains(secret))
+        #expect(try await f.service.ownTokens(as: .id(f.member.id)).filter { $0.name == "ci" }.count == 1)
+        if store == .postgres {
+            try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+                let rows = try await connection.query(
+                    "SELECT status, body IS NULL AS bodiless, array_to_string(headers, ' ') AS headers FROM idempotency_keys WHERE key = \(tokenKey)")
+                #expect(rows.count == 1)
+                #expect(try rows.first?.decode(Int32.self, "status") == 201 && rows.first?.decode(Bool.self, "bodiless") == true)
+                #expect(try rows.first?.decode(String.self, "headers").contains(String(secret)) == false, "no secret in the database")
+            }
+        }
+        await other.shutdown(grace: .seconds(2))
         await f.stop()
     }
 

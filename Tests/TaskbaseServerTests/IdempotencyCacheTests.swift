@@ -1,5 +1,8 @@
+import Foundation
 import Synchronization
 import TaskCore
+import TaskStoreMemory
+import TaskbaseWire
 @testable import TaskbaseServer
 import Testing
 
@@ -11,34 +14,71 @@ struct IdempotencyCacheTests {
         var value: Int { count.withLock { $0 } }
     }
 
-    /// Runs `key` through `cache` answering `size` bytes; returns whether the body ran.
-    func run(_ cache: IdempotencyCache, _ key: String, size: Int, runs: Runs) async throws {
-        _ = try await cache.run(key: key, user: UserID(1), fingerprint: Array(key.utf8)) {
+    /// A cache over a fresh memory store, and a user of it.
+    func cache(maxKeptBodyBytes: Int) async throws -> (IdempotencyCache, UserID) {
+        let service = TaskService(store: MemoryTaskStore())
+        let user = try await service.createUser(email: "ann@example.com", displayName: "Ann")
+        return (IdempotencyCache(service: service, maxKeptBodyBytes: maxKeptBodyBytes), user.id)
+    }
+
+    /// Runs `key` through `cache` answering `size` bytes.
+    func run(
+        _ cache: IdempotencyCache, _ user: UserID, _ key: String, size: Int, keepsBody: Bool = true, runs: Runs
+    ) async throws
+        -> HTTPResponse
+    {
+        try await cache.run(key: key, user: user, fingerprint: [UInt8](repeating: UInt8(key.count), count: 32), keepsBody: keepsBody) {
             runs.count.withLock { $0 += 1 }
-            return HTTPResponse(status: 200, headers: [], body: .bytes([UInt8](repeating: 0x61, count: size)))
+            return HTTPResponse(status: 201, headers: [("Location", "/v1/x")], body: .bytes([UInt8](repeating: 0x61, count: size)))
         }
     }
 
-    @Test("an answer over maxKeptBodyBytes is not kept: a retry runs again; a small one is replayed")
+    @Test("an answer over maxKeptBodyBytes is not kept: a retry runs again; a small one is replayed with its headers")
     func largeAnswersNotKept() async throws {
-        let cache = IdempotencyCache(maxKeptBodyBytes: 1_000, maxKeptBytes: 1 << 20)
+        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
         let runs = Runs()
-        for _ in 1...2 { try await run(cache, "small", size: 1_000, runs: runs) }
+        for _ in 1...2 { _ = try await run(cache, user, "small", size: 1_000, runs: runs) }
         #expect(runs.value == 1)
+        let replayed = try await run(cache, user, "small", size: 1_000, runs: runs)
+        #expect(replayed.status == 201 && replayed.headers.map(\.name) == ["Location"] && replayed.headers.map(\.value) == ["/v1/x"])
         // Once every answer was kept whole: 16 MB import reports, 10,000 of them.
-        for _ in 1...2 { try await run(cache, "large", size: 1_001, runs: runs) }
+        for _ in 1...2 { _ = try await run(cache, user, "large", size: 1_001, runs: runs) }
         #expect(runs.value == 3)
     }
 
-    @Test("the kept answers stay under maxKeptBytes in all, the oldest going first")
-    func boundedInAll() async throws {
-        let cache = IdempotencyCache(maxKeptBodyBytes: 1_000, maxKeptBytes: 3_000)
+    @Test("an answer holding a secret is kept without it: a retry is told it was made, never shown it again")
+    func secretsNotKept() async throws {
+        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
         let runs = Runs()
-        for index in 1...6 { try await run(cache, "k\(index)", size: 1_000, runs: runs) }
-        #expect(runs.value == 6)
-        try await run(cache, "k6", size: 1_000, runs: runs)
-        #expect(runs.value == 6, "the newest is kept")
-        try await run(cache, "k1", size: 1_000, runs: runs)
-        #expect(runs.value == 7, "the oldest went to keep 3,000 bytes")
+        _ = try await run(cache, user, "token", size: 10, keepsBody: false, runs: runs)
+        await #expect {
+            _ = try await run(cache, user, "token", size: 10, keepsBody: false, runs: runs)
+        } throws: { error in
+            let problem = error as? ProblemDocument
+            return problem?.status == 409 && problem?.detail.contains("shown only once") == true && problem?.detail.contains("/v1/x") == true
+        }
+        #expect(runs.value == 1)
+    }
+
+    @Test("the memory store keeps at most 64 MiB of answers in all, the oldest going first")
+    func boundedInAll() async throws {
+        let store = MemoryTaskStore()
+        let user = try await TaskService(store: store).createUser(email: "bo@example.com", displayName: "Bo").id
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let megabyte = KeptAnswer(status: 200, headers: [], body: [UInt8](repeating: 0, count: 1 << 20))
+        for index in 0..<70 {
+            let fingerprint = [UInt8](repeating: UInt8(index), count: 32), at = start.addingTimeInterval(Double(index))
+            _ = try await store.claimIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, at: at, lifetime: 86_400, abandonedAfter: 900)
+            try await store.settleIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, answer: megabyte, at: at)
+        }
+        func kept(_ index: Int) async throws -> Bool {
+            let claim = try await store.claimIdempotencyKey(
+                "k\(index)", of: user, fingerprint: [UInt8](repeating: 255, count: 32), at: start.addingTimeInterval(100), lifetime: 86_400,
+                abandonedAfter: 900)
+            if case .answered = claim { return true }
+            return false
+        }
+        #expect(try await kept(69), "the newest is kept")
+        #expect(try await !kept(0), "the oldest went to keep 64 MiB")
     }
 }

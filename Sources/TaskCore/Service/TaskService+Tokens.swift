@@ -69,3 +69,25 @@ extension TaskService {
         return try await store.createToken(of: user.id, name: name, digest: digest, expiresAt: now.addingTimeInterval(lifetime), at: now)
     }
 }
+
+/// Idempotency keys of the HTTP API, kept by the store so that every process sharing it knows
+/// them (`IdempotencyRepository`).
+extension TaskService {
+    /// How long an answer is kept for its key.
+    public static let idempotencyLifetime: TimeInterval = 86_400
+    /// How long a claim with no answer stands before it is taken for abandoned (its process
+    /// stopped mid-request) and claimed again.
+    public static let idempotencyAbandonedAfter: TimeInterval = 900
+
+    /// Claims `key` of `user` for the request with `fingerprint`, now.
+    public func claimIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8]) async throws -> IdempotencyClaim {
+        try await store.claimIdempotencyKey(
+            key, of: user, fingerprint: fingerprint, at: clock.now(), lifetime: Self.idempotencyLifetime,
+            abandonedAfter: Self.idempotencyAbandonedAfter)
+    }
+
+    /// Keeps the answer to the claim of `key` (nil: forgets the claim).
+    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?) async throws {
+        try await store.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer, at: clock.now())
+    }
+}

@@ -6,64 +6,21 @@ import TaskbaseWire
 
 /// `Idempotency-Key` on POST: the first response to a key (per user) is kept for a day and
 /// replayed to retries with the same request; the same key with another request is refused (422),
-/// and a retry while the first is still running is told to wait (409). Kept per process.
-final class IdempotencyCache: Sendable {
-    private enum Entry {
-        case running(fingerprint: [UInt8])
-        case done(fingerprint: [UInt8], response: HTTPResponse, at: ContinuousClock.Instant)
-    }
-
-    private struct Key: Hashable {
-        var user: UserID
-        var key: String
-    }
-
-    /// The entries, and the body bytes of those kept (`done`), counted as they change.
-    private struct State {
-        private(set) var entries: [Key: Entry] = [:]
-        private(set) var keptBytes = 0
-
-        subscript(key: Key) -> Entry? {
-            get { entries[key] }
-            set {
-                keptBytes += (newValue.map(Self.size) ?? 0) - (entries[key].map(Self.size) ?? 0)
-                entries[key] = newValue
-            }
-        }
-
-        /// Drops the oldest tenth of the kept answers (one at least), never `spared`'s; false
-        /// when there was none to drop.
-        mutating func evictOldest(sparing spared: Key? = nil) -> Bool {
-            let done = entries.compactMap { key, entry -> (Key, ContinuousClock.Instant)? in
-                if case .done(_, _, let at) = entry, key != spared { (key, at) } else { nil }
-            }.sorted { $0.1 < $1.1 }
-            for (key, _) in done.prefix(max(1, done.count / 10)) { self[key] = nil }
-            return !done.isEmpty
-        }
-
-        /// The bytes an entry holds: a kept answer's body.
-        private static func size(_ entry: Entry) -> Int {
-            if case .done(_, let response, _) = entry { IdempotencyCache.keptSize(of: response) ?? 0 } else { 0 }
-        }
-    }
-
-    private let entries = Mutex(State())
-    /// How long a response is kept.
-    let lifetime: Duration = .seconds(86_400)
-    /// The most responses kept; the oldest go first.
-    let capacity = 10_000
+/// and a retry while the first is still running is told to wait (409). Kept by the store
+/// (`IdempotencyRepository`: in PostgreSQL, `idempotency_keys`), so every process sharing the
+/// database knows a key; it was once kept per process, and a retry that a balancer sent to
+/// another process ran again.
+struct IdempotencyCache: Sendable {
+    let service: TaskService
     /// The largest response body kept. A larger one (an import's report listing its refused
     /// rows) is not: the key is forgotten and a retry runs again, which an import by external
-    /// id survives unchanged. Responses were once kept whole, 10,000 of them: a user could hold
-    /// gigabytes with keyed imports of 16 MB answers.
+    /// id survives unchanged.
     let maxKeptBodyBytes: Int
-    /// The most body bytes kept in all; the oldest go first.
-    let maxKeptBytes: Int
 
-    /// A cache keeping bodies up to `maxKeptBodyBytes` each, `maxKeptBytes` in all.
-    init(maxKeptBodyBytes: Int = 256 << 10, maxKeptBytes: Int = 64 << 20) {
+    /// Keys kept by `service`'s store, with bodies up to `maxKeptBodyBytes`.
+    init(service: TaskService, maxKeptBodyBytes: Int = 256 << 10) {
+        self.service = service
         self.maxKeptBodyBytes = maxKeptBodyBytes
-        self.maxKeptBytes = maxKeptBytes
     }
 
     /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
@@ -84,46 +41,63 @@ final class IdempotencyCache: Sendable {
         return hasher.finalize()
     }
 
-    /// Runs `body` unless this key already answered (or is answering) for `user`.
-    func run(key: String, user: UserID, fingerprint: [UInt8], _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    /// Runs `body` unless this key already answered (or is answering) for `user`. With
+    /// `keepsBody` false (an answer holding a secret, shown once) the answer is kept without its
+    /// body, and a retry is told so rather than shown the secret again.
+    func run(
+        key: String, user: UserID, fingerprint: [UInt8], keepsBody: Bool = true, _ body: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard Self.isUsable(key) else {
             throw TaskError.validation(
                 field: "Idempotency-Key", reason: "a key is 1 to 255 printable ASCII characters (space to ~); a UUID makes a good one")
         }
-        let id = Key(user: user, key: key)
-        let now = ContinuousClock.now
-        let earlier: HTTPResponse? = try entries.withLock { entries in
-            switch entries[id] {
-            case .running(let seen):
-                guard seen == fingerprint else { throw Self.reused(key) }
-                throw ProblemDocument(
-                    .idempotencyKeyReused, detail: "a request with Idempotency-Key \(key) is still running; retry shortly", status: 409)
-            case .done(let seen, let response, let at) where now - at < lifetime:
-                guard seen == fingerprint else { throw Self.reused(key) }
-                return response
-            default:
-                if entries.entries.count >= capacity { _ = entries.evictOldest() }
-                entries[id] = .running(fingerprint: fingerprint)
-                return nil
-            }
+        switch try await service.claimIdempotencyKey(key, of: user, fingerprint: fingerprint) {
+        case .running(let seen):
+            guard seen == fingerprint else { throw Self.reused(key) }
+            throw ProblemDocument(
+                .idempotencyKeyReused, detail: "a request with Idempotency-Key \(key) is still running; retry shortly", status: 409)
+        case .answered(let seen, let answer):
+            guard seen == fingerprint else { throw Self.reused(key) }
+            return try Self.replay(answer, key: key)
+        case .claimed:
+            break
         }
-        if let earlier { return earlier }
+        let settle: @Sendable (KeptAnswer?) async -> Void = { [service] answer in
+            // Not cancelled with the request: a claim left unsettled would hold its key for
+            // the quarter of an hour after which it is taken for abandoned.
+            await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer) }.value
+        }
         do {
             let response = try await body()
-            entries.withLock { entries in
-                // Only successes are kept: a refused request may be retried once corrected.
-                guard (200..<300).contains(response.status), let size = Self.keptSize(of: response), size <= maxKeptBodyBytes else {
-                    entries[id] = nil
-                    return
-                }
-                entries[id] = .done(fingerprint: fingerprint, response: response, at: now)
-                while entries.keptBytes > maxKeptBytes, entries.evictOldest(sparing: id) {}
+            // Only successes are kept: a refused request may be retried once corrected.
+            if (200..<300).contains(response.status), case .bytes(let bytes) = response.body, bytes.count <= maxKeptBodyBytes {
+                await settle(
+                    KeptAnswer(status: response.status, headers: response.headers.map { "\($0.name): \($0.value)" }, body: keepsBody ? bytes : nil))
+            } else {
+                await settle(nil)
             }
             return response
         } catch {
-            entries.withLock { $0[id] = nil }
+            await settle(nil)
             throw error
         }
+    }
+
+    /// The kept answer as a response; one kept without its body is a 409 saying why.
+    private static func replay(_ answer: KeptAnswer, key: String) throws -> HTTPResponse {
+        let headers = answer.headers.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
+        }
+        guard let body = answer.body else {
+            let made = headers.first { $0.name.lowercased() == "location" }.map { " (\($0.value))" } ?? ""
+            throw ProblemDocument(
+                .idempotencyKeyReused,
+                detail:
+                    "the request with Idempotency-Key \(key) succeeded\(made), and its answer held a secret, which is shown only once: if it was lost, revoke what it made and make another with a new key",
+                status: 409)
+        }
+        return HTTPResponse(status: answer.status, headers: headers, body: .bytes(body))
     }
 
     /// 1 to 255 bytes of printable ASCII. Not any text: header bytes that are not UTF-8 arrive
@@ -136,10 +110,5 @@ final class IdempotencyCache: Sendable {
 
     private static func reused(_ key: String) -> ProblemDocument {
         ProblemDocument(.idempotencyKeyReused, detail: "Idempotency-Key \(key) was used for a different request; use a new key for a new request")
-    }
-
-    /// The bytes a kept response holds: its body (nil for a streamed one, which is never kept).
-    private static func keptSize(of response: HTTPResponse) -> Int? {
-        if case .bytes(let body) = response.body { body.count } else { nil }
     }
 }

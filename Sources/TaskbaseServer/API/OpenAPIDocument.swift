@@ -83,7 +83,7 @@ enum OpenAPIDocument {
             "GET /v1/me/tokens": Operation(summary: "Your API tokens, newest first (never the secrets).", successSchema: "[Token]"),
             "POST /v1/me/tokens": Operation(
                 summary: "Make a token for yourself; the secret is in this response only.", headers: ["Idempotency-Key"],
-                body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 422]),
+                body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 409, 422]),
             "GET /v1/me/tokens/{id}": Operation(
                 summary: "One of your tokens (never the secret): where a new token's Location points.", successSchema: "Token", errors: [404]),
             "DELETE /v1/me/tokens/{id}": Operation(summary: "Revoke one of your tokens.", success: 204, errors: [404]),

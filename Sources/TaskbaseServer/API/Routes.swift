@@ -75,7 +75,7 @@ public func buildRouter(service: TaskService, verifier: TokenVerifier, options: 
 /// The router over `service`, its event streams fanned out by `eventHubs`.
 func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions, eventHubs: TeamEventHubs) -> Router {
     let api = APIHandlers(
-        service: service, options: options, idempotency: IdempotencyCache(), verifier: verifier, eventHubs: eventHubs,
+        service: service, options: options, idempotency: IdempotencyCache(service: service), verifier: verifier, eventHubs: eventHubs,
         exports: Admission(limit: options.maxExports), imports: Admission(limit: options.maxImports))
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
@@ -120,7 +120,8 @@ struct APIHandlers: Sendable {
             Route("GET", "/openapi.json", authenticated: false) { _ in document.value },
             Route("GET", "/v1/me") { context in try .json(UserDocument(context.caller!.user)) },
             Route("GET", "/v1/me/tokens") { context in try await listTokens(context) },
-            Route("POST", "/v1/me/tokens") { context in try await idempotent(context) { try await createToken(context) } },
+            // The answer holds the token's secret, which is shown once and never stored.
+            Route("POST", "/v1/me/tokens") { context in try await idempotent(context, keepsBody: false) { try await createToken(context) } },
             Route("GET", "/v1/me/tokens/{id}") { context in try await showToken(context) },
             Route("DELETE", "/v1/me/tokens/{id}") { context in try await revokeToken(context) },
             Route("GET", "/v1/teams") { context in
@@ -376,9 +377,9 @@ struct APIHandlers: Sendable {
     }
 
     /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer.
-    func idempotent(_ context: RouteContext, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    func idempotent(_ context: RouteContext, keepsBody: Bool = true, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         guard let key = context.request.header("idempotency-key"), let caller = context.caller else { return try await body() }
         return try await idempotency.run(
-            key: key, user: caller.user.id, fingerprint: IdempotencyCache.fingerprint(context.request), body)
+            key: key, user: caller.user.id, fingerprint: IdempotencyCache.fingerprint(context.request), keepsBody: keepsBody, body)
     }
 }

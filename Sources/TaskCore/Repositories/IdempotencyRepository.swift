@@ -1,0 +1,43 @@
+import Foundation
+
+/// A request's answer kept under its client's idempotency key, to replay to a retry.
+public struct KeptAnswer: Hashable, Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header lines, `Name: value`, in order.
+    public var headers: [String]
+    /// The body; nil when it was not kept (it held a secret, shown once).
+    public var body: [UInt8]?
+
+    /// An answer with `status`, `headers` and `body`.
+    public init(status: Int, headers: [String], body: [UInt8]?) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What claiming an idempotency key found.
+public enum IdempotencyClaim: Hashable, Sendable {
+    /// The key is this request's now: run it, then keep its answer or forget the key.
+    case claimed
+    /// A request with this fingerprint holds the key and has not answered yet.
+    case running(fingerprint: [UInt8])
+    /// A request with this fingerprint answered this.
+    case answered(fingerprint: [UInt8], KeptAnswer)
+}
+
+/// Idempotency keys and their answers, per user, shared by every process of the store (the
+/// HTTP API's `Idempotency-Key`). The rules (which requests, which answers are kept, what a
+/// mismatch means) are the server's; the store keeps claims atomically.
+public protocol IdempotencyRepository: Sendable {
+    /// Claims `key` of `user` for a request with `fingerprint` at `time`, unless a claim of it
+    /// stands: one younger than `lifetime`, and when not answered, younger than `abandonedAfter`
+    /// (older ones are claimed again).
+    func claimIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
+    ) async throws -> IdempotencyClaim
+    /// Keeps `answer` for the claim of `key` by `fingerprint`, or with nil forgets the claim
+    /// (the request failed: a retry runs again).
+    func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws
+}

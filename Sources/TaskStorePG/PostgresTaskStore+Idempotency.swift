@@ -1,0 +1,54 @@
+import Foundation
+import PGStore
+import TaskCore
+
+/// Idempotency keys in `idempotency_keys` (migration 0029), as the acting user, whose rows
+/// alone row security shows.
+extension PostgresTaskStore: IdempotencyRepository {
+    public func claimIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        try await transaction(as: .id(user)) { tx in
+            // A standing claim is left alone (the insert waits for one being made elsewhere,
+            // then finds it); an expired or abandoned one is taken over.
+            let claimed = try await tx.query(
+                """
+                INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at)
+                VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time))
+                ON CONFLICT (user_id, key) DO UPDATE
+                   SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at,
+                       answered_at = NULL, status = NULL, headers = NULL, body = NULL
+                 WHERE k.claimed_at < \(time.addingTimeInterval(-lifetime))
+                    OR (k.answered_at IS NULL AND k.claimed_at < \(time.addingTimeInterval(-abandonedAfter)))
+                RETURNING 1
+                """)
+            if !claimed.isEmpty { return .claimed }
+            // A statement of its own: its snapshot sees a claim that committed while the insert waited.
+            let rows = try await tx.query(
+                "SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)")
+            guard let row = rows.first else { return .claimed }
+            let seen = [UInt8](try row.decode(Data.self, "fingerprint"))
+            guard let status = try row.decode(Int32?.self, "status") else { return .running(fingerprint: seen) }
+            let answer = KeptAnswer(
+                status: Int(status), headers: try row.decode([String]?.self, "headers") ?? [],
+                body: try row.decode(Data?.self, "body").map { [UInt8]($0) })
+            return .answered(fingerprint: seen, answer)
+        }
+    }
+
+    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws {
+        try await transaction(as: .id(user)) { tx in
+            let mine: PGQuery = "user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND answered_at IS NULL"
+            if let answer {
+                try await tx.execute(
+                    """
+                    UPDATE idempotency_keys
+                       SET answered_at = \(time), status = \(Int32(answer.status)), headers = \(answer.headers), body = \(answer.body.map { Data($0) })
+                     WHERE \(mine)
+                    """)
+            } else {
+                try await tx.execute("DELETE FROM idempotency_keys WHERE \(mine)")
+            }
+        }
+    }
+}
