@@ -109,7 +109,8 @@ struct HostileInputTests {
             }
             #expect(
                 tables == [
-                    "api_tokens", "memberships", "schema_migrations", "task_changes", "task_counters", "task_history", "tasks", "teams", "users",
+                    "api_tokens", "idempotency_keys", "memberships", "schema_migrations", "task_changes", "task_counters", "task_history", "tasks",
+                    "teams", "users",
                 ])
             #expect(!FileManager.default.fileExists(atPath: "/tmp/x"))
         }
