@@ -95,6 +95,35 @@ struct ImportRouteTests {
         await f.stop()
     }
 
+    @Test(
+        "advice names the route's query parameters, never taskimport's flags; Content-Type's charset is how the body is read, an unknown one 415",
+        arguments: StoreKind.allCases)
+    func adviceAndCharset(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        func send(_ body: [UInt8], type: String, query: String = "") async throws -> HTTPClient.Reply {
+            try await f.client("member").send("POST", "/v1/teams/\(f.team)/imports\(query)", body: Data(body), headers: ["Content-Type": type])
+        }
+        // Windows-1252 as Excel saves it: é is 0xE9, € 0x80.
+        let latin = Array("Title;Notes\r\nCaf".utf8) + [0xE9] + Array(";".utf8) + [0x80] + Array(" euro\r\n".utf8)
+        let refused = try await send(latin, type: "text/csv", query: "?dry-run=true")
+        #expect(refused.status == 422, "\(refused.text)")
+        let reason = try #require(refused.problem?.reason)
+        // Once: "read it with --encoding windows-1252 ... (--max-errors 0) ... --reject-file PATH",
+        // and the route refuses reject-file (422, not an import option).
+        #expect(reason.contains("encoding=windows-1252") && reason.contains("max-errors=0"), "\(reason)")
+        #expect(!reason.contains("--") && !reason.contains("reject-file"), "\(reason)")
+        let noTitle = try await send(Array("Colour\nred\n".utf8), type: "text/csv")
+        #expect(noTitle.problem?.reason?.contains("map=title=HEADER") == true, "\(noTitle.text)")
+        // The charset the client declared is how the body is read (it was ignored: read as UTF-8).
+        let declared = try await send(latin, type: "text/csv; charset=windows-1252", query: "?dry-run=true")
+        #expect(declared.status == 200, "\(declared.text)")
+        #expect(try declared.decode(ImportReportDocument.self).inserted == 1)
+        let unknown = try await send(latin, type: "text/csv; charset=ebcdic", query: "?dry-run=true")
+        #expect(unknown.status == 415 && unknown.problem?.detail.contains("charset ebcdic") == true, "\(unknown.text)")
+        #expect(try await taskCount(f) == 0)
+        await f.stop()
+    }
+
     @Test("bad rows within max-errors are left out and reported with line, column, header and reason", arguments: StoreKind.allCases)
     func rejects(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)

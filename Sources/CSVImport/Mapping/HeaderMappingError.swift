@@ -19,20 +19,21 @@ public enum HeaderMappingError: Error, Sendable, Equatable, CustomStringConverti
         case .missingTitle(let header):
             let names = ImportField.title.synonyms.joined(separator: ", ")
             return "no title column (looked for \(names)); the columns are \(Self.list(header)); "
-                + "name the title column with --map title=HEADER" + HeaderNameQuoting.hint(for: header)
+                + "name the title column with \(OptionSpelling.option("map", "title=HEADER"))" + HeaderNameQuoting.hint(for: header)
         case .duplicateField(let field, let columns):
             return "columns \(Self.list(columns)) all map to \(field.displayName); "
-                + "choose one with --map \(field.rawValue)=HEADER" + HeaderNameQuoting.hint(for: columns)
+                + "choose one with \(OptionSpelling.option("map", "\(field.rawValue)=HEADER"))" + HeaderNameQuoting.hint(for: columns)
         case .overrideHeaderNotFound(let field, let header, let available):
-            return "--map \(field.rawValue)=\(header): the file has no column \(HeaderNameQuoting.quoted(header)); "
+            return "\(OptionSpelling.option("map", "\(field.rawValue)=\(header)")): the file has no column \(HeaderNameQuoting.quoted(header)); "
                 + "the columns are \(Self.list(available))" + HeaderNameQuoting.hint(for: available)
         case .conflictingOverrides(let field, let headers):
-            return "--map gives \(field.rawValue) more than one column (\(Self.list(headers))); keep one"
+            return "\(OptionSpelling.mapOption) gives \(field.rawValue) more than one column (\(Self.list(headers))); keep one"
         case .columnMappedTwice(let header, let fields):
-            return "--map takes column \(HeaderNameQuoting.quoted(header)) for \(fields.map(\.rawValue).joined(separator: " and ")); "
+            return
+                "\(OptionSpelling.mapOption) takes column \(HeaderNameQuoting.quoted(header)) for \(fields.map(\.rawValue).joined(separator: " and ")); "
                 + "a column fills one field"
         case .invalidOverride(let argument, let reason):
-            return "--map \(argument): \(reason)"
+            return "\(OptionSpelling.option("map", argument)): \(reason)"
         }
     }
 

@@ -26,9 +26,10 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
         case .unreadableInput(let error, _, _, _):
             return "\(error.description); nothing was imported"
         case .tooManyRejectedRows(let limit, let rejected, let rowsRead, let last):
-            let allowance = limit == 0 ? "no bad rows are allowed (--max-errors 0)" : "at most \(limit) bad rows are allowed (--max-errors \(limit))"
+            let setting = OptionSpelling.option("max-errors", String(limit))
+            let allowance = limit == 0 ? "no bad rows are allowed (\(setting))" : "at most \(limit) bad rows are allowed (\(setting))"
             return "\(last.description); stopped after \(rowsRead) rows with \(rejected) bad: \(allowance); "
-                + "nothing was imported. Fix the rows, or list them all with --dry-run --max-errors N --reject-file PATH"
+                + "nothing was imported. Fix the rows, or \(OptionSpelling.listingEveryBadRow)"
         }
     }
 

@@ -78,7 +78,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
             let what = bytes.count == 1 ? "byte \(hex) is" : "bytes \(hex) are"
             var text = "\(what) not valid \(encoding.displayName) (at byte offset \(fileOffset) of the file)"
             if let looksLike, looksLike != encoding {
-                text += "; the file looks like \(looksLike.displayName): read it with --encoding \(looksLike.optionValue)"
+                text += "; the file looks like \(looksLike.displayName): read it with \(OptionSpelling.option("encoding", looksLike.optionValue))"
                 if encoding == .utf8 { text += ", or save it as UTF-8" }
             } else {
                 text += "; save the file as UTF-8 and try again"
@@ -86,13 +86,13 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
             return text
         case .wrongEncoding(let reading, let looksLike):
             return "the file is not \(reading.displayName) text: NUL bytes between the letters of its first line say "
-                + "\(looksLike.displayName) without a byte-order mark; read it with --encoding \(looksLike.optionValue)"
+                + "\(looksLike.displayName) without a byte-order mark; read it with \(OptionSpelling.option("encoding", looksLike.optionValue))"
         case .unsupportedSeparator(let separator):
             return "the first line asks for the separator \"\(separator)\" (sep=\(separator)); "
-                + "the separators read are , ; tab and |: change that line, or remove it and pass --delimiter"
+                + "the separators read are , ; tab and |: change that line, or remove it and pass \(OptionSpelling.option("delimiter", "SEPARATOR"))"
         case .fieldTooLarge(let limit):
             return "a field is longer than \(limit) bytes; check for an unclosed quote, "
-                + "or raise the limit with --max-field-size BYTES"
+                + "or raise the limit with \(OptionSpelling.option("max-field-size", "BYTES"))"
         case .readFailed(let message):
             return "reading failed: \(message)"
         }

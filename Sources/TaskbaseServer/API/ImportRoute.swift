@@ -11,6 +11,11 @@ import TaskbaseWire
 /// counts them all); all or nothing, as taskimport is.
 extension APIHandlers {
     func importTasks(_ context: RouteContext) async throws -> HTTPResponse {
+        // Advice names the query parameters this route takes, not taskimport's flags.
+        try await OptionSpelling.$current.withValue(.query) { try await importTasksAnswered(context) }
+    }
+
+    private func importTasksAnswered(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
         // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked at.
         try await service.requireAccess(.writeTasks, in: team, as: actor)
@@ -78,11 +83,38 @@ extension APIHandlers {
             throw TaskError.validation(
                 field: unknown.name, reason: "not an import option; the options are \(ImportOptions.names.joined(separator: ", "))")
         }
+        var options: ImportOptions
         do {
-            return try ImportOptions { request.queryValues($0) }
+            options = try ImportOptions { request.queryValues($0) }
         } catch {
             throw TaskError.validation(field: error.option, reason: error.reason)
         }
+        // `Content-Type: text/csv; charset=windows-1252` says how the body is encoded, unless
+        // `encoding=` does (a byte-order mark wins over both). One the importer cannot read is
+        // refused rather than read as UTF-8 and its accents refused row by row.
+        if request.queryValue("encoding") == nil, let charset = Self.charset(of: request) {
+            guard let encoding = TextEncoding(argument: charset) else {
+                throw ProblemDocument(
+                    .unsupportedMediaType,
+                    detail:
+                        "the body's charset \(charset) is not one the importer reads: utf-8, utf-16, windows-1252 or latin1; convert the file to UTF-8"
+                )
+            }
+            options.encoding = encoding
+        }
+        return options
+    }
+
+    /// The `charset` parameter of the request's `Content-Type`, unquoted, if any.
+    static func charset(of request: HTTPRequest) -> String? {
+        guard let type = request.header("content-type") else { return nil }
+        for parameter in type.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
+            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            return value.isEmpty ? nil : value
+        }
+        return nil
     }
 }
 
