@@ -43,7 +43,9 @@ enum TaskImport {
                 "on-conflict", valueName: "POLICY",
                 help: "A row whose external id the team already has: update the task, skip the row, or fail the whole import.",
                 default: ImportConflictPolicy.update.rawValue),
-            Option("reject-file", valueName: "PATH", help: "Write every bad row there, its fields as read plus a reason column."),
+            Option(
+                "reject-file", valueName: "PATH",
+                help: "Write every bad row there, its fields as read plus a reason column, in UTF-8 (with a byte-order mark when the input had one)."),
             Option(
                 "max-errors", valueName: "N",
                 help: "Leave out up to N bad rows and import the rest; one more stops the import with nothing written.",

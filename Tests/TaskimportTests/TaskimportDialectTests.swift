@@ -76,6 +76,23 @@ struct TaskimportDialectTests {
         #expect(tasks.first?.notes == "two\nlines")
     }
 
+    @Test("the reject file of a file with a byte-order mark starts with UTF-8's, so Excel reads its accents; of a plain file, with none")
+    func rejectFileByteOrderMark() async throws {
+        let fixture = try await ImportFixture.make()
+        let text = "Title\tDue\r\nCafé\t2026-02-30\r\n"
+        let marked = fixture.folder.appendingPathComponent("marked-rejects.csv").path
+        let result = try await fixture.importFile(
+            try fixture.file("unicode.txt", Self.unicodeText(text)), ["--dry-run", "--max-errors", "5", "--reject-file", marked])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: marked)))
+        #expect(bytes.starts(with: [0xEF, 0xBB, 0xBF, UInt8(ascii: "T")]), "\(bytes.prefix(8))")
+        #expect(String(decoding: bytes.dropFirst(3), as: UTF8.self).contains("Café"))
+        let plain = fixture.folder.appendingPathComponent("plain-rejects.csv").path
+        _ = try await fixture.importFile(
+            try fixture.file("plain.csv", "Title,Due\nCafé,2026-02-30\n"), ["--dry-run", "--max-errors", "5", "--reject-file", plain])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plain)).first == UInt8(ascii: "T"))
+    }
+
     @Test("UTF-16 without a byte-order mark is refused naming --encoding utf-16, which then reads it")
     func utf16WithoutMark() async throws {
         let fixture = try await ImportFixture.make()

@@ -36,7 +36,7 @@ struct ImportRun {
 
         let rejects = try RejectionOutput(
             path: values.string("reject-file"), header: file.mapping.header, delimiter: file.format?.delimiter ?? .comma,
-            shownLimit: settings.maxRejectedRows, printer: printer)
+            byteOrderMark: file.format?.byteOrderMark ?? false, shownLimit: settings.maxRejectedRows, printer: printer)
         let service = try await openService()
         let progress = ProgressReporter.onStandardError(disabled: values.flag("no-progress"))
         let report: ImportReport

@@ -27,8 +27,12 @@ final class RejectionOutput: @unchecked Sendable {
     private var count = 0
 
     /// Starts the reject file for `path` with its header: `header` plus `reason`. A folder that
-    /// is missing or not writable fails here, before anything is imported.
-    init(path: String?, header: [String], delimiter: CSVDelimiter, shownLimit: Int, printer: ErrorPrinter) throws {
+    /// is missing or not writable fails here, before anything is imported. With
+    /// `byteOrderMark` the file (always UTF-8) starts with UTF-8's byte-order mark: a
+    /// spreadsheet's export that had one (Excel's UTF-16 "Unicode Text", its "CSV UTF-8") is
+    /// opened again by Excel, which reads a UTF-8 file without one as the system's code page
+    /// ("CafÃ©"), and the corrected rows would be saved mangled.
+    init(path: String?, header: [String], delimiter: CSVDelimiter, byteOrderMark: Bool = false, shownLimit: Int, printer: ErrorPrinter) throws {
         self.columnCount = header.count
         self.delimiter = delimiter.rawValue
         self.shownLimit = shownLimit
@@ -40,6 +44,7 @@ final class RejectionOutput: @unchecked Sendable {
         }
         let file = try OutputFile(path: path)
         self.file = file
+        if byteOrderMark { try [UInt8]([0xEF, 0xBB, 0xBF]).withUnsafeBytes { try file.write($0) } }
         let writer = CSVWriter(configuration: .init(delimiter: delimiter.byte)) { bytes in try file.write(bytes) }
         self.writer = writer
         let reasonColumn = header.contains { $0.lowercased() == "reason" } ? "reject_reason" : "reason"
