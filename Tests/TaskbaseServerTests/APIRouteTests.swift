@@ -448,6 +448,25 @@ struct APIRouteTests {
     }
 
     @Test(
+        "DELETE of a task already deleted is 410 to those who may read its history, 404 to outsiders and for a task never made",
+        arguments: StoreKind.allCases)
+    func deletedTaskIsGone(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let made = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Short-lived"}"#).decode(TaskDocument.self)
+        #expect(try await member.send("DELETE", "/v1/tasks/\(made.key)").status == 204)
+        // A retry whose first answer was lost could not tell this from a task never made.
+        let again = try await member.send("DELETE", "/v1/tasks/\(made.key)")
+        #expect(again.status == 410 && again.problem?.code == "not_found", "\(again.text)")
+        #expect(again.problem?.taskError == .notFound(what: "task \(made.key)"), "the service's own refusal, under 410")
+        #expect(try await f.client("viewer").send("DELETE", "/v1/tasks/\(made.key)").status == 403, "a viewer may delete nothing")
+        #expect(try await f.client("outsider").send("DELETE", "/v1/tasks/\(made.key)").status == 404, "existence stays hidden")
+        #expect(try await member.send("DELETE", "/v1/tasks/\(f.team)-\(made.number + 50)").status == 404, "never made")
+        #expect(try await member.send("GET", "/v1/tasks/\(made.key)").status == 404, "reads stay 404")
+        await f.stop()
+    }
+
+    @Test(
         "Idempotency-Key across servers sharing a store: a retry that reaches the other gets the first answer; a token's secret is never kept",
         arguments: StoreKind.allCases)
     func idempotencyAcrossServers(store: StoreKind) async throws {

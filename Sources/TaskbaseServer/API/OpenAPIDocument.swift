@@ -172,8 +172,9 @@ enum OpenAPIDocument {
                 headers: ["If-Match"],
                 body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 422]),
             "DELETE /v1/tasks/{key}": Operation(
-                summary: "Delete a task (its history stays); If-Match makes it conditional.", headers: ["If-Match"], success: 204,
-                errors: [403, 404, 412, 422]),
+                summary:
+                    "Delete a task (its history stays); If-Match makes it conditional. A task already deleted is 410 to members who may delete (404 to outsiders).",
+                headers: ["If-Match"], success: 204, errors: [403, 404, 410, 412, 422]),
             "GET /v1/tasks/{key}/history": Operation(
                 summary:
                     "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",

@@ -165,7 +165,17 @@ struct APIHandlers: Sendable {
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
             Route("DELETE", "/v1/tasks/{key}") { context in
-                try await service.deleteTask(try taskKey(context), expectedVersion: try expectedVersion(context), as: try context.actor)
+                let (key, actor) = (try taskKey(context), try context.actor)
+                do {
+                    try await service.deleteTask(key, expectedVersion: try expectedVersion(context), as: actor)
+                } catch TaskError.notFound(let what) {
+                    // A task whose history ends in its deletion is gone, not unknown: 410, so a
+                    // client retrying a DELETE whose answer was lost tells "deleted (by that
+                    // attempt, or someone)" from "never there". Only to those who may delete in
+                    // the team (refused before, 403) and read its history; outsiders get 404.
+                    let deleted = (try? await service.history(of: key, as: actor))?.last?.kind == .deleted
+                    throw ProblemDocument(.notFound(what: what), status: deleted ? 410 : nil)
+                }
                 return .empty(204)
             },
             Route("GET", "/v1/tasks/{key}/history") { context in try await history(context) },
