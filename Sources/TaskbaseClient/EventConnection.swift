@@ -6,7 +6,8 @@ import FoundationNetworking
 
 /// One open `text/event-stream` request, read through a URLSession data delegate (corelibs
 /// Foundation has no streaming `bytes(for:)`): the response head first, then the body's chunks
-/// as they arrive. Each connection has its own session, invalidated when it ends.
+/// as they arrive. Each connection has its own session, invalidated when it ends; like every
+/// request of the client's, it follows no redirect (see `RedirectRefusal`).
 final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct State {
         var head: CheckedContinuation<Void, any Error>?
@@ -70,6 +71,14 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.allow)
     }
 
+    /// Refuses every redirect, as `RedirectRefusal` does for the transport's session.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let isOpen = state.withLock { state in
             if state.status != 200 { state.refusalBody.append(data.prefix(64 * 1024 - state.refusalBody.count)) }
@@ -90,7 +99,12 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
             if let error {
                 head.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : HTTPTransport.transportError(error))
             } else {
-                head.resume(throwing: HTTPTransport.refusal(status: status, body: body))
+                // A redirect not followed may never have been handed to `didReceive`: the
+                // task's response is the one it ended with.
+                let response = task.response as? HTTPURLResponse
+                let refused = HTTPResponse(
+                    status: status == 0 ? response?.statusCode ?? 0 : status, headers: response.map(HTTPTransport.headers(of:)) ?? [:], body: body)
+                head.resume(throwing: HTTPTransport.refusal(of: refused))
             }
         }
         if let error, (error as? URLError)?.code != .cancelled {

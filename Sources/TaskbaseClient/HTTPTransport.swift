@@ -60,7 +60,7 @@ final class HTTPTransport: Sendable {
         let settings = URLSessionConfiguration.ephemeral
         settings.timeoutIntervalForRequest = configuration.requestTimeout.seconds
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: settings)
+        session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -269,13 +269,19 @@ final class HTTPTransport: Sendable {
 
     static func accept(_ response: HTTPResponse) throws -> HTTPResponse {
         if (200..<300).contains(response.status) || response.status == 304 { return response }
-        throw refusal(status: response.status, body: response.body, requestID: response.header("X-Request-Id"))
+        throw refusal(of: response)
     }
 
-    /// The error a refusal with `status` and `body` stands for. A server's failure (5xx) names
-    /// the request's id when the server gave one, so whoever reports it can quote it and the
-    /// operator find the server's log line by it.
-    static func refusal(status: Int, body: Data, requestID: String? = nil) -> any Error {
+    /// The error a refusal stands for. A server's failure (5xx) names the request's id when the
+    /// server gave one, so whoever reports it can quote it and the operator find the server's
+    /// log line by it. A redirect, never followed (`RedirectRefusal`), names where it pointed.
+    static func refusal(of response: HTTPResponse) -> any Error {
+        if (300..<400).contains(response.status) {
+            return TaskbaseClientError.configuration(
+                "the server answered \(response.status) to \(response.header("Location") ?? "no Location"); "
+                    + "the client does not follow redirects: set baseURL to the API's own address")
+        }
+        let (status, body, requestID) = (response.status, response.body, response.header("X-Request-Id"))
         let problem = try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: body)
         if let error = problem?.taskError { return error }
         var detail = problem?.detail ?? String(decoding: body.prefix(500), as: UTF8.self)
@@ -287,6 +293,20 @@ final class HTTPTransport: Sendable {
     static func transportError(_ error: any Error) -> any Error {
         if error is TaskError || error is TaskbaseClientError || error is CancellationError { return error }
         return TaskbaseClientError.transport((error as? URLError).map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
+    }
+}
+
+/// Answers every redirect with "do not follow": the API never redirects, and URLSession would
+/// send the request's `Authorization` (the token) to wherever a `Location` points, another
+/// host included. The redirect itself becomes the answer, an error naming it
+/// (`HTTPTransport.refusal(of:)`). The delegate of the transport's session; each event
+/// stream's `EventConnection` refuses redirects the same way.
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

@@ -16,10 +16,11 @@ final class FaultServer: Sendable {
     /// The fixture's script.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py")
 
-    init() throws {
+    /// Starts the fixture; with `redirectTo`, its "redirect" scenario answers 302 to that server.
+    init(redirectTo: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path]
+        process.arguments = ["python3", Self.script.path] + (redirectTo.map { ["--redirect-to", $0] } ?? [])
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

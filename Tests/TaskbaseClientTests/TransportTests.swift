@@ -74,6 +74,32 @@ struct TransportTests {
         #expect(try await server.log(run).count == 1)
     }
 
+    @Test("a redirect to another server is never followed: the token stays here, and the error names the status and the Location")
+    func redirectNotFollowed() async throws {
+        let elsewhere = try Self.server.get(), run = run()
+        let target = "http://127.0.0.1:\(elsewhere.port)"
+        let redirecting = try FaultServer(redirectTo: target)
+        let client = redirecting.client("redirect", run: run) { $0.token = "tb_redirect_secret" }
+        let calls: [(String, @Sendable () async throws -> Void)] = [
+            ("me", { _ = try await client.me() }),
+            ("an edit", { _ = try await client.renameTeam(try TeamKey("CORE"), to: "Renamed") }),
+            ("the change feed", { _ = try await client.changes(in: try TeamKey("CORE")) }),
+        ]
+        for (name, call) in calls {
+            let outcome = await Result { try await call() }
+            guard case .failure(TaskbaseClientError.configuration(let detail)) = outcome else {
+                Issue.record("\(name): a redirect came back as \(outcome)")
+                continue
+            }
+            #expect(detail.hasPrefix("the server answered 302 to \(target)/plain/\(run)/v1/"), "\(name): \(detail)")
+            #expect(detail.hasSuffix("the client does not follow redirects: set baseURL to the API's own address"), "\(name): \(detail)")
+        }
+        // Before: URLSession followed each 302 and sent the other server the token.
+        #expect(try await elsewhere.log(run).isEmpty)
+        let asked = try await redirecting.log(run)
+        #expect(asked.count == calls.count && asked.allSatisfy { $0["authorization"] == "Bearer tb_redirect_secret" }, "\(asked)")
+    }
+
     @Test("a server failure (500) names the request id the server gave it, to quote in a report")
     func failureNamesRequestID() async throws {
         let server = try Self.server.get(), run = run()

@@ -3,7 +3,8 @@
 few routes, but on purpose unavailable, slow, dropping its event stream or cutting an export short, so retries,
 timeouts, cancellation, reconnection and a failure's request id can be tested where the real server would need to be
 broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each request carried
-(and an "ended" entry when an event stream stopped because the client had gone).
+(and an "ended" entry when an event stream stopped because the client had gone). With
+--redirect-to URL, the scenario "redirect" answers every request 302 to URL/plain/<run>/<route>.
 Listens on 127.0.0.1, port 0; prints the port on the first line of stdout. It exits when stdin
 closes or when its parent (the test process) goes away, and after an hour at most."""
 import json
@@ -14,7 +15,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-LOG = {}  # run -> list of {method, path, idempotency_key, last_event_id}
+LOG = {}  # run -> list of {method, path, idempotency_key, last_event_id, authorization}
+REDIRECT_TO = sys.argv[sys.argv.index("--redirect-to") + 1] if "--redirect-to" in sys.argv else None
 USER = {"id": 7, "email": "ann@example.com", "display_name": "Ann", "disabled": False, "created_at": "2026-03-10T12:00:00.000000Z"}
 TEAM = {"id": 3, "key": "CORE", "name": "Core", "created_at": "2026-03-10T12:00:00.000000Z", "role": "owner"}
 MEMBER = {"user_id": 7, "email": "ann@example.com", "display_name": "Ann", "role": "owner", "disabled": False,
@@ -58,8 +60,10 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             attempts = LOG.setdefault(run, [])
             attempts.append({"method": self.command, "path": route, "idempotency_key": self.headers.get("Idempotency-Key"),
-                             "last_event_id": self.headers.get("Last-Event-ID")})
+                             "last_event_id": self.headers.get("Last-Event-ID"), "authorization": self.headers.get("Authorization")})
             attempt = len(attempts)
+        if scenario == "redirect" and REDIRECT_TO:
+            return self.reply(302, {}, headers=[("Location", f"{REDIRECT_TO}/plain/{run}/{route}")])
         if scenario == "unavailable" and attempt <= 2:
             problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
                        "detail": "every connection is busy", "code": "unavailable"}
