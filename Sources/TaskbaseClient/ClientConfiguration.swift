@@ -4,8 +4,8 @@ import Foundation
 public struct ClientConfiguration: Sendable {
     /// The server's root, e.g. `http://127.0.0.1:8080/`; routes are resolved under it.
     public var baseURL: URL
-    /// The API token (`Authorization: Bearer`); never logged or printed. Unused when
-    /// `tokenProvider` is set.
+    /// The API token (`Authorization: Bearer`); never logged, and printed only masked
+    /// (`maskedToken`). Unused when `tokenProvider` is set.
     public var token: String
     /// Where each request's token comes from, for tokens that change: an identity provider's
     /// JWTs expire within the hour. Asked with `false` before each request (and each reconnect
@@ -75,6 +75,36 @@ public struct ClientConfiguration: Sendable {
     /// The pause before attempt `attempt` (1 for the first retry).
     func pause(before attempt: Int) -> Duration {
         min(maximumBackoff, backoff * (1 << min(max(attempt - 1, 0), 20)))
+    }
+}
+
+/// Printed, debug-printed or dumped, a configuration shows its token masked (`maskedToken`),
+/// never whole: a log line or a crash report must not carry the secret.
+extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The token as it may be shown: its first characters (a quarter of it at most, six at
+    /// most: `tb_k3V…`), enough to tell tokens apart, never the secret part.
+    public var maskedToken: String {
+        if tokenProvider != nil { return "(from the token provider)" }
+        return token.isEmpty ? "(none)" : token.prefix(min(6, token.count / 4)) + "…"
+    }
+
+    /// The server and the masked token.
+    public var description: String { "ClientConfiguration(baseURL: \(baseURL.absoluteString), token: \(maskedToken))" }
+
+    /// The server, the masked token and the patience.
+    public var debugDescription: String {
+        "ClientConfiguration(baseURL: \(baseURL.absoluteString), token: \(maskedToken), requestTimeout: \(requestTimeout), "
+            + "retries: \(retries), backoff: \(backoff), maximumBackoff: \(maximumBackoff), streamIdleTimeout: \(streamIdleTimeout))"
+    }
+
+    /// What `dump` and debuggers show: every property, the token masked.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "baseURL": baseURL, "token": maskedToken, "requestTimeout": requestTimeout, "retries": retries, "backoff": backoff,
+                "maximumBackoff": maximumBackoff, "streamIdleTimeout": streamIdleTimeout,
+            ], displayStyle: .struct)
     }
 }
 

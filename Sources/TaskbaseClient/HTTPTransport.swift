@@ -45,7 +45,7 @@ struct HTTPResponse: Sendable {
 
 /// Sends requests with the token, a timeout, safe retries and cancellation, and turns problem
 /// documents into the `TaskError` they carry.
-final class HTTPTransport: Sendable {
+final class HTTPTransport: Sendable, CustomReflectable {
     let configuration: ClientConfiguration
     private let session: URLSession
     /// Why no request can reach the configured server, when none can (`unreachableLiteral`):
@@ -64,6 +64,9 @@ final class HTTPTransport: Sendable {
     }
 
     deinit { session.finishTasksAndInvalidate() }
+
+    /// What `dump` shows: the configuration, its token masked.
+    var customMirror: Mirror { Mirror(self, children: ["configuration": configuration]) }
 
     /// `attempt` given the token to send. With a token provider, a refusal of the token (401)
     /// runs it once more with a fresh one: the server refuses a token before doing anything,

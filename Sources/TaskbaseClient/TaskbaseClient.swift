@@ -5,7 +5,7 @@ import TaskbaseWire
 /// Taskbase over HTTP, as the token's user: a `TaskSession` whose every call is one request
 /// to `taskserve` (`/v1`), answering with the TaskCore values and `TaskError`s the service in
 /// process gives. Safe to share between tasks.
-public struct TaskbaseClient: TaskSession {
+public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let transport: HTTPTransport
     let directory: ClientDirectory
 
@@ -22,6 +22,15 @@ public struct TaskbaseClient: TaskSession {
 
     /// The configuration in use.
     public var configuration: ClientConfiguration { transport.configuration }
+
+    /// The server and the masked token (`ClientConfiguration.maskedToken`).
+    public var description: String { "TaskbaseClient(\(configuration))" }
+
+    /// The configuration, the token masked.
+    public var debugDescription: String { "TaskbaseClient(\(String(reflecting: configuration)))" }
+
+    /// What `dump` and debuggers show: the configuration, the token masked.
+    public var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .struct) }
 
     // MARK: Requests
 
