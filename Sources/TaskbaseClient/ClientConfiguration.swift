@@ -16,7 +16,8 @@ public struct ClientConfiguration: Sendable {
     public var tokenProvider: (@Sendable (_ refresh: Bool) async throws -> String)?
     /// How long one request may take before it fails with `TaskbaseClientError.transport`.
     public var requestTimeout: Duration
-    /// How many times a safe request is retried after a connection failure, a 503 or a 429.
+    /// How many times a safe request is retried after a connection failure, a 503 or a 429,
+    /// and any request after a connection that could not be made (it never left the client).
     public var retries: Int
     /// The first pause before a retry or a reconnect; it doubles each time up to `maximumBackoff`.
     public var backoff: Duration

@@ -120,7 +120,8 @@ final class HTTPTransport: Sendable, CustomReflectable {
 
     /// Sends `request` and returns a 2xx or 304 response; a refusal throws its `TaskError`
     /// (or a `TaskbaseClientError`). Retries a retryable request after a connection failure,
-    /// a 503 or a 429, pausing as `configuration` (and `Retry-After`) say.
+    /// a 503 or a 429, and any request that was never sent (`neverSent`), pausing as
+    /// `configuration` (and `Retry-After`) say.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let unreachable { throw unreachable }
         return try await authorized { token in try await send(request, token: token) }
@@ -173,13 +174,16 @@ final class HTTPTransport: Sendable, CustomReflectable {
             case .failure:
                 retryAfter = .zero
             }
-            if case .failure(let error) = outcome, !Self.neverSent(error) { mayHaveRun = true }
+            // One that never left the client (no connection: a server restarting) is safe to
+            // send again whatever its method.
+            let wasNeverSent = if case .failure(let error) = outcome { Self.neverSent(error) } else { false }
+            if case .failure = outcome, !wasNeverSent { mayHaveRun = true }
             // A 503 may come from a request that ran: shutdown's answer to one still running, or
             // a database lost during its commit. (One refused before running is not told apart:
             // the retry's 404 then makes a deletion of what never was a success, not notFound.)
             if case .success(let response) = outcome, response.status == 503 { mayHaveRun = true }
             attempt += 1
-            guard request.isRetryable, attempt <= configuration.retries, let retryAfter else {
+            guard request.isRetryable || wasNeverSent, attempt <= configuration.retries, let retryAfter else {
                 switch outcome {
                 case .success(let response): return try Self.accept(response)
                 case .failure(let error): throw Self.transportError(error)
