@@ -8,7 +8,7 @@ import Testing
 public enum TaskSessionContract {
     /// All of them, grouped by concern.
     public static var checks: [SessionCheck] {
-        permissionChecks + errorChecks + taskChecks + listChecks + teamChecks + feedChecks + peopleChecks
+        permissionChecks + errorChecks + userRefChecks + taskChecks + listChecks + teamChecks + feedChecks + peopleChecks
     }
 
     /// The service a session host runs for the contract: over `store`, with a clock that

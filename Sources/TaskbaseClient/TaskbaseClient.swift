@@ -115,19 +115,22 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
     @discardableResult
     public func setRole(_ role: Role, for user: UserRef, in team: TeamKey) async throws -> Member {
         let path = ["v1", "teams", team.rawValue, "members", Self.pathName(user)]
-        let member = try await send(MemberDocument.self, "PUT", path, body: MemberRoleRequest(role: role.rawValue)).member()
+        let member = try await naming(user) { try await send(MemberDocument.self, "PUT", path, body: MemberRoleRequest(role: role.rawValue)) }
+            .member()
         await directory.learn([member.user])
         return member
     }
 
     /// Removes a member.
     public func removeMember(_ user: UserRef, from team: TeamKey) async throws {
-        try await delete(["v1", "teams", team.rawValue, "members", Self.pathName(user)])
+        try await naming(user) { try await delete(["v1", "teams", team.rawValue, "members", Self.pathName(user)]) }
     }
 
     /// Creates a task.
     public func createTask(in team: TeamKey, _ draft: TaskDraft) async throws -> TaskItem {
-        let document = try await send(TaskDocument.self, "POST", ["v1", "teams", team.rawValue, "tasks"], body: Self.request(draft))
+        let document = try await naming(draft.assignee) {
+            try await send(TaskDocument.self, "POST", ["v1", "teams", team.rawValue, "tasks"], body: Self.request(draft))
+        }
         return try await task(from: document)
     }
 
@@ -138,8 +141,11 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
 
     /// Edits a task (JSON Merge Patch, `If-Match` when a version is expected).
     public func updateTask(_ key: TaskKey, _ changes: TaskChanges, expectedVersion: Int64?) async throws -> TaskItem {
-        let document = try await send(
-            TaskDocument.self, "PATCH", ["v1", "tasks", key.description], body: Self.patch(changes), headers: Self.versionHeader(expectedVersion))
+        let assignee = if case .set(let assignee) = changes.assignee { assignee } else { UserRef?.none }
+        let document = try await naming(assignee) {
+            try await send(
+                TaskDocument.self, "PATCH", ["v1", "tasks", key.description], body: Self.patch(changes), headers: Self.versionHeader(expectedVersion))
+        }
         return try await task(from: document)
     }
 
@@ -151,7 +157,10 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
     /// One page of the team's tasks.
     public func listTasks(in team: TeamKey, _ query: TaskQuery) async throws -> TaskPage {
         try query.validate()
-        let document = try await get(TaskPageDocument.self, "v1", "teams", team.rawValue, "tasks", query: Self.queryItems(query))
+        let assignee = if case .user(let assignee) = query.assignee { assignee } else { UserRef?.none }
+        let document = try await naming(assignee) {
+            try await get(TaskPageDocument.self, "v1", "teams", team.rawValue, "tasks", query: Self.queryItems(query))
+        }
         var tasks: [TaskItem] = []
         for task in document.tasks { tasks.append(try await self.task(from: task)) }
         return TaskPage(tasks: tasks, nextCursor: try document.nextCursor.value.map { try TaskCursor(encoded: $0) })
@@ -201,10 +210,54 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
         try await EventFeed(client: self, team: team).open(after: after)
     }
 
+    // MARK: Users on the wire
+
+    /// The text the server reads as `user`: `#id`, or the email. The server reads digits, or
+    /// `#` and digits, as an id, so an email like "2" would reach user #2; in process it names
+    /// nobody (every stored address has an `@`), as do an empty email (no path segment at all
+    /// over HTTP), one holding a NUL, and an id of 0 or below (an email to the server). Each of
+    /// these goes as its `standIn(for:)`, which names nobody on the server either, and
+    /// `naming(_:_:)` puts the reference back into what the server says of it.
     static func pathName(_ user: UserRef) -> String {
+        standIn(for: user) ?? user.written
+    }
+
+    /// What is sent in place of `user` when the server would not read `user` as the service in
+    /// process does (`pathName`); nil when it would.
+    static func standIn(for user: UserRef) -> String? {
         switch user {
-        case .id(let id): "#\(id)"
-        case .email(let email): email
+        case .id(let id): return id.rawValue > 0 ? nil : "#\(Int64.max)"
+        case .email(let email):
+            guard case .email(let read) = UserRef(email) else { return nobody }
+            return read.isEmpty || TextRules.holdsNUL(read) ? nobody : nil
+        }
+    }
+
+    /// An email that names nobody (it has no `@`), and that the server reads as an email.
+    static let nobody = "nobody.taskbase-client-stand-in"
+
+    /// What `body` answers; a refusal that names `user`'s stand-in names `user` as written
+    /// instead, as the service in process does.
+    func naming<Value>(_ user: UserRef?, _ body: () async throws -> Value) async throws -> Value {
+        guard let user, let standIn = Self.standIn(for: user) else { return try await body() }
+        do {
+            return try await body()
+        } catch let error as TaskError {
+            throw error.replacing(standIn, with: user.written)
+        }
+    }
+}
+
+extension TaskError {
+    /// This refusal with `text` replaced by `replacement` wherever it says it.
+    func replacing(_ text: String, with replacement: String) -> TaskError {
+        func replaced(_ said: String) -> String { said.replacingOccurrences(of: text, with: replacement) }
+        return switch self {
+        case .notFound(let what): .notFound(what: replaced(what))
+        case .permissionDenied(let what, let why): .permissionDenied(what: replaced(what), why: replaced(why))
+        case .conflict(let what, let version): .conflict(what: replaced(what), currentVersion: version)
+        case .alreadyExists(let what): .alreadyExists(what: replaced(what))
+        case .validation(let field, let reason): .validation(field: field, reason: replaced(reason))
         }
     }
 }
