@@ -205,9 +205,10 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
     }
 
     /// The team's changes over server-sent events (`after` is sent as `Last-Event-ID`),
-    /// reconnecting with the last event's id after a dropped connection.
+    /// reconnecting with the last event's id after a dropped connection. An `after` below 0
+    /// is 0, as in process: every logged change is above either.
     public func changes(in team: TeamKey, after: Int64?) async throws -> TaskChangeStream {
-        try await EventFeed(client: self, team: team).open(after: after)
+        try await EventFeed(client: self, team: team).open(after: after.map { max($0, 0) })
     }
 
     // MARK: Users on the wire

@@ -4,7 +4,8 @@ import Testing
 
 extension TaskSessionContract {
     static let userRefChecks: [SessionCheck] = [
-        SessionCheck("a user named by an email that reads like an id, or by no email, or by an impossible id, is answered as in process") { f in
+        SessionCheck("a user named by an email that reads like an id, by no email or by an impossible id, and a feed after -1, answer as in process")
+        { f in
             let task = try await f.makeTask("Target")
             let id = f.member.user.id.rawValue
             let lone = try await f.owner.session.createTeam(key: "L" + f.uniqueSuffix(), name: "Lone").key
@@ -37,6 +38,11 @@ extension TaskSessionContract {
                 )
                 cases.append(RefCase("the owner removes \(ref)", f.owner) { try await $0.removeMember(ref, from: f.team) })
             }
+            cases.append(
+                RefCase("a member follows changes after -1", f.member) {
+                    _ = try await $0.changes(in: f.team, after: -1)
+                    return "open"
+                })
             for check in cases {
                 let viaSession = await Self.answer { try await check.act(check.person.session) }
                 let viaService = await Self.answer { try await check.act(f.service.session(as: check.person.ref)) }
