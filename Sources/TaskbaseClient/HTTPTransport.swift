@@ -165,9 +165,10 @@ final class HTTPTransport: Sendable, CustomReflectable {
                 // Our first attempt of this POST is still running on the server (its answer was
                 // lost to a timeout or a dropped connection): wait, and a later retry gets it.
                 retryAfter = .zero
-            case .success(let response) where response.status == 404 && request.method == "DELETE" && mayHaveRun:
-                // What the retry was to delete is gone, most likely by the attempt whose answer
-                // was lost: done, as in process, not "not found".
+            case .success(let response) where response.status == 410 && request.method == "DELETE" && mayHaveRun:
+                // What the retry was to delete is gone (taskserve's 410: its history ends in its
+                // deletion), most likely by the attempt whose answer was lost: done, as in
+                // process, not "not found". A 404 is a task never there: not found.
                 return HTTPResponse(status: 204, headers: response.headers, body: Data())
             case .success(let response):
                 return try Self.accept(response)
@@ -179,8 +180,8 @@ final class HTTPTransport: Sendable, CustomReflectable {
             let wasNeverSent = if case .failure(let error) = outcome { Self.neverSent(error) } else { false }
             if case .failure = outcome, !wasNeverSent { mayHaveRun = true }
             // A 503 may come from a request that ran: shutdown's answer to one still running, or
-            // a database lost during its commit. (One refused before running is not told apart:
-            // the retry's 404 then makes a deletion of what never was a success, not notFound.)
+            // a database lost during its commit. (One refused before running is not told apart;
+            // a DELETE's retry tells a task gone, 410, from one never there, 404.)
             if case .success(let response) = outcome, response.status == 503 { mayHaveRun = true }
             attempt += 1
             guard request.isRetryable || wasNeverSent, attempt <= configuration.retries, let retryAfter else {

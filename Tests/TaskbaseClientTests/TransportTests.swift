@@ -182,11 +182,11 @@ struct TransportTests {
         #expect(lastIDs == [nil, "0"])
     }
 
-    @Test("a DELETE whose answer was lost is retried, and the retry's 404 is the deletion done; a first 404 is not found")
+    @Test("a DELETE whose answer was lost is retried, and the retry's 410 (gone) is the deletion done; a first 410 is not found")
     func deleteRetriedAfterLostAnswer() async throws {
         let server = try Self.server.get(), run = run()
         let key = try TaskKey(parsing: "CORE-1")
-        // Before: the retry's 404 came back as not found, though the first attempt had deleted it.
+        // Before: the retry's "not found" came back as such, though the first attempt had deleted it.
         try await server.client("vanishing", run: run).deleteTask(key, expectedVersion: 3)
         #expect(try await server.log(run).map { $0["method"] ?? nil } == ["DELETE", "DELETE"])
         let second = run + "-again"
@@ -194,6 +194,18 @@ struct TransportTests {
         try await client.deleteTask(key, expectedVersion: nil)
         let refused = await #expect(throws: TaskError.self) { try await client.deleteTask(key, expectedVersion: nil) }
         #expect(refused == .notFound(what: "task CORE-1"))
+    }
+
+    @Test("a DELETE refused before it ran (503) whose retry finds no such task (404) is not found, never a deletion done")
+    func deleteOfWhatNeverWas() async throws {
+        let server = try Self.server.get(), run = run()
+        // Once the retry's 404 was taken for the lost attempt's deletion: deleting a task that
+        // never existed "succeeded" across a database restart.
+        let refused = await #expect(throws: TaskError.self) {
+            try await server.client("never", run: run).deleteTask(try TaskKey(parsing: "CORE-9"), expectedVersion: nil)
+        }
+        #expect(refused == .notFound(what: "task CORE-9"))
+        #expect(try await server.log(run).map { $0["method"] ?? nil } == ["DELETE", "DELETE"])
     }
 
     @Test("an export cut off before its last chunk is an error after the retries, never a short file")

@@ -79,12 +79,23 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(409, problem, "application/problem+json")
         if scenario == "vanishing" and self.command == "DELETE":
             # The first DELETE "takes effect" but its answer is lost (the connection closes with
-            # no reply); every later one finds nothing to delete.
+            # no reply); every later one finds the task gone (410, as taskserve answers a task
+            # whose history ends in its deletion).
             if attempt == 1:
                 self.close_connection = True
                 return
-            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "task CORE-1 not found",
+            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 410, "detail": "task CORE-1 not found",
                        "code": "not_found", "what": "task CORE-1"}
+            return self.reply(410, problem, "application/problem+json")
+        if scenario == "never" and self.command == "DELETE":
+            # The first DELETE is refused before it runs (503: the database unreachable); the
+            # retry finds no such task, nor ever was one (404).
+            if attempt == 1:
+                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
+                           "detail": "the database is unreachable or busy", "code": "unavailable"}
+                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
+            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "task CORE-9 not found",
+                       "code": "not_found", "what": "task CORE-9"}
             return self.reply(404, problem, "application/problem+json")
         if scenario == "failing":
             problem = {"type": "urn:taskbase:problem:internal", "title": "Internal error", "status": 500,
