@@ -138,6 +138,8 @@ final class HTTPTransport: Sendable, CustomReflectable {
         // Whether an earlier attempt may have taken effect: its answer was lost (a connection
         // failure or timeout), or it was a 503, which shutdown gives a request it may have run.
         var mayHaveRun = false
+        // When the server first said our earlier attempt of this POST is still running.
+        var runningSince: ContinuousClock.Instant?
         while true {
             let outcome: Result<HTTPResponse, any Error>
             do {
@@ -164,7 +166,19 @@ final class HTTPTransport: Sendable, CustomReflectable {
             case .success(let response) where attempt > 0 && Self.isStillRunning(response) && request.headers["Idempotency-Key"] != nil:
                 // Our first attempt of this POST is still running on the server (its answer was
                 // lost to a timeout or a dropped connection): wait, and a later retry gets it.
-                retryAfter = .zero
+                // For up to the request timeout, whatever `retries` says (three asks took under
+                // a second, and a slow import outlasts them); then the outcome is unknown.
+                let since = runningSince ?? .now
+                runningSince = since
+                guard ContinuousClock.now - since < configuration.requestTimeout else {
+                    throw TaskbaseClientError.http(
+                        status: 409,
+                        detail:
+                            "the first attempt of \(request.method) /\(request.path.joined(separator: "/")) was still running after \(configuration.requestTimeout), so whether it took effect is unknown: look before sending it again (a new call makes a new Idempotency-Key)"
+                    )
+                }
+                try await Task.sleep(for: min(configuration.maximumBackoff, configuration.pause(before: attempt)))
+                continue
             case .success(let response) where response.status == 410 && request.method == "DELETE" && mayHaveRun:
                 // What the retry was to delete is gone (taskserve's 410: its history ends in its
                 // deletion), most likely by the attempt whose answer was lost: done, as in

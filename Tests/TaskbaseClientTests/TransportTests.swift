@@ -64,6 +64,22 @@ struct TransportTests {
         #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil, "\(keys)")
     }
 
+    @Test("a first attempt still running past the retries is waited for up to the request timeout; past it, the outcome is unknown")
+    func waitsForALongFirstAttempt() async throws {
+        let server = try Self.server.get(), run = run()
+        // Once three asks in under a second used the retries up, and the create that was still
+        // running (and then succeeded) came back as a 409.
+        let team = try await server.client("slow-running", run: run).createTeam(key: "CORE", name: "Core")
+        #expect(team.key.rawValue == "CORE")
+        let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
+        #expect(keys.count == 7 && Set(keys).count == 1, "\(keys)")
+        let stuck = server.client("stuck", run: run + "-stuck") { $0.requestTimeout = .seconds(1) }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: TaskbaseClientError.self) { _ = try await stuck.createTeam(key: "CORE", name: "Core") }
+        #expect(String(describing: error).contains("whether it took effect is unknown"), "\(String(describing: error))")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test("a PATCH is never retried: the 503 comes back as it is")
     func patchNotRetried() async throws {
         let server = try Self.server.get(), run = run()
