@@ -20,7 +20,7 @@ extension PostgresTaskStore: TaskImportPort {
     static func assigneeColumns(_ assignee: UserRef?) -> (id: Int64?, email: String?) {
         switch assignee {
         case .id(let id): (id.rawValue, nil)
-        case .email(let email): (nil, UserFields.normalizedEmailKey(email))
+        case .email(let email): (nil, emailKey(email))
         case nil: (nil, nil)
         }
     }

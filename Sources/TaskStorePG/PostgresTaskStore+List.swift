@@ -25,7 +25,7 @@ extension PostgresTaskStore {
         case .unassigned: sql.append(" AND t.assignee_id IS NULL")
         case .user(.id(let id)): sql.append(" AND t.assignee_id = \(id.rawValue)")
         case .user(.email(let email)):
-            sql.append(" AND t.assignee_id = (SELECT id FROM users WHERE lower(email) = \(UserFields.normalizedEmailKey(email)))")
+            sql.append(" AND t.assignee_id = (SELECT id FROM users WHERE lower(email) = \(Self.emailKey(email)))")
         }
         switch query.category {
         case nil: break

@@ -42,7 +42,7 @@ extension PostgresTaskStore: UserRepository {
             let rows = try await tx.query(
                 """
                 SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
-                 UNION SELECT \(unsafeSQL: Self.userColumns) FROM public.taskbase_user_by_email(\(UserFields.normalizedEmailKey(email))) u
+                 UNION SELECT \(unsafeSQL: Self.userColumns) FROM public.taskbase_user_by_email(\(Self.emailKey(email))) u
                 """)
             return try rows.first.flatMap(Self.user(in:))
         }

@@ -136,7 +136,7 @@ public struct PostgresTaskStore: Sendable {
     static func actorIDText(_ ref: UserRef?) -> PGQuery {
         switch ref {
         case .id(let id): "\(id.rawValue)::text"
-        case .email(let email): "coalesce(public.taskbase_user_id_for_email(\(UserFields.normalizedEmailKey(email)))::text, '')"
+        case .email(let email): "coalesce(public.taskbase_user_id_for_email(\(emailKey(email)))::text, '')"
         case nil: "''"
         }
     }
@@ -148,7 +148,7 @@ public struct PostgresTaskStore: Sendable {
     static func userMatch(_ alias: String, _ ref: UserRef?) -> PGQuery {
         switch ref {
         case .id(let id): "\(unsafeSQL: alias).id = \(id.rawValue)"
-        case .email(let email): "lower(\(unsafeSQL: alias).email) = \(UserFields.normalizedEmailKey(email))"
+        case .email(let email): "lower(\(unsafeSQL: alias).email) = \(emailKey(email))"
         case nil: "false"
         }
     }
@@ -158,9 +158,18 @@ public struct PostgresTaskStore: Sendable {
     static func bindUserMatch(_ ref: UserRef?, to query: inout PGQuery) {
         switch ref {
         case .id(let id): query.bindNext(id.rawValue)
-        case .email(let email): query.bindNext(UserFields.normalizedEmailKey(email))
+        case .email(let email): query.bindNext(emailKey(email))
         case nil: break
         }
+    }
+
+    /// The key an address is looked up by. One holding a NUL names nobody (no stored address
+    /// can hold one, and libpq cannot send it: the lookup failed with "contains a NUL byte"
+    /// where the memory store found no such user), so it is looked up as a blank, which no
+    /// address is.
+    static func emailKey(_ email: String) -> String {
+        let key = UserFields.normalizedEmailKey(email)
+        return key.contains("\u{0}") ? " " : key
     }
 
     /// Turns the database's refusals that TaskCore has words for into `TaskError`s.
