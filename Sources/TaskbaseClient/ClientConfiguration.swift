@@ -14,7 +14,10 @@ public struct ClientConfiguration: Sendable {
     /// it, whatever its method. It should hand out the token it holds until that one expires or
     /// it is asked to refresh. What it throws, the call throws. Takes the place of `token`.
     public var tokenProvider: (@Sendable (_ refresh: Bool) async throws -> String)?
-    /// How long one request may take before it fails with `TaskbaseClientError.transport`.
+    /// How long a request may go with nothing arriving before it fails with
+    /// `TaskbaseClientError.transport` (URLSession's request timeout: it starts again with every
+    /// byte, so a long import or export is not cut off). It does not bound a call as a whole:
+    /// cancel the calling task for that.
     public var requestTimeout: Duration
     /// How many times a safe request is retried after a connection failure, a 503 or a 429,
     /// and any request after a connection that could not be made (it never left the client).
