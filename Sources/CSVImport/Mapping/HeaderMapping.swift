@@ -36,6 +36,13 @@ public struct HeaderMapping: Sendable, Equatable {
         }
         for field in ImportField.allCases {
             guard let indexes = candidates[field] else { continue }
+            if indexes.count > 1, field == .assignee, let email = Self.emailColumn(among: indexes, of: header) {
+                // Asana and others export the assignee twice, by name ("Assignee") and by
+                // address ("Assignee Email"): the assignee is named by address, so that one
+                // fills it and the name is an unmapped column (named in the warning).
+                columns[field] = email
+                continue
+            }
             guard indexes.count == 1 else {
                 throw .duplicateField(field, columns: indexes.map { header[$0] })
             }
@@ -46,6 +53,12 @@ public struct HeaderMapping: Sendable, Equatable {
         let used = Set(columns.values)
         self.columns = columns
         self.unmappedColumns = header.indices.filter { !used.contains($0) }
+    }
+
+    /// The one column among `indexes` whose name says it holds an email address, if exactly one does.
+    private static func emailColumn(among indexes: [Int], of header: [String]) -> Int? {
+        let emails = indexes.filter { ImportField.matchKey(header[$0]).contains("email") }
+        return emails.count == 1 ? emails[0] : nil
     }
 
     /// The column index that fills `field`, or `nil` when the file has none.

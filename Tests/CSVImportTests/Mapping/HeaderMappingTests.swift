@@ -79,6 +79,18 @@ struct HeaderMappingTests {
         #expect(message == "columns \"Due\", \"Deadline\" all map to due date; choose one with --map dueDate=HEADER")
     }
 
+    @Test("an assignee by name and by email (Asana's Assignee, Assignee Email): the email column fills it, the name is unmapped")
+    func assigneeByNameAndEmail() throws {
+        let mapping = try HeaderMapping(header: ["Name", "Assignee", "Assignee Email", "Section"])
+        #expect(mapping.column(for: .assignee) == 2)
+        #expect(mapping.unmappedColumns == [1])
+        // Two that are both addresses, or both names, are still for the user to choose.
+        #expect(throws: HeaderMappingError.duplicateField(.assignee, columns: ["Assignee", "Owner"])) {
+            try HeaderMapping(header: ["Title", "Assignee", "Owner"])
+        }
+        #expect(throws: HeaderMappingError.self) { try HeaderMapping(header: ["Title", "Assignee Email", "assignee_email"]) }
+    }
+
     @Test("--map overrides win over synonyms, and the displaced column is unmapped")
     func overridesWin() throws {
         let mapping = try HeaderMapping(
