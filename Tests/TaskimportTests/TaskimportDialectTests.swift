@@ -141,6 +141,14 @@ struct TaskimportDialectTests {
         // header was null and the count 0, as if nothing had been read).
         #expect(quoteError["header"] as? String == "Title", "\(quoteError)")
         #expect(try fixture.summary(quote)["read"] as? Int == 1)
+        // A row the reader could not split, over --max-errors: the character its reason names
+        // is in `character` too (it was null).
+        let ragged = try await fixture.importFile(try fixture.file("ragged.csv", "Title,Notes\nok,fine\nbad,one,two\n"), ["--json"])
+        let raggedError = try #require(try fixture.summary(ragged)["error"] as? [String: Any])
+        #expect(raggedError["line"] as? Int == 3 && raggedError["character"] as? Int != nil, "\(raggedError)")
+        #expect(
+            (raggedError["message"] as? String)?.contains("(character \(raggedError["character"] as? Int ?? -1) of line 3)") == true, "\(raggedError)"
+        )
         #expect(try await fixture.tasks().isEmpty)
     }
 

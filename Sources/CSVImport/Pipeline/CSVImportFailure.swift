@@ -41,7 +41,7 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
         case .unusableHeader(_, let line): (line, nil, nil, nil)
         case .malformedHeader(let error): (error.line, error.field, nil, error.character)
         case .unreadableInput(let error, _, _, let header): (error.line, error.field, header, error.character)
-        case .tooManyRejectedRows(_, _, _, let last): (last.line, last.column, last.header, nil)
+        case .tooManyRejectedRows(_, _, _, let last): (last.line, last.column, last.header, last.character)
         }
     }
 

@@ -11,6 +11,9 @@ public struct RowRejection: Error, Sendable, Equatable, CustomStringConvertible 
     public var reason: String
     /// The row's fields as read; empty when the row could not be split into fields.
     public var fields: [String]
+    /// 1-based character of the line where the reader found the problem, for a row it could
+    /// not read as a record (also in `reason`); nil for a value refused.
+    public var character: Int?
 
     /// A rejection at `line`, column `column` (1-based).
     public init(line: Int, column: Int?, header: String?, reason: String, fields: [String]) {
@@ -30,6 +33,7 @@ public struct RowRejection: Error, Sendable, Equatable, CustomStringConvertible 
             header: error.header(in: header),
             reason: "\(error.problem) (character \(error.character) of line \(error.line))",
             fields: error.record?.fields ?? [])
+        character = error.character
     }
 
     /// `line 7, column 4 (Due Date): reason`.
