@@ -93,6 +93,19 @@ struct TaskimportDialectTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: plain)).first == UInt8(ascii: "T"))
     }
 
+    @Test("a plain UTF-8 file with commas gets no 'read as' line; a semicolon file does")
+    func readAsOnlyWhenNotPlain() async throws {
+        let fixture = try await ImportFixture.make()
+        // It said "read as fields separated by "," (detected on the header line)" for every file.
+        let plain = try await fixture.importFile(try fixture.file("plain.csv", "Title,Notes\nOne,n\n"))
+        #expect(
+            plain.exitCode == 0 && !(plain.standardOutput + plain.standardError).contains("read as"), "\(plain.standardOutput)\(plain.standardError)")
+        let semicolons = try await fixture.importFile(try fixture.file("semi.csv", "Title;Notes\nTwo;n\n"))
+        #expect(
+            (semicolons.standardOutput + semicolons.standardError).contains("read as fields separated by \";\" (detected on the header line)"),
+            "\(semicolons.standardError)")
+    }
+
     @Test("UTF-16 without a byte-order mark is refused naming --encoding utf-16, which then reads it")
     func utf16WithoutMark() async throws {
         let fixture = try await ImportFixture.make()

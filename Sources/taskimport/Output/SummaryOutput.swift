@@ -41,7 +41,8 @@ struct SummaryOutput {
             if format.encoding != .utf8 || format.byteOrderMark {
                 reading.append(format.encoding.displayName + (format.byteOrderMark ? " (from its byte-order mark)" : ""))
             }
-            if format.delimiter != .comma || format.delimiterOrigin != .option {
+            // Commas counted on the header line (the default, auto) are the plain case.
+            if format.delimiter != .comma || format.delimiterOrigin == .sepLine {
                 let name = format.delimiter == .tab ? "tab" : "\"\(format.delimiter.rawValue)\""
                 let origin: String
                 switch format.delimiterOrigin {
