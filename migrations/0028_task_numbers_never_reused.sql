@@ -8,9 +8,12 @@
 -- names of whoever had written it: another member's work attributed to a task they never saw.
 --
 -- Now the counter row remembers, for the transaction that last advanced it, where its numbers
--- started (`numbered_from`, the counter before that transaction's first advance, and
--- `numbered_in`, that transaction's id). A BEFORE UPDATE trigger writes both on every change of
--- the row, whatever the statement set, so no one forges them; the statement trigger on tasks
+-- started (`numbered_from`, the counter before that transaction's first advance) and which
+-- transaction that was (`numbered_in`, its id, and `numbered_at`, its start time: an id alone
+-- can come again after a restore into another cluster, whose transaction ids run behind; a
+-- member burning ids up to a restored one was then taken for the transaction that had taken
+-- the numbers). A BEFORE UPDATE trigger writes them on every change of the row, whatever the
+-- statement set, so no one forges them; the statement trigger on tasks
 -- inserts refuses a task whose number this transaction did not take: the counter must have
 -- been advanced in this transaction, and every new number must lie above where it started.
 -- Within the one transaction that took a number, a task deleted and inserted again under it
@@ -27,12 +30,15 @@
 -- migrate:up
 ALTER TABLE public.task_counters
     ADD COLUMN numbered_from bigint,
-    ADD COLUMN numbered_in xid8;
+    ADD COLUMN numbered_in xid8,
+    ADD COLUMN numbered_at timestamptz;
 
 COMMENT ON COLUMN public.task_counters.numbered_from IS
     'last_number before the first advance by the transaction numbered_in; written by the row trigger only';
 COMMENT ON COLUMN public.task_counters.numbered_in IS
     'the transaction that last advanced these counters; written by the row trigger only';
+COMMENT ON COLUMN public.task_counters.numbered_at IS
+    'when the transaction numbered_in started; written by the row trigger only';
 
 CREATE OR REPLACE FUNCTION public.taskbase_counters_only_advance() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -46,12 +52,14 @@ CREATE OR REPLACE FUNCTION public.taskbase_counters_only_advance() RETURNS trigg
                 USING ERRCODE = 'insufficient_privilege',
                       HINT = 'task numbers and change sequences are taken by the writes that use them';
         END IF;
-        IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() THEN
+        IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() OR OLD.numbered_at IS DISTINCT FROM transaction_timestamp() THEN
             NEW.numbered_from := OLD.last_number;
             NEW.numbered_in := pg_current_xact_id();
+            NEW.numbered_at := transaction_timestamp();
         ELSE
             NEW.numbered_from := OLD.numbered_from;
             NEW.numbered_in := OLD.numbered_in;
+            NEW.numbered_at := OLD.numbered_at;
         END IF;
         RETURN NEW;
     END
@@ -70,12 +78,13 @@ CREATE OR REPLACE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS t
         restoring boolean := pg_has_role(invoker, 'taskbase_owner', 'USAGE');
     BEGIN
         SELECT i.team_id, i.low, i.top, c.last_number, c.numbered_from,
-               c.numbered_in = pg_current_xact_id() AND c.last_number > c.numbered_from AS taken_here
+               c.numbered_in = pg_current_xact_id() AND c.numbered_at = transaction_timestamp() AND c.last_number > c.numbered_from AS taken_here
           INTO wrong
           FROM (SELECT n.team_id, min(n.number) AS low, max(n.number) AS top FROM inserted n GROUP BY n.team_id) i
           JOIN public.task_counters c ON c.team_id = i.team_id
          WHERE i.top > c.last_number
-            OR NOT restoring AND (c.numbered_in IS DISTINCT FROM pg_current_xact_id() OR i.low <= c.numbered_from)
+            OR NOT restoring AND (c.numbered_in IS DISTINCT FROM pg_current_xact_id() OR c.numbered_at IS DISTINCT FROM transaction_timestamp()
+                                  OR i.low <= c.numbered_from)
          LIMIT 1;
         IF NOT FOUND THEN
             RETURN NULL;
@@ -133,5 +142,6 @@ CREATE OR REPLACE FUNCTION public.taskbase_counters_only_advance() RETURNS trigg
     $$;
 
 ALTER TABLE public.task_counters
+    DROP COLUMN numbered_at,
     DROP COLUMN numbered_in,
     DROP COLUMN numbered_from;

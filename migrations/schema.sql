@@ -67,12 +67,14 @@ CREATE FUNCTION public.taskbase_counters_only_advance() RETURNS trigger
                 USING ERRCODE = 'insufficient_privilege',
                       HINT = 'task numbers and change sequences are taken by the writes that use them';
         END IF;
-        IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() THEN
+        IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() OR OLD.numbered_at IS DISTINCT FROM transaction_timestamp() THEN
             NEW.numbered_from := OLD.last_number;
             NEW.numbered_in := pg_current_xact_id();
+            NEW.numbered_at := transaction_timestamp();
         ELSE
             NEW.numbered_from := OLD.numbered_from;
             NEW.numbered_in := OLD.numbered_in;
+            NEW.numbered_at := OLD.numbered_at;
         END IF;
         RETURN NEW;
     END
@@ -229,12 +231,13 @@ CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
         restoring boolean := pg_has_role(invoker, 'taskbase_owner', 'USAGE');
     BEGIN
         SELECT i.team_id, i.low, i.top, c.last_number, c.numbered_from,
-               c.numbered_in = pg_current_xact_id() AND c.last_number > c.numbered_from AS taken_here
+               c.numbered_in = pg_current_xact_id() AND c.numbered_at = transaction_timestamp() AND c.last_number > c.numbered_from AS taken_here
           INTO wrong
           FROM (SELECT n.team_id, min(n.number) AS low, max(n.number) AS top FROM inserted n GROUP BY n.team_id) i
           JOIN public.task_counters c ON c.team_id = i.team_id
          WHERE i.top > c.last_number
-            OR NOT restoring AND (c.numbered_in IS DISTINCT FROM pg_current_xact_id() OR i.low <= c.numbered_from)
+            OR NOT restoring AND (c.numbered_in IS DISTINCT FROM pg_current_xact_id() OR c.numbered_at IS DISTINCT FROM transaction_timestamp()
+                                  OR i.low <= c.numbered_from)
          LIMIT 1;
         IF NOT FOUND THEN
             RETURN NULL;
@@ -520,6 +523,7 @@ CREATE TABLE public.task_counters (
     last_change bigint DEFAULT 0 NOT NULL,
     numbered_from bigint,
     numbered_in xid8,
+    numbered_at timestamp with time zone,
     CONSTRAINT task_counters_last_number_check CHECK ((last_number >= 0))
 );
 
@@ -532,6 +536,10 @@ COMMENT ON COLUMN public.task_counters.numbered_from IS 'last_number before the 
 -- Name: COLUMN task_counters.numbered_in; Type: COMMENT; Schema: public; Owner: taskbase_owner
 
 COMMENT ON COLUMN public.task_counters.numbered_in IS 'the transaction that last advanced these counters; written by the row trigger only';
+
+-- Name: COLUMN task_counters.numbered_at; Type: COMMENT; Schema: public; Owner: taskbase_owner
+
+COMMENT ON COLUMN public.task_counters.numbered_at IS 'when the transaction numbered_in started; written by the row trigger only';
 
 -- Name: task_history; Type: TABLE; Schema: public; Owner: taskbase_owner
 
