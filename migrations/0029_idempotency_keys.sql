@@ -13,6 +13,10 @@
 -- deleted, so a corrected retry runs. An answer that holds a secret (a new API token) is kept
 -- without its body: secrets never reach the database in the clear.
 --
+-- Each claim first deletes the claiming user's keys older than a day (by the index on user and
+-- claim time), so the table holds about a day of each active user's keys rather than every key
+-- ever sent (the Swift client sends a new one with every POST).
+--
 -- Row security: the runtime role sees and writes the acting user's rows only.
 
 -- migrate:up
@@ -30,6 +34,8 @@ CREATE TABLE public.idempotency_keys (
     CONSTRAINT idempotency_keys_fingerprint_length CHECK (octet_length(fingerprint) = 32),
     CONSTRAINT idempotency_keys_answer_whole CHECK ((answered_at IS NULL) = (status IS NULL) AND (answered_at IS NOT NULL OR body IS NULL))
 );
+
+CREATE INDEX idempotency_keys_user_claimed ON public.idempotency_keys (user_id, claimed_at);
 
 ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
 CREATE POLICY idempotency_keys_own ON public.idempotency_keys TO taskbase_app

@@ -718,6 +718,10 @@ ALTER TABLE ONLY public.users
 
 CREATE INDEX api_tokens_user_id ON public.api_tokens USING btree (user_id);
 
+-- Name: idempotency_keys_user_claimed; Type: INDEX; Schema: public; Owner: taskbase_owner
+
+CREATE INDEX idempotency_keys_user_claimed ON public.idempotency_keys USING btree (user_id, claimed_at);
+
 -- Name: memberships_user_idx; Type: INDEX; Schema: public; Owner: taskbase_owner
 
 CREATE INDEX memberships_user_idx ON public.memberships USING btree (user_id, team_id);

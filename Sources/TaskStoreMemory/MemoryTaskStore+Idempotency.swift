@@ -34,7 +34,9 @@ extension MemoryTaskStore: IdempotencyRepository {
             }
             if state.idempotencyKeys.count >= Self.idempotencyKeyCapacity {
                 state.idempotencyKeys = state.idempotencyKeys.filter { stands($0.value) }
-                let oldest = state.idempotencyKeys.sorted { $0.value.claimedAt < $1.value.claimedAt }
+                // The oldest answers go; a claim still running never does (its retry would run
+                // again), so the keys may pass the capacity by the requests running at once.
+                let oldest = state.idempotencyKeys.filter { $0.value.answer != nil }.sorted { $0.value.claimedAt < $1.value.claimedAt }
                 for (stale, _) in oldest.prefix(max(0, state.idempotencyKeys.count - Self.idempotencyKeyCapacity + 1)) {
                     state.idempotencyKeys[stale] = nil
                 }

@@ -9,6 +9,10 @@ extension PostgresTaskStore: IdempotencyRepository {
         _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
         try await transaction(as: .id(user)) { tx in
+            // The user's keys past their lifetime go first: nothing else ever would, and every
+            // POST of the Swift client sends a new one.
+            try await tx.execute(
+                "DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND claimed_at < \(time.addingTimeInterval(-lifetime))")
             // A standing claim is left alone (the insert waits for one being made elsewhere,
             // then finds it); an expired or abandoned one is taken over.
             let claimed = try await tx.query(

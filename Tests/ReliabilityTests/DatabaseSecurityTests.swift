@@ -503,6 +503,20 @@ struct RoleModelPolicyTests {
                 #expect(own == 1)
             }
         }
+        // Keys past their day go when their user claims another: once nothing deleted them, and
+        // every keyed POST (the Swift client's all are) added a row for good.
+        let now = Date(), fingerprint = [UInt8](repeating: 9, count: 32)
+        for index in 0..<3 {
+            _ = try await f.store.claimIdempotencyKey(
+                "old-\(index)-\(key)", of: UserID(member), fingerprint: fingerprint, at: now.addingTimeInterval(-3 * 86_400), lifetime: 86_400,
+                abandonedAfter: 900)
+        }
+        _ = try await f.store.claimIdempotencyKey(
+            "new-\(key)", of: UserID(member), fingerprint: fingerprint, at: now, lifetime: 86_400, abandonedAfter: 900)
+        let kept = try await PGConnection.with(database) { connection in
+            try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE user_id = \(member)")[0].decode(Int.self, "n")
+        }
+        #expect(kept == 1, "the member's three keys of three days ago are gone")
     }
 
     @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")

@@ -23,7 +23,9 @@ struct IdempotencyCache: Sendable {
         self.maxKeptBodyBytes = maxKeptBodyBytes
     }
 
-    /// What makes two requests the same: method, path, query and body, as a SHA-256 digest (an
+    /// What makes two requests the same: method, path, query, the body's `Content-Type` and
+    /// `Content-Encoding` (an import reads its charset from the one and may unpack the other)
+    /// and body, as a SHA-256 digest (an
     /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
     /// the digest taken while it arrived. Each part is written with its length, since the path
     /// and the query arrive decoded: `?a=1&b=2` and `?a=1%26b%3D2` are two requests.
@@ -31,6 +33,10 @@ struct IdempotencyCache: Sendable {
         var hasher = SHA256()
         var head = "\(request.method) \(request.path.utf8.count):\(request.path)"
         for (name, value) in request.query { head += " \(name.utf8.count):\(name)=\(value.utf8.count):\(value)" }
+        for name in ["content-type", "content-encoding"] {
+            let value = request.header(name) ?? ""
+            head += " \(name)=\(value.utf8.count):\(value)"
+        }
         hasher.update((head + "\n").utf8)
         if let spooled = request.spooledBody {
             hasher.update("spooled \(spooled.byteCount)\n".utf8)
