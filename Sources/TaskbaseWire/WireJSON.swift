@@ -36,6 +36,13 @@ extension WireJSON {
     /// its JSON path) or `body` when the text is not JSON of the expected shape at all. An
     /// object naming a member twice is refused, whichever value a reader would keep.
     public static func decodeBody<Document: Decodable>(_ type: Document.Type, from data: Data) throws -> Document {
+        // UTF-16 and UTF-32, which the decoders also read, hold NUL bytes (JSON's own characters
+        // are ASCII); JSON between systems is UTF-8 (RFC 8259 §8.1). Read anyway, such a body
+        // once passed the check below: its names never decoded on their own.
+        if data.contains(0) {
+            throw TaskError.validation(
+                field: "body", reason: "the body is not UTF-8 (it holds NUL bytes, as UTF-16 or UTF-32 text does): send JSON as UTF-8")
+        }
         if let twice = JSONDuplicateNames.first(in: data) {
             throw TaskError.validation(field: twice, reason: "the \(TaskError.spoken(twice)) is given twice: send each field once")
         }

@@ -357,6 +357,12 @@ struct APIRouteTests {
         let twice = try await member.send("POST", path, json: #"{"title": "What a proxy reads", "title": "What was applied"}"#)
         #expect(twice.status == 422 && twice.problem?.field == "title", "\(twice.text)")
         #expect(twice.problem?.detail == "invalid title: the title is given twice: send each field once")
+        // The same in UTF-16, which the decoders read too: it passed the check (its names never
+        // decoded alone) and was created with the first title.
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append(#"{"t\u0069tle": "What a proxy reads", "title": "What was applied"}"#.data(using: .utf16LittleEndian)!)
+        let wide = try await member.send("POST", path, body: utf16, headers: ["Content-Type": "application/json"])
+        #expect(wide.status == 400 && wide.problem?.field == "body" && wide.problem?.reason?.contains("not UTF-8") == true, "\(wide.text)")
         #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
         #expect(try await member.send("PUT", path, json: "{}").status == 405)
         #expect(try await member.get("/v2/nothing").status == 404)
@@ -426,6 +432,15 @@ struct APIRouteTests {
         let other = try await member.send(
             "POST", imports + "?on-conflict=skip%26dry-run%3Dtrue", body: csv, headers: ["Idempotency-Key": "k-2", "Content-Type": "text/csv"])
         #expect(other.problem?.code == "idempotency_key_reused", "\(other.status) \(other.text)")
+        // The same bytes declared in another charset are another request (once the first
+        // Latin-1 answer was replayed to the UTF-8 one).
+        let accented = Data([0x54, 0x69, 0x74, 0x6C, 0x65, 0x0A, 0x43, 0x61, 0x66, 0xC3, 0xA9, 0x0A])
+        let latin = try await member.send(
+            "POST", imports + "?dry-run=true", body: accented, headers: ["Idempotency-Key": "k-3", "Content-Type": "text/csv; charset=latin1"])
+        #expect(latin.status == 200, "\(latin.text)")
+        let utf8 = try await member.send(
+            "POST", imports + "?dry-run=true", body: accented, headers: ["Idempotency-Key": "k-3", "Content-Type": "text/csv; charset=utf-8"])
+        #expect(utf8.problem?.code == "idempotency_key_reused", "\(utf8.status) \(utf8.text)")
         // Keys the client sent apart stay apart, or are refused: bytes that are not UTF-8 (read
         // repaired, k-\xFF and k-\xFE were one key: the second, another task, was refused as a
         // reuse) and é in two encodings (one Swift string) are not keys.

@@ -26,7 +26,7 @@ extension APIHandlers {
         let (now, teamID) = (opened.lastSequence, opened.teamID)
         if let resume, let from = resume.team, from != teamID {
             // The team that event was in was deleted, and this one made under its key since.
-            throw TaskError.notFound(what: "event \(resume) of team \(team) (the team it came from was deleted)")
+            throw TaskError.notFound(what: "event \(resume) of team \(team) (its id names another team than \(team) is now, one deleted since)")
         }
         let after = resume?.sequence
         let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
