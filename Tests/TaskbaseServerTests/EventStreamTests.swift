@@ -48,9 +48,20 @@ struct EventStreamTests {
         #expect(await resumed.read(until: { $0.contains("\r\n\r\n{") }), "\(resumed.text.debugDescription)")
         #expect(resumed.text.hasPrefix("HTTP/1.1 404"), "\(resumed.text.debugDescription)")
         #expect(!resumed.text.contains("New "))
+        // So is ?after= with it (a browser reloading passes the lastEventId it kept; it was 422).
+        let afterQuery = try RawConnection(port: f.server.http.port)
+        afterQuery.get("/v1/teams/\(f.team)/events?after=\(lastID)", headers: ["Authorization": "Bearer \(f.tokens["owner"]!)"])
+        #expect(await afterQuery.read(until: { $0.contains("\r\n\r\n{") }), "\(afterQuery.text.debugDescription)")
+        #expect(afterQuery.text.hasPrefix("HTTP/1.1 404"), "\(afterQuery.text.debugDescription)")
         // A bare sequence (as ?after= or an older server sent) still resumes in today's log.
         let bare = try await subscribe(f, as: "owner", headers: ["Last-Event-ID": "3"])
         #expect(await bare.read(until: { _ in bare.changeEvents().count >= 2 }), "\(bare.text.debugDescription)")
+        // The new team's own id, from the place the stream starts from, resumes with ?after= too.
+        let start = try #require(bare.text.components(separatedBy: ": connected\nid: ").last?.split(separator: "\n").first)
+        #expect(start.hasSuffix(":3") && !start.hasPrefix(String(lastID.split(separator: ":")[0]) + ":"), "\(start)")
+        let own = try RawConnection(port: f.server.http.port)
+        own.get("/v1/teams/\(f.team)/events?after=\(start)", headers: ["Authorization": "Bearer \(f.tokens["owner"]!)"])
+        #expect(await own.read(until: { _ in own.changeEvents().count >= 2 }), "\(own.text.debugDescription)")
         await f.stop()
     }
 

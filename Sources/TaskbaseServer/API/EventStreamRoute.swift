@@ -108,15 +108,17 @@ extension APIHandlers {
         return position
     }
 
-    /// Where to resume: after `Last-Event-ID` (`<team id>:<sequence>` as sent, or a bare
-    /// sequence), else `?after=` (a sequence); nil for "from now on".
+    /// Where to resume: after `Last-Event-ID`, else `?after=`, either an id as sent
+    /// (`<team id>:<sequence>`) or a bare sequence; nil for "from now on". `?after=` takes the
+    /// team's id too: a browser reopening a stream after a reload (EventSource cannot send
+    /// `Last-Event-ID` on a first connection) passes the `lastEventId` it kept.
     func resumePoint(_ request: HTTPRequest) throws -> EventID? {
         let header = request.header("last-event-id")
         guard let text = (header ?? request.queryValue("after"))?.trimmingSpaces(), !text.isEmpty else { return nil }
-        guard let id = EventID(text), header != nil || id.team == nil else {
+        guard let id = EventID(text) else {
             throw TaskError.validation(
                 field: header != nil ? "Last-Event-ID" : "after",
-                reason: "\(text) is not an event id this stream sent (" + (header != nil ? "team id:sequence" : "a sequence number") + ")")
+                reason: "\(text) is not an event id this stream sent (team id:sequence, or a sequence number)")
         }
         return id
     }

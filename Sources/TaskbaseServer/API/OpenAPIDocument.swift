@@ -154,7 +154,12 @@ enum OpenAPIDocument {
             "GET /v1/teams/{team}/events": Operation(
                 summary:
                     "The team's changes as Server-Sent Events: `id: <team id>:<sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID (an id of another team once under this key is 404).",
-                query: [("after", ["type": "integer", "minimum": 0], "resume after this sequence (as Last-Event-ID)")], headers: ["Last-Event-ID"],
+                query: [
+                    (
+                        "after", ["type": "string", "pattern": "^([0-9]+:)?[0-9]+$"],
+                        "resume after this event id (team id:sequence, as sent) or sequence, as Last-Event-ID does"
+                    )
+                ], headers: ["Last-Event-ID"],
                 successMedia: "text/event-stream", errors: [404, 422]),
             "GET /v1/teams/{team}/export": Operation(
                 summary:
