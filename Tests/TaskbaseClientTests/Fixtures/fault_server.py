@@ -68,18 +68,11 @@ class Handler(BaseHTTPRequestHandler):
             problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
                        "detail": "every connection is busy", "code": "unavailable"}
             return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-        if scenario in ("slow-running", "stuck") and (attempt <= 6 or scenario == "stuck"):
-            # The first attempt's answer is lost (503); the retries find it still running (409),
-            # five times (past the client's three retries), or for good.
-            if attempt == 1:
-                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                           "detail": "every connection is busy", "code": "unavailable"}
-                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-            problem = {"type": "urn:taskbase:problem:idempotency_key_reused", "title": "Idempotency key reused", "status": 409,
-                       "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_reused"}
-            return self.reply(409, problem, "application/problem+json")
-        if scenario == "running" and attempt <= 2:
-            # The first attempt's answer is lost (503); the retry finds it still running (409).
+        # How many attempts find the first still running: the first attempt's answer is lost
+        # (503); the retries find it running (409) once, five times (past the client's three
+        # retries), or for good.
+        running_through = {"running": 2, "slow-running": 6, "stuck": float("inf")}.get(scenario, 0)
+        if attempt <= running_through:
             if attempt == 1:
                 problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
                            "detail": "every connection is busy", "code": "unavailable"}
