@@ -398,28 +398,13 @@ struct RoleModelPolicyTests {
                     ),
                 ]
                 for (name, statements) in attempts {
-                    let refused: PGError? = try await Self.asRuntime(connection, actor: member) {
-                        do {
-                            for statement in statements { _ = try await connection.execute(statement) }
-                            return nil
-                        } catch let error as PGError {
-                            return error
-                        }
-                    }
-                    _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                    let refused = try await Self.refusal(of: statements, as: member, on: connection)
                     #expect(refused?.code == .insufficientPrivilege, "\(name): \(String(describing: refused))")
                     #expect(refused?.message.contains("was not taken from the team's counter in this transaction") == true, "\(name)")
                 }
                 // Where the numbers start is the database's to write: the runtime role may not.
-                let forged: PGError? = try await Self.asRuntime(connection, actor: member) {
-                    do {
-                        _ = try await connection.execute("UPDATE task_counters SET numbered_from = 0 WHERE team_id = \(team)")
-                        return nil
-                    } catch let error as PGError {
-                        return error
-                    }
-                }
-                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                let forged = try await Self.refusal(
+                    of: ["UPDATE task_counters SET numbered_from = 0 WHERE team_id = \(team)"], as: member, on: connection)
                 #expect(forged?.code == .insufficientPrivilege, "\(String(describing: forged))")
             }
         }
@@ -427,15 +412,7 @@ struct RoleModelPolicyTests {
         // too; the owner itself is not (a data-only restore writes tasks under the numbers they
         // had, and the owner could drop the trigger anyway).
         try await PGConnection.with(database) { connection in
-            let refused: PGError? = try await Self.asRuntime(connection, actor: member) {
-                do {
-                    _ = try await connection.execute(insertTheDeletedNumber)
-                    return nil
-                } catch let error as PGError {
-                    return error
-                }
-            }
-            _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+            let refused = try await Self.refusal(of: [insertTheDeletedNumber], as: member, on: connection)
             #expect(refused?.code == .insufficientPrivilege, "\(String(describing: refused))")
             _ = try await connection.simpleQuery(unsafeSQL: "BEGIN")
             #expect(try await connection.execute(insertTheDeletedNumber) == 1, "the owner restores a task under its number")
@@ -484,17 +461,11 @@ struct RoleModelPolicyTests {
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
                 #expect(seen == 0, "another user's key is out of reach")
-                let planted: PGError? = try await Self.asRuntime(connection, actor: member) {
-                    do {
-                        _ = try await connection.execute(
-                            "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(owner), 'planted', \(Data(count: 32)), now())"
-                        )
-                        return nil
-                    } catch let error as PGError {
-                        return error
-                    }
-                }
-                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                let planted = try await Self.refusal(
+                    of: [
+                        "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(owner), 'planted', \(Data(count: 32)), now())"
+                    ],
+                    as: member, on: connection)
                 #expect(planted?.code == .insufficientPrivilege, "\(String(describing: planted))")
                 let own = try await Self.asRuntime(connection, actor: owner) {
                     try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
@@ -568,6 +539,21 @@ struct RoleModelPolicyTests {
         _ = try await connection.simpleQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation); SET LOCAL ROLE taskbase_app")
         _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
         return try await body()
+    }
+
+    /// The error `statements` raise, run in order as the runtime role acting as `actor` in a
+    /// transaction rolled back afterwards; nil when every one ran.
+    static func refusal(of statements: [PGQuery], as actor: Int64, on connection: PGConnection) async throws -> PGError? {
+        let refused: PGError? = try await asRuntime(connection, actor: actor) {
+            do {
+                for statement in statements { _ = try await connection.execute(statement) }
+                return nil
+            } catch let error as PGError {
+                return error
+            }
+        }
+        _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+        return refused
     }
 
     @Test("with the runtime login: an exact address stays exact under a collation of one's own; a leaver's time is the database's")
