@@ -276,10 +276,11 @@ final class HTTPTransport: Sendable, CustomReflectable {
     }
 
     /// Whether `response` says a request with the same `Idempotency-Key` is still running
-    /// (409 `idempotency_key_reused`; the same key with another request is 422).
+    /// (409 `idempotency_key_in_use`; the same key with another request is 422, and a first
+    /// answer not replayed since it held a secret is 409 `answer_withheld`).
     static func isStillRunning(_ response: HTTPResponse) -> Bool {
         response.status == 409
-            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.idempotencyKeyReused.rawValue
+            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.idempotencyKeyInUse.rawValue
     }
 
     /// The response when it is a success; otherwise the error its problem document names.

@@ -95,6 +95,12 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case methodNotAllowed = "method_not_allowed"
     /// An `Idempotency-Key` reused with a different request.
     case idempotencyKeyReused = "idempotency_key_reused"
+    /// The first request with this `Idempotency-Key` is still running: retry shortly, and the
+    /// retry gets its answer.
+    case idempotencyKeyInUse = "idempotency_key_in_use"
+    /// The first request with this `Idempotency-Key` succeeded, but its answer held a secret
+    /// (a new token), shown only once: it is not replayed.
+    case answerWithheld = "answer_withheld"
     /// The body is larger than the server accepts.
     case payloadTooLarge = "payload_too_large"
     /// The request's headers are larger than the server accepts.
@@ -119,6 +125,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .unauthorized: 401
         case .methodNotAllowed: 405
         case .idempotencyKeyReused: 422
+        case .idempotencyKeyInUse: 409
+        case .answerWithheld: 409
         case .payloadTooLarge: 413
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
@@ -139,6 +147,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .unauthorized: "Authentication required"
         case .methodNotAllowed: "Method not allowed"
         case .idempotencyKeyReused: "Idempotency key reused"
+        case .idempotencyKeyInUse: "Idempotency key in use"
+        case .answerWithheld: "Answer shown once"
         case .payloadTooLarge: "Body too large"
         case .headersTooLarge: "Headers too large"
         case .unsupportedMediaType: "Unsupported media type"

@@ -55,9 +55,39 @@ struct IdempotencyCacheTests {
             _ = try await run(cache, user, "token", size: 10, keepsBody: false, runs: runs)
         } throws: { error in
             let problem = error as? ProblemDocument
-            return problem?.status == 409 && problem?.detail.contains("shown only once") == true && problem?.detail.contains("/v1/x") == true
+            return problem?.status == 409 && problem?.code == "answer_withheld" && problem?.detail.contains("shown only once") == true
+                && problem?.detail.contains("/v1/x") == true
         }
         #expect(runs.value == 1)
+    }
+
+    @Test("a retry while the first is still running is 409 idempotency_key_in_use, a code of its own, and runs nothing")
+    func retryWhileRunning() async throws {
+        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
+        let fingerprint = [UInt8](repeating: 7, count: 32)
+        let (entered, enteredGate) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseGate) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await cache.run(key: "slow", user: user, fingerprint: fingerprint) {
+                enteredGate.yield()
+                for await _ in release { break }
+                return HTTPResponse(status: 201, headers: [], body: .bytes([0x61]))
+            }
+        }
+        for await _ in entered { break }
+        let runs = Runs()
+        await #expect {
+            _ = try await cache.run(key: "slow", user: user, fingerprint: fingerprint) {
+                runs.count.withLock { $0 += 1 }
+                return HTTPResponse(status: 201, headers: [], body: .bytes([0x62]))
+            }
+        } throws: { error in
+            let problem = error as? ProblemDocument
+            return problem?.status == 409 && problem?.code == "idempotency_key_in_use" && problem?.detail.contains("still running") == true
+        }
+        releaseGate.yield()
+        #expect(try await first.value.status == 201)
+        #expect(runs.value == 0)
     }
 
     @Test("the memory store keeps at most 64 MiB of answers in all, the oldest going first")

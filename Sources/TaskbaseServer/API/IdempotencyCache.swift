@@ -6,7 +6,7 @@ import TaskbaseWire
 
 /// `Idempotency-Key` on POST: the first response to a key (per user) is kept for a day and
 /// replayed to retries with the same request; the same key with another request is refused (422),
-/// and a retry while the first is still running is told to wait (409). Kept by the store
+/// and a retry while the first is still running is told to wait (409 `idempotency_key_in_use`). Kept by the store
 /// (`IdempotencyRepository`: in PostgreSQL, `idempotency_keys`), so every process sharing the
 /// database knows a key; it was once kept per process, and a retry that a balancer sent to
 /// another process ran again.
@@ -60,8 +60,7 @@ struct IdempotencyCache: Sendable {
         switch try await service.claimIdempotencyKey(key, of: user, fingerprint: fingerprint) {
         case .running(let seen):
             guard seen == fingerprint else { throw Self.reused(key) }
-            throw ProblemDocument(
-                .idempotencyKeyReused, detail: "a request with Idempotency-Key \(key) is still running; retry shortly", status: 409)
+            throw ProblemDocument(.idempotencyKeyInUse, detail: "a request with Idempotency-Key \(key) is still running; retry shortly")
         case .answered(let seen, let answer):
             guard seen == fingerprint else { throw Self.reused(key) }
             return try Self.replay(answer, key: key)
@@ -98,10 +97,10 @@ struct IdempotencyCache: Sendable {
         guard let body = answer.body else {
             let made = headers.first { $0.name.lowercased() == "location" }.map { " (\($0.value))" } ?? ""
             throw ProblemDocument(
-                .idempotencyKeyReused,
+                .answerWithheld,
                 detail:
-                    "the request with Idempotency-Key \(key) succeeded\(made), and its answer held a secret, which is shown only once: if it was lost, revoke what it made and make another with a new key",
-                status: 409)
+                    "the request with Idempotency-Key \(key) succeeded\(made), and its answer held a secret, which is shown only once: if it was lost, revoke what it made and make another with a new key"
+            )
         }
         return HTTPResponse(status: answer.status, headers: headers, body: .bytes(body))
     }

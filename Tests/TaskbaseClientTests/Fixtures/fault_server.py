@@ -77,8 +77,8 @@ class Handler(BaseHTTPRequestHandler):
                 problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
                            "detail": "every connection is busy", "code": "unavailable"}
                 return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-            problem = {"type": "urn:taskbase:problem:idempotency_key_reused", "title": "Idempotency key reused", "status": 409,
-                       "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_reused"}
+            problem = {"type": "urn:taskbase:problem:idempotency_key_in_use", "title": "Idempotency key in use", "status": 409,
+                       "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_in_use"}
             return self.reply(409, problem, "application/problem+json")
         if scenario == "vanishing" and self.command == "DELETE":
             # The first DELETE "takes effect" but its answer is lost (the connection closes with
