@@ -216,6 +216,25 @@ CREATE FUNCTION public.taskbase_may_add_member(member bigint) RETURNS boolean
 
 ALTER FUNCTION public.taskbase_may_add_member(member bigint) OWNER TO taskbase_owner;
 
+-- Name: taskbase_note_idempotent_effect(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_note_idempotent_effect() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        UPDATE public.idempotency_keys
+           SET took_effect_at = pg_catalog.statement_timestamp()
+         WHERE user_id = public.taskbase_current_user_id()
+           AND key = pg_catalog.current_setting('taskbase.idempotency_key', true)
+           AND answered_at IS NULL
+           AND took_effect_at IS NULL;
+        RETURN NULL;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_note_idempotent_effect() OWNER TO taskbase_owner;
+
 -- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
@@ -456,6 +475,8 @@ CREATE TABLE public.idempotency_keys (
     status integer,
     headers text[],
     body bytea,
+    took_effect_at timestamp with time zone,
+    failed_at timestamp with time zone,
     CONSTRAINT idempotency_keys_answer_whole CHECK ((((answered_at IS NULL) = (status IS NULL)) AND ((answered_at IS NOT NULL) OR (body IS NULL)))),
     CONSTRAINT idempotency_keys_fingerprint_length CHECK ((octet_length(fingerprint) = 32)),
     CONSTRAINT idempotency_keys_key_length CHECK (((octet_length(key) >= 1) AND (octet_length(key) <= 255)))
@@ -759,9 +780,17 @@ ALTER INDEX public.users_email_key ALTER COLUMN 1 SET STATISTICS 0;
 
 CREATE TRIGGER api_tokens_doorbell AFTER DELETE OR UPDATE OF revoked_at ON public.api_tokens FOR EACH STATEMENT EXECUTE FUNCTION public.taskbase_token_doorbell();
 
+-- Name: api_tokens api_tokens_note_idempotent_effect; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER api_tokens_note_idempotent_effect AFTER INSERT OR DELETE OR UPDATE ON public.api_tokens FOR EACH STATEMENT WHEN ((current_setting('taskbase.idempotency_key'::text, true) <> ''::text)) EXECUTE FUNCTION public.taskbase_note_idempotent_effect();
+
 -- Name: memberships memberships_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
+
+-- Name: memberships memberships_note_idempotent_effect; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER memberships_note_idempotent_effect AFTER INSERT OR DELETE OR UPDATE ON public.memberships FOR EACH STATEMENT WHEN ((current_setting('taskbase.idempotency_key'::text, true) <> ''::text)) EXECUTE FUNCTION public.taskbase_note_idempotent_effect();
 
 -- Name: memberships memberships_unassign_removed; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
@@ -775,6 +804,10 @@ CREATE CONSTRAINT TRIGGER task_changes_taken_from_counter AFTER INSERT ON public
 
 CREATE TRIGGER task_counters_only_advance BEFORE UPDATE ON public.task_counters FOR EACH ROW EXECUTE FUNCTION public.taskbase_counters_only_advance();
 
+-- Name: tasks tasks_note_idempotent_effect; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER tasks_note_idempotent_effect AFTER INSERT OR DELETE OR UPDATE ON public.tasks FOR EACH STATEMENT WHEN ((current_setting('taskbase.idempotency_key'::text, true) <> ''::text)) EXECUTE FUNCTION public.taskbase_note_idempotent_effect();
+
 -- Name: tasks tasks_numbered_by_counter; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER tasks_numbered_by_counter AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION public.taskbase_tasks_numbered_by_counter();
@@ -782,6 +815,10 @@ CREATE TRIGGER tasks_numbered_by_counter AFTER INSERT ON public.tasks REFERENCIN
 -- Name: teams teams_delete_history; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER teams_delete_history BEFORE DELETE ON public.teams FOR EACH ROW EXECUTE FUNCTION public.taskbase_delete_team_history();
+
+-- Name: teams teams_note_idempotent_effect; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER teams_note_idempotent_effect AFTER INSERT OR DELETE OR UPDATE ON public.teams FOR EACH STATEMENT WHEN ((current_setting('taskbase.idempotency_key'::text, true) <> ''::text)) EXECUTE FUNCTION public.taskbase_note_idempotent_effect();
 
 -- Name: users users_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 

@@ -12,6 +12,25 @@ struct IdempotencyKeyClaim {
     var fingerprint: [UInt8]
     var claimedAt: Date
     var answer: KeptAnswer?
+    /// Whether its request changed the store (`IdempotentEffects`).
+    var tookEffect = false
+    /// Whether its request ended with no answer kept after it took effect.
+    var failedAfterEffect = false
+
+    /// Whether its request is over, with or without an answer.
+    var isSettled: Bool { answer != nil || failedAfterEffect }
+}
+
+extension MemoryState {
+    /// Notes on the running request's idempotency key, if it has one, that it changed the
+    /// store: called by every write, as the database's triggers do (migration 0030).
+    mutating func noteIdempotentEffect() {
+        guard let running = IdempotentEffects.key else { return }
+        let name = IdempotencyKeyName(user: running.user, key: running.key)
+        guard var claim = idempotencyKeys[name], !claim.isSettled, !claim.tookEffect else { return }
+        claim.tookEffect = true
+        idempotencyKeys[name] = claim
+    }
 }
 
 extension MemoryTaskStore: IdempotencyRepository {
@@ -25,18 +44,20 @@ extension MemoryTaskStore: IdempotencyRepository {
     ) async throws -> IdempotencyClaim {
         state.withLock { state in
             let name = IdempotencyKeyName(user: user, key: key)
+            let abandoned = time.addingTimeInterval(-abandonedAfter)
             func stands(_ claim: IdempotencyKeyClaim) -> Bool {
-                claim.claimedAt >= time.addingTimeInterval(-lifetime)
-                    && (claim.answer != nil || claim.claimedAt >= time.addingTimeInterval(-abandonedAfter))
+                claim.claimedAt >= time.addingTimeInterval(-lifetime) && (claim.isSettled || claim.tookEffect || claim.claimedAt >= abandoned)
             }
             if let claim = state.idempotencyKeys[name], stands(claim) {
-                return claim.answer.map { .answered(fingerprint: claim.fingerprint, $0) } ?? .running(fingerprint: claim.fingerprint)
+                if let answer = claim.answer { return .answered(fingerprint: claim.fingerprint, answer) }
+                let ended = claim.failedAfterEffect || (claim.tookEffect && claim.claimedAt < abandoned)
+                return ended ? .tookEffect(fingerprint: claim.fingerprint) : .running(fingerprint: claim.fingerprint)
             }
             if state.idempotencyKeys.count >= Self.idempotencyKeyCapacity {
                 state.idempotencyKeys = state.idempotencyKeys.filter { stands($0.value) }
                 // The oldest answers go; a claim still running never does (its retry would run
                 // again), so the keys may pass the capacity by the requests running at once.
-                let oldest = state.idempotencyKeys.filter { $0.value.answer != nil }.sorted { $0.value.claimedAt < $1.value.claimedAt }
+                let oldest = state.idempotencyKeys.filter { $0.value.isSettled }.sorted { $0.value.claimedAt < $1.value.claimedAt }
                 for (stale, _) in oldest.prefix(max(0, state.idempotencyKeys.count - Self.idempotencyKeyCapacity + 1)) {
                     state.idempotencyKeys[stale] = nil
                 }
@@ -49,8 +70,15 @@ extension MemoryTaskStore: IdempotencyRepository {
     public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws {
         state.withLock { state in
             let name = IdempotencyKeyName(user: user, key: key)
-            guard let claim = state.idempotencyKeys[name], claim.fingerprint == fingerprint, claim.answer == nil else { return }
-            state.idempotencyKeys[name] = answer.map { IdempotencyKeyClaim(fingerprint: fingerprint, claimedAt: claim.claimedAt, answer: $0) }
+            guard var claim = state.idempotencyKeys[name], claim.fingerprint == fingerprint, !claim.isSettled else { return }
+            // A failure frees the key, unless the request took effect: then no retry may run it.
+            guard let answer else {
+                claim.failedAfterEffect = true
+                state.idempotencyKeys[name] = claim.tookEffect ? claim : nil
+                return
+            }
+            claim.answer = answer
+            state.idempotencyKeys[name] = claim
             var kept = state.idempotencyKeys.values.reduce(0) { $0 + ($1.answer?.body?.count ?? 0) }
             guard kept > Self.idempotencyKeptBytes else { return }
             for (old, claim) in state.idempotencyKeys.sorted(by: { $0.value.claimedAt < $1.value.claimedAt }) where kept > Self.idempotencyKeptBytes {

@@ -10,6 +10,7 @@ extension MemoryTaskStore: TeamRepository {
             state.teams[team.id] = team
             state.teamIDsByKey[key] = team.id
             state.roles[team.id] = [owner: .owner]
+            state.noteIdempotentEffect()
             return team
         }
     }
@@ -60,6 +61,7 @@ extension MemoryTaskStore: TeamRepository {
                 }
             }
             state.roles[team] = roles
+            state.noteIdempotentEffect()
             state.ring(team)
         }
     }
@@ -70,6 +72,7 @@ extension MemoryTaskStore: TeamRepository {
             guard var renamed = state.teams[team] else { throw TaskError.notFound(what: "team #\(team)") }
             renamed.name = name
             state.teams[team] = renamed
+            state.noteIdempotentEffect()
             return renamed
         }
     }
@@ -86,6 +89,7 @@ extension MemoryTaskStore: TeamRepository {
             state.changeLog[team] = nil
             state.lastChange[team] = nil
             state.history[team] = nil
+            state.noteIdempotentEffect()
             state.ring(team)
         }
     }

@@ -10,6 +10,7 @@ extension MemoryTaskStore: TokenRepository {
             let token = APIToken(id: state.nextID(), userID: user, name: name, prefix: digest.prefix, createdAt: time, expiresAt: expiresAt)
             state.tokens[token.id] = token
             state.tokenIDsByHash[digest.hash] = token.id
+            state.noteIdempotentEffect()
             return token
         }
     }
@@ -38,6 +39,7 @@ extension MemoryTaskStore: TokenRepository {
             guard var token = state.tokens[id] else { throw TaskError.notFound(what: "token #\(id)") }
             if token.revokedAt == nil { token.revokedAt = time }
             state.tokens[id] = token
+            state.noteIdempotentEffect()
             for listener in state.tokenListeners.values { listener.yield() }
             return token
         }

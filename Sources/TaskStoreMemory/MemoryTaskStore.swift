@@ -22,7 +22,10 @@ public final class MemoryTaskStore: Sendable {
     func mutate<Result>(_ body: (inout MemoryState) throws -> (Result, team: TeamID?, [(Int64) -> TaskChange])) throws -> Result {
         try state.withLock { state in
             let (result, team, changes) = try body(&state)
-            if let team { state.log(changes, in: team) }
+            if let team {
+                state.log(changes, in: team)
+                state.noteIdempotentEffect()
+            }
             return result
         }
     }

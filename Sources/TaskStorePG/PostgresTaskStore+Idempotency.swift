@@ -14,25 +14,33 @@ extension PostgresTaskStore: IdempotencyRepository {
             try await tx.execute(
                 "DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND claimed_at < \(time.addingTimeInterval(-lifetime))")
             // A standing claim is left alone (the insert waits for one being made elsewhere,
-            // then finds it); an expired or abandoned one is taken over.
+            // then finds it); an expired one is taken over, and an abandoned one unless its
+            // request took effect (0030).
+            let abandoned = time.addingTimeInterval(-abandonedAfter)
             let claimed = try await tx.query(
                 """
                 INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at)
                 VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time))
                 ON CONFLICT (user_id, key) DO UPDATE
                    SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at,
-                       answered_at = NULL, status = NULL, headers = NULL, body = NULL
+                       answered_at = NULL, status = NULL, headers = NULL, body = NULL, took_effect_at = NULL, failed_at = NULL
                  WHERE k.claimed_at < \(time.addingTimeInterval(-lifetime))
-                    OR (k.answered_at IS NULL AND k.claimed_at < \(time.addingTimeInterval(-abandonedAfter)))
+                    OR (k.answered_at IS NULL AND k.took_effect_at IS NULL AND k.claimed_at < \(abandoned))
                 RETURNING 1
                 """)
             if !claimed.isEmpty { return .claimed }
             // A statement of its own: its snapshot sees a claim that committed while the insert waited.
             let rows = try await tx.query(
-                "SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)")
+                """
+                SELECT fingerprint, status, headers, body,
+                       failed_at IS NOT NULL OR (took_effect_at IS NOT NULL AND claimed_at < \(abandoned)) AS ended
+                  FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
+                """)
             guard let row = rows.first else { return .claimed }
             let seen = [UInt8](try row.decode(Data.self, "fingerprint"))
-            guard let status = try row.decode(Int32?.self, "status") else { return .running(fingerprint: seen) }
+            guard let status = try row.decode(Int32?.self, "status") else {
+                return try row.decode(Bool.self, "ended") ? .tookEffect(fingerprint: seen) : .running(fingerprint: seen)
+            }
             let answer = KeptAnswer(
                 status: Int(status), headers: try row.decode([String]?.self, "headers") ?? [],
                 body: try row.decode(Data?.self, "body").map { [UInt8]($0) })
@@ -51,7 +59,13 @@ extension PostgresTaskStore: IdempotencyRepository {
                      WHERE \(mine)
                     """)
             } else {
-                try await tx.execute("DELETE FROM idempotency_keys WHERE \(mine)")
+                // A failure frees the key, unless the request took effect: then it stands,
+                // answered with nothing, so that no retry runs it again.
+                try await tx.execute(
+                    """
+                    WITH freed AS (DELETE FROM idempotency_keys WHERE \(mine) AND took_effect_at IS NULL RETURNING 1)
+                    UPDATE idempotency_keys SET failed_at = \(time) WHERE \(mine) AND took_effect_at IS NOT NULL
+                    """)
             }
         }
     }

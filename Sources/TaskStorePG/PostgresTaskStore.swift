@@ -101,12 +101,16 @@ public struct PostgresTaskStore: Sendable {
     /// of actor, with and without a role (`MadeOnceText`), and a call binds only the values,
     /// in `writtenSessionSetup`'s order.
     static func sessionSetup(actor: UserRef?, role: String?, limits: PGSessionLimits? = nil) -> PGQuery {
-        sessionSetupText.query(SetupShape(actor: UserForm(actor), setsRole: role != nil, setsLimits: limits != nil)) {
+        let idempotencyKey = IdempotentEffects.key?.key
+        return sessionSetupText.query(
+            SetupShape(actor: UserForm(actor), setsRole: role != nil, setsLimits: limits != nil, namesIdempotencyKey: idempotencyKey != nil)
+        ) {
             writtenSessionSetup(actor: actor, role: role, limits: limits)
         } bind: { query in
             bindUserMatch(actor, to: &query)
             if let role { query.bindNext(role) }
             for setting in limits?.settings ?? [] { query.bindNext(setting.value) }
+            if let idempotencyKey { query.bindNext(idempotencyKey) }
         }
     }
 
@@ -115,6 +119,7 @@ public struct PostgresTaskStore: Sendable {
         var actor: UserForm
         var setsRole: Bool
         var setsLimits: Bool
+        var namesIdempotencyKey: Bool
     }
 
     static let sessionSetupText = MadeOnceText<SetupShape>()
@@ -129,6 +134,9 @@ public struct PostgresTaskStore: Sendable {
         for setting in limits?.settings ?? [] {
             query.append(", set_config('\(unsafeSQL: setting.name)', \(setting.value), true)")
         }
+        // The key of the request running, if it has one: a write notes on it that the request
+        // took effect, in the write's own transaction (migration 0030).
+        if let key = IdempotentEffects.key?.key { query.append(", set_config('taskbase.idempotency_key', \(key), true)") }
         return query
     }
 

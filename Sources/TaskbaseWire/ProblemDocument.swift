@@ -101,6 +101,9 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     /// The first request with this `Idempotency-Key` succeeded, but its answer held a secret
     /// (a new token), shown only once: it is not replayed.
     case answerWithheld = "answer_withheld"
+    /// The first request with this `Idempotency-Key` took effect, but its answer was lost (it
+    /// failed after its change was made, or its server stopped): it does not run again.
+    case answerLost = "answer_lost"
     /// The body is larger than the server accepts.
     case payloadTooLarge = "payload_too_large"
     /// The request's headers are larger than the server accepts.
@@ -127,6 +130,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .idempotencyKeyReused: 422
         case .idempotencyKeyInUse: 409
         case .answerWithheld: 409
+        case .answerLost: 409
         case .payloadTooLarge: 413
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
@@ -149,6 +153,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .idempotencyKeyReused: "Idempotency key reused"
         case .idempotencyKeyInUse: "Idempotency key in use"
         case .answerWithheld: "Answer shown once"
+        case .answerLost: "Answer lost"
         case .payloadTooLarge: "Body too large"
         case .headersTooLarge: "Headers too large"
         case .unsupportedMediaType: "Unsupported media type"

@@ -461,6 +461,13 @@ struct RoleModelPolicyTests {
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
                 #expect(seen == 0, "another user's key is out of reach")
+                // Naming another user's key while writing (0030's note that a request took
+                // effect) marks nothing of theirs: the note runs with the writer's rights.
+                try await Self.asRuntime(connection, actor: member) {
+                    _ = try await connection.query("SELECT set_config('taskbase.idempotency_key', \(key), true)")
+                    _ = try await connection.execute("UPDATE tasks SET title = title WHERE false")
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
                 let planted = try await Self.refusal(
                     of: [
                         "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(owner), 'planted', \(Data(count: 32)), now())"
@@ -468,7 +475,8 @@ struct RoleModelPolicyTests {
                     as: member, on: connection)
                 #expect(planted?.code == .insufficientPrivilege, "\(String(describing: planted))")
                 let own = try await Self.asRuntime(connection, actor: owner) {
-                    try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
+                    try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key) AND took_effect_at IS NULL")[0]
+                        .decode(Int.self, "n")
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
                 #expect(own == 1)

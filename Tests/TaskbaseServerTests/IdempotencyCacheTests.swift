@@ -33,7 +33,7 @@ struct IdempotencyCacheTests {
         }
     }
 
-    @Test("an answer over maxKeptBodyBytes is not kept: a retry runs again; a small one is replayed with its headers")
+    @Test("an answer over maxKeptBodyBytes is kept without its body: a retry is told it succeeded, runs nothing; a small one is replayed")
     func largeAnswersNotKept() async throws {
         let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
         let runs = Runs()
@@ -41,9 +41,17 @@ struct IdempotencyCacheTests {
         #expect(runs.value == 1)
         let replayed = try await run(cache, user, "small", size: 1_000, runs: runs)
         #expect(replayed.status == 201 && replayed.headers.map(\.name) == ["Location"] && replayed.headers.map(\.value) == ["/v1/x"])
-        // Once every answer was kept whole: 16 MB import reports, 10,000 of them.
-        for _ in 1...2 { _ = try await run(cache, user, "large", size: 1_001, runs: runs) }
-        #expect(runs.value == 3)
+        // Once every answer was kept whole: 16 MB import reports, 10,000 of them. Then a large
+        // one was not kept at all, and its retry ran again: a second import of rows without
+        // external ids made them twice.
+        _ = try await run(cache, user, "large", size: 1_001, runs: runs)
+        await #expect {
+            _ = try await run(cache, user, "large", size: 1_001, runs: runs)
+        } throws: { error in
+            let problem = error as? ProblemDocument
+            return problem?.status == 409 && problem?.code == "answer_withheld" && problem?.detail.contains("1000 bytes") == true
+        }
+        #expect(runs.value == 2)
     }
 
     @Test("an answer holding a secret is kept without it: a retry is told it was made, never shown it again")

@@ -25,6 +25,35 @@ public enum IdempotencyClaim: Hashable, Sendable {
     case running(fingerprint: [UInt8])
     /// A request with this fingerprint answered this.
     case answered(fingerprint: [UInt8], KeptAnswer)
+    /// A request with this fingerprint changed the store, but its answer was lost: it failed
+    /// after its change was made (a connection lost during its commit), or it was abandoned
+    /// after it (its process stopped). It must not run again.
+    case tookEffect(fingerprint: [UInt8])
+}
+
+/// The idempotency key of the request running, for the store to note when the request changes
+/// something: bound (`IdempotentEffects.$key.withValue`) around the request's work, so that a
+/// key whose request changed the store is never freed for another run, even when the request
+/// then fails or its process stops before its answer is kept. In PostgreSQL the note is
+/// written by the same transaction as the change (migration 0030), so the two commit or roll
+/// back together.
+public enum IdempotentEffects {
+    /// The key, while its request runs.
+    @TaskLocal public static var key: Key?
+
+    /// A user's idempotency key.
+    public struct Key: Hashable, Sendable {
+        /// Whose key.
+        public var user: UserID
+        /// The key as sent.
+        public var key: String
+
+        /// `user`'s `key`.
+        public init(user: UserID, key: String) {
+            self.user = user
+            self.key = key
+        }
+    }
 }
 
 /// Idempotency keys and their answers, per user, shared by every process of the store (the
@@ -32,12 +61,14 @@ public enum IdempotencyClaim: Hashable, Sendable {
 /// mismatch means) are the server's; the store keeps claims atomically.
 public protocol IdempotencyRepository: Sendable {
     /// Claims `key` of `user` for a request with `fingerprint` at `time`, unless a claim of it
-    /// stands: one younger than `lifetime`, and when not answered, younger than `abandonedAfter`
-    /// (older ones are claimed again).
+    /// stands: one younger than `lifetime`, and when neither answered nor noted as having taken
+    /// effect, younger than `abandonedAfter` (older ones are claimed again; one abandoned after
+    /// it took effect is `tookEffect`).
     func claimIdempotencyKey(
         _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim
     /// Keeps `answer` for the claim of `key` by `fingerprint`, or with nil forgets the claim
-    /// (the request failed: a retry runs again).
+    /// (the request failed: a retry runs again), unless the request took effect: then the
+    /// claim stands, answered with nothing (`tookEffect`).
     func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws
 }

@@ -35,6 +35,39 @@ extension TaskStoreContract {
             let secret = KeptAnswer(status: 201, headers: ["Location: /v1/me/tokens/7"], body: nil)
             try await store.settleIdempotencyKey("k2", of: owner, fingerprint: other, answer: secret, at: start)
             #expect(try await claim("k2", owner, other, after: 903) == .answered(fingerprint: other, secret))
-        }
+        },
+        ContractCheck("a key whose request changed the store is never freed: a later failure, or abandoning it, leaves it taken effect") { f in
+            let store = f.store
+            let member = try await f.service.user(f.member).id
+            let (first, other) = ([UInt8](repeating: 3, count: 32), [UInt8](repeating: 4, count: 32))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            func claim(_ key: String, _ fingerprint: [UInt8], after seconds: TimeInterval = 0) async throws -> IdempotencyClaim {
+                try await store.claimIdempotencyKey(
+                    key, of: member, fingerprint: fingerprint, at: start.addingTimeInterval(seconds), lifetime: 86_400, abandonedAfter: 900)
+            }
+            func running<T>(_ key: String, _ body: () async throws -> T) async throws -> T {
+                try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: member, key: key)) { try await body() }
+            }
+            // The request made a task, then failed (its answer lost): the key stays taken.
+            #expect(try await claim("made", first) == .claimed)
+            _ = try await running("made") { try await f.service.createTask(in: f.team, try TaskDraft(title: "Made once"), as: f.member) }
+            #expect(try await claim("made", first, after: 1) == .running(fingerprint: first), "still running until it settles")
+            try await store.settleIdempotencyKey("made", of: member, fingerprint: first, answer: nil, at: start)
+            #expect(try await claim("made", first, after: 2) == .tookEffect(fingerprint: first))
+            #expect(try await claim("made", other, after: 3) == .tookEffect(fingerprint: first), "the caller compares the fingerprint")
+            // Abandoned after it took effect (its process stopped before settling): never claimed again.
+            #expect(try await claim("left", first) == .claimed)
+            _ = try await running("left") { try await f.service.createTask(in: f.team, try TaskDraft(title: "Left behind"), as: f.member) }
+            #expect(try await claim("left", first, after: 899) == .running(fingerprint: first))
+            #expect(try await claim("left", first, after: 902) == .tookEffect(fingerprint: first))
+            // A request refused before it changed anything frees its key, and a read changes nothing.
+            #expect(try await claim("refused", first) == .claimed)
+            await #expect(throws: TaskError.self) {
+                try await running("refused") { try await f.service.createTask(in: f.team, try TaskDraft(title: "No"), as: f.viewer) }
+            }
+            _ = try await running("refused") { try await f.service.listTasks(in: f.team, as: f.member) }
+            try await store.settleIdempotencyKey("refused", of: member, fingerprint: first, answer: nil, at: start)
+            #expect(try await claim("refused", other, after: 1) == .claimed)
+        },
     ]
 }

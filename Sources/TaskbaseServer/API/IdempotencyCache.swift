@@ -13,8 +13,7 @@ import TaskbaseWire
 struct IdempotencyCache: Sendable {
     let service: TaskService
     /// The largest response body kept. A larger one (an import's report listing its refused
-    /// rows) is not: the key is forgotten and a retry runs again, which an import by external
-    /// id survives unchanged.
+    /// rows) is kept without its body: a retry is told the first succeeded, and runs nothing.
     let maxKeptBodyBytes: Int
 
     /// Keys kept by `service`'s store, with bodies up to `maxKeptBodyBytes`.
@@ -63,7 +62,14 @@ struct IdempotencyCache: Sendable {
             throw ProblemDocument(.idempotencyKeyInUse, detail: "a request with Idempotency-Key \(key) is still running; retry shortly")
         case .answered(let seen, let answer):
             guard seen == fingerprint else { throw Self.reused(key) }
-            return try Self.replay(answer, key: key)
+            return try replay(answer, key: key)
+        case .tookEffect(let seen):
+            guard seen == fingerprint else { throw Self.reused(key) }
+            throw ProblemDocument(
+                .answerLost,
+                detail:
+                    "the request with Idempotency-Key \(key) took effect, but its answer was lost (it failed after its change was made, or its server stopped): look before sending it again, and send a new request with a new key"
+            )
         case .claimed:
             break
         }
@@ -73,11 +79,15 @@ struct IdempotencyCache: Sendable {
             await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer) }.value
         }
         do {
-            let response = try await body()
-            // Only successes are kept: a refused request may be retried once corrected.
-            if (200..<300).contains(response.status), case .bytes(let bytes) = response.body, bytes.count <= maxKeptBodyBytes {
+            // Whatever the request writes notes on the key that it took effect, in the same
+            // transaction: such a key is never freed for another run, even if what follows fails.
+            let response = try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: user, key: key)) { try await body() }
+            // Only successes are kept: a refused request may be retried once corrected (unless
+            // it took effect before it failed: the store keeps its key, answered with nothing).
+            if (200..<300).contains(response.status), case .bytes(let bytes) = response.body {
+                let whole = keepsBody && bytes.count <= maxKeptBodyBytes
                 await settle(
-                    KeptAnswer(status: response.status, headers: response.headers.map { "\($0.name): \($0.value)" }, body: keepsBody ? bytes : nil))
+                    KeptAnswer(status: response.status, headers: response.headers.map { "\($0.name): \($0.value)" }, body: whole ? bytes : nil))
             } else {
                 await settle(nil)
             }
@@ -88,8 +98,9 @@ struct IdempotencyCache: Sendable {
         }
     }
 
-    /// The kept answer as a response; one kept without its body is a 409 saying why.
-    private static func replay(_ answer: KeptAnswer, key: String) throws -> HTTPResponse {
+    /// The kept answer as a response; one kept without its body (a secret, or too large) is a
+    /// 409 saying why.
+    private func replay(_ answer: KeptAnswer, key: String) throws -> HTTPResponse {
         let headers = answer.headers.compactMap { line -> (name: String, value: String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
@@ -99,7 +110,7 @@ struct IdempotencyCache: Sendable {
             throw ProblemDocument(
                 .answerWithheld,
                 detail:
-                    "the request with Idempotency-Key \(key) succeeded\(made), and its answer held a secret, which is shown only once: if it was lost, revoke what it made and make another with a new key"
+                    "the request with Idempotency-Key \(key) succeeded\(made), and its answer is not kept: a new token's secret is shown only once (if it was lost, revoke the token and make another with a new key), and an answer over \(maxKeptBodyBytes >= 1024 ? "\(maxKeptBodyBytes >> 10) KiB" : "\(maxKeptBodyBytes) bytes"), such as a long import report, is not kept either (read what it made instead)"
             )
         }
         return HTTPResponse(status: answer.status, headers: headers, body: .bytes(body))
