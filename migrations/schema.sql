@@ -325,6 +325,28 @@ CREATE FUNCTION public.taskbase_token_doorbell() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_token_doorbell() OWNER TO taskbase_owner;
 
+-- Name: taskbase_tokens_stay_revoked(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_tokens_stay_revoked() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        IF OLD.revoked_at IS NOT NULL AND NEW.revoked_at IS DISTINCT FROM OLD.revoked_at THEN
+            RAISE EXCEPTION 'token % was revoked at %: a revocation is never undone or moved', OLD.id, OLD.revoked_at
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'make a new token instead';
+        END IF;
+        IF NEW.last_used_at < OLD.last_used_at OR (OLD.last_used_at IS NOT NULL AND NEW.last_used_at IS NULL) THEN
+            RAISE EXCEPTION 'token %''s last use only moves forward', OLD.id
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_tokens_stay_revoked() OWNER TO taskbase_owner;
+
 -- Name: taskbase_unassign(bigint, bigint, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_unassign(team bigint, member bigint, at timestamp with time zone) RETURNS bigint
@@ -784,6 +806,10 @@ CREATE TRIGGER api_tokens_doorbell AFTER DELETE OR UPDATE OF revoked_at ON publi
 
 CREATE TRIGGER api_tokens_note_idempotent_effect AFTER INSERT OR DELETE OR UPDATE ON public.api_tokens FOR EACH STATEMENT WHEN ((current_setting('taskbase.idempotency_key'::text, true) <> ''::text)) EXECUTE FUNCTION public.taskbase_note_idempotent_effect();
 
+-- Name: api_tokens api_tokens_stay_revoked; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER api_tokens_stay_revoked BEFORE UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.taskbase_tokens_stay_revoked();
+
 -- Name: memberships memberships_keep_an_enabled_owner; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER memberships_keep_an_enabled_owner AFTER DELETE OR UPDATE ON public.memberships FOR EACH ROW WHEN ((old.role = 'owner'::text)) EXECUTE FUNCTION public.taskbase_keep_an_enabled_owner();
@@ -876,6 +902,22 @@ ALTER TABLE ONLY public.tasks
 
 ALTER TABLE ONLY public.teams
     ADD CONSTRAINT teams_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+-- Name: api_tokens; Type: ROW SECURITY; Schema: public; Owner: taskbase_owner
+
+ALTER TABLE public.api_tokens ENABLE ROW LEVEL SECURITY;
+
+-- Name: api_tokens api_tokens_make_own; Type: POLICY; Schema: public; Owner: taskbase_owner
+
+CREATE POLICY api_tokens_make_own ON public.api_tokens FOR INSERT TO taskbase_app WITH CHECK ((user_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id)));
+
+-- Name: api_tokens api_tokens_read; Type: POLICY; Schema: public; Owner: taskbase_owner
+
+CREATE POLICY api_tokens_read ON public.api_tokens FOR SELECT TO taskbase_app USING (true);
+
+-- Name: api_tokens api_tokens_stamp; Type: POLICY; Schema: public; Owner: taskbase_owner
+
+CREATE POLICY api_tokens_stamp ON public.api_tokens FOR UPDATE TO taskbase_app USING (true) WITH CHECK (true);
 
 -- Name: idempotency_keys; Type: ROW SECURITY; Schema: public; Owner: taskbase_owner
 
@@ -1089,7 +1131,15 @@ GRANT ALL ON FUNCTION public.taskbase_visible_team_ids() TO taskbase_app;
 
 -- Name: TABLE api_tokens; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,INSERT,UPDATE ON TABLE public.api_tokens TO taskbase_app;
+GRANT SELECT,INSERT ON TABLE public.api_tokens TO taskbase_app;
+
+-- Name: COLUMN api_tokens.last_used_at; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(last_used_at) ON TABLE public.api_tokens TO taskbase_app;
+
+-- Name: COLUMN api_tokens.revoked_at; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT UPDATE(revoked_at) ON TABLE public.api_tokens TO taskbase_app;
 
 -- Name: SEQUENCE api_tokens_id_seq; Type: ACL; Schema: public; Owner: taskbase_owner
 

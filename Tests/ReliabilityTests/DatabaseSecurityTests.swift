@@ -498,6 +498,49 @@ struct RoleModelPolicyTests {
         #expect(kept == 1, "the member's three keys of three days ago are gone")
     }
 
+    @Test("api tokens, with the runtime login: no token is re-pointed, revived, extended or planted for another user (0031)")
+    func tokensUnderAttack() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let (owner, member) = (try await f.service.user(f.owner).id.rawValue, try await f.service.user(f.member).id.rawValue)
+        func digest(_ byte: UInt8) -> TokenDigest { TokenDigest(prefix: "tb_t\(byte)", hash: [UInt8](repeating: byte, count: 32)) }
+        let mine = try await f.service.createOwnToken(name: "mine", lifetime: 3_600, digest: digest(UInt8.random(in: 1...200)), as: f.member)
+        let leaked = try await f.service.createOwnToken(name: "leaked", lifetime: 3_600, digest: digest(201), as: f.member)
+        _ = try await f.service.revokeOwnToken(leaked.id, as: f.member)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                for actor in [member, 0] {  // as the token's user, and with no user set
+                    let attacks: [(String, PGQuery)] = [
+                        ("re-point", "UPDATE api_tokens SET user_id = \(owner) WHERE id = \(mine.id.rawValue)"),
+                        ("extend", "UPDATE api_tokens SET expires_at = 'infinity' WHERE id = \(mine.id.rawValue)"),
+                        ("swap hash", "UPDATE api_tokens SET hash = \(Data(repeating: 202, count: 32)) WHERE id = \(mine.id.rawValue)"),
+                        ("revive", "UPDATE api_tokens SET revoked_at = NULL WHERE id = \(leaked.id.rawValue)"),
+                        ("move revocation", "UPDATE api_tokens SET revoked_at = revoked_at + interval '1 year' WHERE id = \(leaked.id.rawValue)"),
+                        ("hide use", "UPDATE api_tokens SET last_used_at = NULL WHERE id = \(mine.id.rawValue) AND last_used_at IS NOT NULL"),
+                        (
+                            "plant",
+                            """
+                            INSERT INTO api_tokens (user_id, name, prefix, hash, created_at, expires_at)
+                            VALUES (\(owner), 'planted', 'tb_x', \(Data(repeating: 203, count: 32)), now(), now() + interval '1 day')
+                            """
+                        ),
+                    ]
+                    for (name, attack) in attacks {
+                        if name == "hide use" { try await f.service.recordUse(of: mine) }
+                        let refused = try await Self.refusal(of: [attack], as: actor, on: connection)
+                        #expect(refused?.code == .insufficientPrivilege, "\(name) as \(actor): \(String(describing: refused))")
+                    }
+                }
+            }
+        }
+        // What the programs write still works: a revocation, a use, a token of one's own.
+        try await f.service.recordUse(of: mine)
+        #expect(try await f.service.revokeOwnToken(mine.id, as: f.member).revokedAt != nil)
+        let tokens = try await f.service.ownTokens(as: f.member)
+        #expect(tokens.map(\.userID.rawValue) == [member, member] && tokens.allSatisfy { $0.revokedAt != nil })
+        #expect(tokens.first { $0.id == mine.id }?.expiresAt == mine.expiresAt)
+    }
+
     @Test("as the runtime role, each role and an outsider, a disabled owner and a removed creator can do exactly their due in every table")
     func matrix() async throws {
         let database = try await TestDatabases.shared.value
