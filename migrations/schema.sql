@@ -41,11 +41,29 @@ CREATE FUNCTION public.taskbase_change_taken_from_counter() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+    DECLARE
+        counter record;
+        -- Who runs the statement, as in 0028: the role SET ROLE chose, else the login. Those who
+        -- own the schema may log under sequences taken before (a data-only restore).
+        invoker name := CASE WHEN current_setting('role') = 'none' THEN session_user ELSE current_setting('role')::name END;
+        restoring boolean := pg_has_role(invoker, 'taskbase_owner', 'USAGE');
     BEGIN
-        IF EXISTS (SELECT 1 FROM public.task_counters c WHERE c.team_id = NEW.team_id AND c.last_change < NEW.sequence) THEN
+        SELECT c.last_change, c.changed_from,
+               c.numbered_in = pg_current_xact_id() AND c.numbered_at = transaction_timestamp() AS advanced_here
+          INTO counter
+          FROM public.task_counters c WHERE c.team_id = NEW.team_id;
+        IF NOT FOUND OR counter.last_change < NEW.sequence THEN
             RAISE EXCEPTION 'change % of team % was logged without taking its sequence from the team''s counter', NEW.sequence, NEW.team_id
                 USING ERRCODE = 'insufficient_privilege',
                       HINT = 'advance task_counters.last_change in the same transaction as the change it numbers';
+        END IF;
+        IF NOT restoring AND (NOT counter.advanced_here OR NEW.sequence <= counter.changed_from) THEN
+            RAISE EXCEPTION 'change % of team % takes a sequence this transaction did not take from the team''s counter', NEW.sequence, NEW.team_id
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = CASE WHEN counter.advanced_here AND counter.last_change > counter.changed_from
+                                    THEN format('this transaction took sequences %s to %s', counter.changed_from + 1, counter.last_change)
+                                    ELSE 'this transaction has taken no sequence from the team''s counter' END,
+                      HINT = 'advance task_counters.last_change in the same transaction as the change it numbers; a sequence once taken is never used again';
         END IF;
         RETURN NULL;
     END
@@ -69,10 +87,12 @@ CREATE FUNCTION public.taskbase_counters_only_advance() RETURNS trigger
         END IF;
         IF OLD.numbered_in IS DISTINCT FROM pg_current_xact_id() OR OLD.numbered_at IS DISTINCT FROM transaction_timestamp() THEN
             NEW.numbered_from := OLD.last_number;
+            NEW.changed_from := OLD.last_change;
             NEW.numbered_in := pg_current_xact_id();
             NEW.numbered_at := transaction_timestamp();
         ELSE
             NEW.numbered_from := OLD.numbered_from;
+            NEW.changed_from := OLD.changed_from;
             NEW.numbered_in := OLD.numbered_in;
             NEW.numbered_at := OLD.numbered_at;
         END IF;
@@ -567,6 +587,7 @@ CREATE TABLE public.task_counters (
     numbered_from bigint,
     numbered_in xid8,
     numbered_at timestamp with time zone,
+    changed_from bigint,
     CONSTRAINT task_counters_last_number_check CHECK ((last_number >= 0))
 );
 
@@ -583,6 +604,10 @@ COMMENT ON COLUMN public.task_counters.numbered_in IS 'the transaction that last
 -- Name: COLUMN task_counters.numbered_at; Type: COMMENT; Schema: public; Owner: taskbase_owner
 
 COMMENT ON COLUMN public.task_counters.numbered_at IS 'when the transaction numbered_in started; written by the row trigger only';
+
+-- Name: COLUMN task_counters.changed_from; Type: COMMENT; Schema: public; Owner: taskbase_owner
+
+COMMENT ON COLUMN public.task_counters.changed_from IS 'last_change before the first advance by the transaction numbered_in; written by the row trigger only';
 
 -- Name: task_history; Type: TABLE; Schema: public; Owner: taskbase_owner
 

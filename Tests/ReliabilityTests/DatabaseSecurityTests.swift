@@ -374,6 +374,54 @@ struct RoleModelPolicyTests {
         #expect(logged.map(\.kind) == [.created, .updated])
     }
 
+    @Test("a member cannot log a change into a gap behind the counter, even after taking a sequence; the team's log goes on (0032)")
+    func changesTakeTheirOwnSequence() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let task = try await f.makeTask("Alive")
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        let member = try await f.service.user(f.member).id.rawValue
+        func change(_ sequence: PGQuery) -> PGQuery {
+            """
+            INSERT INTO task_changes (team_id, sequence, kind, task_id, number, version, actor_id, changed_at)
+            SELECT \(team), \(sequence), 'deleted', \(task.id.rawValue), \(task.key.number), 1, \(member), '2020-01-01' FROM task_counters c WHERE c.team_id = \(team)
+            """
+        }
+        let advance: PGQuery = "UPDATE task_counters SET last_change = last_change + 5 WHERE team_id = \(team)"
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                // A gap left behind by one transaction...
+                try await Self.asRuntime(connection, actor: member) { _ = try await connection.execute(advance) }
+                _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                // ...filled by a later one: before 0032 it committed, a "deleted" entry for a live
+                // task under a sequence watchers had passed.
+                for (name, statements) in [
+                    ("into the gap", [change("c.last_change - 2")]),
+                    (
+                        "into the gap after taking a sequence",
+                        ["UPDATE task_counters SET last_change = last_change + 1 WHERE team_id = \(team)", change("c.last_change - 4")]
+                    ),
+                ] {
+                    let refused: PGError? = try await Self.asRuntime(connection, actor: member) {
+                        do {
+                            for statement in statements { _ = try await connection.execute(statement) }
+                            _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                            return nil
+                        } catch let error as PGError {
+                            return error
+                        }
+                    }
+                    _ = try? await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                    #expect(refused?.code == .insufficientPrivilege, "\(name): \(String(describing: refused))")
+                }
+            }
+        }
+        let edited = try await f.service.updateTask(task.key, try TaskChanges(title: "Still alive"), expectedVersion: 1, as: f.member)
+        #expect(edited.version == 2)
+        let logged = try await TaskStoreContract.collect(2, from: try await f.service.changes(in: f.team, after: 0, as: f.member)).changes
+        #expect(logged.map(\.kind) == [.created, .updated])
+    }
+
     @Test("a member cannot give a deleted task's number to a new task, even after taking other numbers; the team's numbering goes on")
     func deletedNumbersStayDeleted() async throws {
         let database = try await TestDatabases.shared.value
