@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "TaskCoreTests", dependencies: ["TaskCore"]),
         .testTarget(name: "TaskStoreMemoryTests", dependencies: ["TaskStoreMemory", "TaskStoreContract"]),
         .testTarget(
-            name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore"]),
+            name: "TaskStorePGTests", dependencies: ["TaskStorePG", "TaskStoreContract", "TaskbaseTestSupport", "PGStore", "Migrations"]),
 
         // The JSON documents taskctl prints and the HTTP API and its client exchange.
         .target(name: "TaskbaseWire", dependencies: ["TaskCore"]),

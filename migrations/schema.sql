@@ -523,6 +523,9 @@ CREATE TABLE public.idempotency_keys (
     CONSTRAINT idempotency_keys_fingerprint_length CHECK ((octet_length(fingerprint) = 32)),
     CONSTRAINT idempotency_keys_key_length CHECK (((octet_length(key) >= 1) AND (octet_length(key) <= 255)))
 );
+ALTER TABLE ONLY public.idempotency_keys ALTER COLUMN key SET STATISTICS 0;
+ALTER TABLE ONLY public.idempotency_keys ALTER COLUMN fingerprint SET STATISTICS 0;
+ALTER TABLE ONLY public.idempotency_keys ALTER COLUMN body SET STATISTICS 0;
 
 ALTER TABLE public.idempotency_keys OWNER TO taskbase_owner;
 
@@ -667,6 +670,10 @@ CREATE TABLE public.tasks (
     CONSTRAINT tasks_version_check CHECK ((version > 0))
 )
 WITH (fillfactor='50');
+ALTER TABLE ONLY public.tasks ALTER COLUMN title SET STATISTICS 0;
+ALTER TABLE ONLY public.tasks ALTER COLUMN notes SET STATISTICS 0;
+ALTER TABLE ONLY public.tasks ALTER COLUMN external_id SET STATISTICS 0;
+ALTER TABLE ONLY public.tasks ALTER COLUMN category SET STATISTICS 0;
 
 ALTER TABLE public.tasks OWNER TO taskbase_owner;
 
@@ -692,6 +699,8 @@ CREATE TABLE public.teams (
     CONSTRAINT teams_key_shape CHECK ((key ~ '^[A-Z][A-Z0-9]{1,9}$'::text)),
     CONSTRAINT teams_name_not_blank CHECK ((btrim(name) <> ''::text))
 );
+ALTER TABLE ONLY public.teams ALTER COLUMN key SET STATISTICS 0;
+ALTER TABLE ONLY public.teams ALTER COLUMN name SET STATISTICS 0;
 
 ALTER TABLE public.teams OWNER TO taskbase_owner;
 
