@@ -255,6 +255,37 @@ CREATE FUNCTION public.taskbase_note_idempotent_effect() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_note_idempotent_effect() OWNER TO taskbase_owner;
 
+-- Name: taskbase_task_ids_drawn(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_task_ids_drawn() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    DECLARE
+        -- Who runs the statement (this function runs as its owner), as in 0028's trigger.
+        invoker name := CASE WHEN pg_catalog.current_setting('role') = 'none' THEN session_user
+                             ELSE pg_catalog.current_setting('role')::name END;
+        low bigint;
+        top bigint;
+        drawn bigint;
+    BEGIN
+        IF pg_catalog.pg_has_role(invoker, 'taskbase_owner', 'USAGE') THEN
+            RETURN NULL;
+        END IF;
+        SELECT pg_catalog.min(n.id), pg_catalog.max(n.id) INTO low, top FROM inserted n;
+        drawn := COALESCE(pg_catalog.pg_sequence_last_value('public.tasks_id_seq'::pg_catalog.regclass), 0);
+        IF low < 1 OR top > drawn THEN
+            RAISE EXCEPTION 'task id % was never drawn from tasks_id_seq (drawn up to %)',
+                CASE WHEN low < 1 THEN low ELSE top END, drawn
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'a task takes its id from tasks_id_seq: leave it to the default, or draw it with nextval';
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_task_ids_drawn() OWNER TO taskbase_owner;
+
 -- Name: taskbase_tasks_numbered_by_counter(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_tasks_numbered_by_counter() RETURNS trigger
@@ -807,6 +838,10 @@ CREATE INDEX memberships_user_idx ON public.memberships USING btree (user_id, te
 
 CREATE INDEX task_history_task_number_idx ON public.task_history USING btree (team_id, task_number, id);
 
+-- Name: tasks_id_key; Type: INDEX; Schema: public; Owner: taskbase_owner
+
+CREATE UNIQUE INDEX tasks_id_key ON public.tasks USING btree (id);
+
 -- Name: tasks_team_assignee_idx; Type: INDEX; Schema: public; Owner: taskbase_owner
 
 CREATE INDEX tasks_team_assignee_idx ON public.tasks USING btree (team_id, assignee_id);
@@ -863,6 +898,10 @@ CREATE CONSTRAINT TRIGGER task_changes_taken_from_counter AFTER INSERT ON public
 -- Name: task_counters task_counters_only_advance; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
 CREATE TRIGGER task_counters_only_advance BEFORE UPDATE ON public.task_counters FOR EACH ROW EXECUTE FUNCTION public.taskbase_counters_only_advance();
+
+-- Name: tasks tasks_ids_drawn; Type: TRIGGER; Schema: public; Owner: taskbase_owner
+
+CREATE TRIGGER tasks_ids_drawn AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION public.taskbase_task_ids_drawn();
 
 -- Name: tasks tasks_note_idempotent_effect; Type: TRIGGER; Schema: public; Owner: taskbase_owner
 
@@ -1126,6 +1165,10 @@ GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with 
 REVOKE ALL ON FUNCTION public.taskbase_may_add_member(member bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_may_add_member(member bigint) TO taskbase_app;
 
+-- Name: FUNCTION taskbase_task_ids_drawn(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_task_ids_drawn() FROM PUBLIC;
+
 -- Name: FUNCTION taskbase_tasks_numbered_by_counter(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_tasks_numbered_by_counter() FROM PUBLIC;
@@ -1213,7 +1256,43 @@ GRANT UPDATE(last_change) ON TABLE public.task_counters TO taskbase_app;
 
 -- Name: TABLE task_history; Type: ACL; Schema: public; Owner: taskbase_owner
 
-GRANT SELECT,INSERT ON TABLE public.task_history TO taskbase_app;
+GRANT SELECT ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.team_id; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(team_id) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.task_id; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(task_id) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.version; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(version) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.actor_id; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(actor_id) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.changed_at; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(changed_at) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.kind; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(kind) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.changes; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(changes) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.created_values; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(created_values) ON TABLE public.task_history TO taskbase_app;
+
+-- Name: COLUMN task_history.task_number; Type: ACL; Schema: public; Owner: taskbase_owner
+
+GRANT INSERT(task_number) ON TABLE public.task_history TO taskbase_app;
 
 -- Name: SEQUENCE task_history_id_seq; Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -4,11 +4,11 @@ import PGStore
 import Testing
 import TaskbaseTestSupport
 
-/// What the runtime login (assumed stolen) learns of other teams by typing SQL, on
+/// What the runtime login (assumed stolen) learns or forges of other teams by typing SQL, on
 /// databases of their own, written by their superuser login: team 1 (ALPHA, user 1 its owner) has
 /// 2,000 tasks, 400 of them in the category `merger-zeta` and all titled `Alpha plan N`; team 2
 /// (BETA, user 2) has 10.
-@Suite("the runtime login learns nothing of other teams from the planner", .timeLimit(.minutes(3)))
+@Suite("the runtime login learns nothing of other teams from the planner, and forges no ids", .timeLimit(.minutes(3)))
 struct RuntimeRoleLeakTests {
     static let teams = """
         INSERT INTO users (email, display_name) VALUES ('alpha@example.com', 'Alpha'), ('beta@example.com', 'Beta');
@@ -96,5 +96,67 @@ struct RuntimeRoleLeakTests {
                 #expect(try await admin.query(PGQuery(unsafeSQL: Self.statisticsOfTeamText))[0].decode(Int.self, "n") == 0)
             }
         }
+    }
+
+    @Test("the runtime role cannot choose a history entry's id, nor a task's outside what tasks_id_seq drew, nor one taken (0034)")
+    func idsAreDrawn() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "drawn_ids") { database in
+            let taken = try await database.withConnection { admin in
+                _ = try await admin.simpleQuery(unsafeSQL: Self.teams)
+                // The tasks above took their ids from the sequence; one more is drawn and left unused.
+                return try await admin.query("SELECT min(id) AS low, nextval('tasks_id_seq') AS drawn FROM tasks")[0]
+            }
+            let existing = try taken.decode(Int64.self, "low")
+            let drawn = try taken.decode(Int64.self, "drawn")
+            let history: (String, String) -> PGQuery = { columns, values in
+                PGQuery(
+                    unsafeSQL: """
+                        INSERT INTO task_history (\(columns)team_id, task_id, task_number, version, actor_id, changed_at, kind, created_values)
+                        VALUES (\(values)1, \(existing), 1, 1, 1, '2001-01-01', 'created', '{"Carol wrote this first"}')
+                        """)
+            }
+            // A task numbered as the store numbers it: the counter advanced in the same statement.
+            let task: (String, String) -> PGQuery = { columns, values in
+                PGQuery(
+                    unsafeSQL: """
+                        WITH c AS (UPDATE task_counters SET last_number = last_number + 1 WHERE team_id = 1 RETURNING last_number)
+                        INSERT INTO tasks (\(columns)team_id, number, title, created_by, updated_by)
+                        SELECT \(values)1, c.last_number, 'Forged', 1, 1 FROM c
+                        """)
+            }
+            try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+                try await PGConnection.with(login.config(for: database.config)) { connection in
+                    let refusal = { (statement: PGQuery) in try await Self.refusal(of: statement, as: 1, on: connection) }
+                    // Before 0034 this entry was read first, ahead of the task's real creation.
+                    let forged = try await refusal(history("id, ", "-1, "))
+                    #expect(forged?.code == .insufficientPrivilege, "\(String(describing: forged))")
+                    #expect(try await refusal(history("", "")) == nil, "an entry with its id drawn is appended")
+                    #expect(try await refusal(task("", "")) == nil, "a task with its id drawn is inserted")
+                    #expect(try await refusal(task("id, ", "nextval('tasks_id_seq'), ")) == nil, "as the import draws them")
+                    let twice = try await refusal(task("id, ", "\(existing), "))
+                    #expect(twice?.code == .uniqueViolation && twice?.constraint == "tasks_id_key", "\(String(describing: twice))")
+                    for undrawn in [drawn + 1_000, drawn + 1_000_000, 0, -1] {
+                        let refused = try await refusal(task("id, ", "\(undrawn), "))
+                        #expect(refused?.code == .insufficientPrivilege, "id \(undrawn): \(String(describing: refused))")
+                        #expect(refused?.message.contains("never drawn") == true, "id \(undrawn): \(String(describing: refused))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The error `statement` raises as the runtime role acting as `actor`, in a transaction
+    /// rolled back afterwards; nil when it ran.
+    static func refusal(of statement: PGQuery, as actor: Int64, on connection: PGConnection) async throws -> PGError? {
+        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN; SET LOCAL ROLE taskbase_app")
+        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
+        var refused: PGError?
+        do {
+            _ = try await connection.execute(statement)
+        } catch let error as PGError {
+            refused = error
+        }
+        _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+        return refused
     }
 }

@@ -70,7 +70,8 @@ extension EndToEnd {
             let allowed = Set(findings.map { URL(fileURLWithPath: $0.file).lastPathComponent + " " + $0.rule })
             #expect(
                 allowed == [
-                    "0033_no_statistics_of_tenant_text.sql alter-column-type"
+                    "0033_no_statistics_of_tenant_text.sql alter-column-type",
+                    "0034_ids_drawn_not_chosen.sql create-index-not-concurrently",
                 ])
         }
 
