@@ -218,6 +218,36 @@ struct EventStreamTests {
         await f.stop()
     }
 
+    /// Who revokes the stream's token: its user through this server's API, or another process
+    /// (for PostgreSQL a store of its own, as `taskctl token revoke`'s session: this server hears
+    /// of it only by the doorbell's NOTIFY).
+    enum Revoker: String, CaseIterable, Sendable {
+        case api, anotherProcess
+    }
+
+    @Test(
+        "a revoked token's stream ends at once, long before the heartbeat, with no event made after the revocation",
+        arguments: StoreKind.allCases, Revoker.allCases)
+    func revokedTokenIsCutOff(store: StoreKind, revoker: Revoker) async throws {
+        // A heartbeat longer than the test's bound: the stream cannot end by it.
+        let f = try await ServerFixture.start(store, heartbeat: .seconds(120))
+        let stream = try await subscribe(f, as: "viewer")
+        let token = try #require(try await f.service.tokens(of: .id(f.viewer.id)).first)
+        switch revoker {
+        case .api:
+            #expect(try await f.client("viewer").send("DELETE", "/v1/me/tokens/\(token.id)").status == 204)
+        case .anotherProcess:
+            let elsewhere =
+                store == .postgres
+                ? TaskService(store: try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 1)) : f.service
+            _ = try await elsewhere.revokeToken(token.id)
+        }
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "After revocation"}"#)
+        #expect(await stream.readUntilClosed(limit: .seconds(20)), "\(stream.text.debugDescription)")
+        #expect(!stream.text.contains("After revocation"))
+        await f.stop()
+    }
+
     @Test("a stream that falls behind its bound is closed, and the bound holds")
     func slowClientBuffer() {
         let buffer = EventStreamBuffer(capacity: 100)

@@ -89,6 +89,8 @@ public final class TokenVerifier: Sendable {
     private let cache = Mutex(Cache())
     private let doorbell = Mutex<Task<Void, Never>?>(nil)
     private let listeners = Mutex<[@Sendable () -> Void]>([])
+    /// The long-lived responses watching their credential (`watch`), each woken on every ring.
+    private let watchers = Mutex<(next: Int, rings: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
 
@@ -151,6 +153,34 @@ public final class TokenVerifier: Sendable {
 
     private func ring() {
         for listener in listeners.withLock({ $0 }) { listener() }
+        wakeWatchers()
+    }
+
+    private func wakeWatchers() {
+        for watcher in watchers.withLock({ $0.rings.values }) { watcher.yield() }
+    }
+
+    /// Runs `revoked` (once) as soon as `secret` stops authenticating, for a response that
+    /// outlives its request (an event stream, an export): the credential is checked again at
+    /// every ring of the doorbell (a token revoked or a user disabled, in any process), at every
+    /// revocation this process makes, and once at the start (for a ring between the request's
+    /// authentication and the watch). Waiting for a heartbeat instead let a revoked token's
+    /// stream go on receiving events for up to 15 s. The watch ends when the task is cancelled.
+    func watch(_ secret: String, revoked: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+        let (rings, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.yield()
+        let id = watchers.withLock { watchers in
+            watchers.next += 1
+            watchers.rings[watchers.next] = continuation
+            return watchers.next
+        }
+        return Task {
+            defer { _ = watchers.withLock { $0.rings.removeValue(forKey: id) } }
+            for await _ in rings where await !stillValid(secret) {
+                revoked()
+                return
+            }
+        }
     }
 
     /// Stops listening.
@@ -289,6 +319,7 @@ public final class TokenVerifier: Sendable {
     /// every process, but only after a round trip through the database.
     func invalidate() {
         cache.withLock { $0.clear(trusted: $0.trusted) }
+        wakeWatchers()
     }
 
     /// Whether `secret` still authenticates someone, for a response that outlives its request
@@ -300,6 +331,18 @@ public final class TokenVerifier: Sendable {
         } catch {
             return true
         }
+    }
+
+    /// `stillValid(_:)` when the cache was emptied (a ring, a revocation here) since the
+    /// generation `checked`, which it then moves on; true at no cost otherwise. A stream asks it
+    /// before each event, so that an event made after a revocation is not sent while the watch
+    /// (`watch`) is still looking the token up.
+    func stillValid(_ secret: String, since checked: inout UInt64) async -> Bool {
+        let now = generation
+        guard now != checked else { return true }
+        guard await stillValid(secret) else { return false }
+        checked = now
+        return true
     }
 
     private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {

@@ -12,8 +12,9 @@ import TaskbaseWire
 /// subscriber still among the readers. `Last-Event-ID` (or `?after=N`) resumes after that
 /// sequence: the stream reads the log by itself up to where it joined the hub, then takes the
 /// hub's events after that. The stream ends when the reader may no longer read the team (a
-/// membership change rings the doorbell, and the hub's next read leaves them out; the token and
-/// its user are checked again at every heartbeat, from the verifier's cache), when it falls more
+/// membership change rings the doorbell, and the hub's next read leaves them out), when its token
+/// is revoked or its user disabled (checked again at every ring of the token doorbell, before an
+/// event when one rang since, and at every heartbeat for expiry), when it falls more
 /// than `streamBufferBytes` (or the hub's queue) behind, or when the server stops.
 extension APIHandlers {
     func events(_ context: RouteContext) async throws -> HTTPResponse {
@@ -37,6 +38,10 @@ extension APIHandlers {
         buffer.write(": connected\nid: \(EventID(team: teamID, sequence: after ?? now))\n\n")
         let service = service, heartbeat = options.heartbeat, verifier = verifier, patience = options.streamPatience
         let secret = context.tokenSecret
+        // The token cache's generation when the stream's events begin; a ring since then has
+        // the token checked before the next event goes out.
+        let authenticated = verifier.generation
+        let watch = verifier.watch(secret) { buffer.close() }
         let beats = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
@@ -54,6 +59,7 @@ extension APIHandlers {
             defer {
                 leave()
                 beats.cancel()
+                watch.cancel()
                 buffer.close()
             }
             var queue = deliveries.makeAsyncIterator()
@@ -71,8 +77,10 @@ extension APIHandlers {
                 // the stream ends and the client reconnects with Last-Event-ID.
                 return
             }
+            var checked = authenticated
             while let delivery = await queue.next() {
                 guard case .event(let sequence, let text) = delivery, sequence > position else { continue }
+                guard await verifier.stillValid(secret, since: &checked) else { return }
                 if await !buffer.send(text, patience: patience) { return }
                 position = sequence
             }
@@ -80,6 +88,7 @@ extension APIHandlers {
         buffer.onTerminate {
             producer.cancel()
             beats.cancel()
+            watch.cancel()
         }
         return HTTPResponse(
             status: 200,

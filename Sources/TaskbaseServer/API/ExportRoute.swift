@@ -10,7 +10,8 @@ import TaskbaseWire
 /// has the whole file, so at most `APIOptions.maxExports` run at once; one more is 503 with
 /// `Retry-After`. `defuse-formulas=true` starts cells beginning with `=`, `+`, `-` or `@` with
 /// `'`, for spreadsheets. A read that fails half-way, a client that takes no bytes for
-/// `exportPatience`, a token revoked meanwhile (checked after each page), or a server stopping
+/// `exportPatience`, a token revoked meanwhile (checked after each page and at every ring of the
+/// token doorbell), or a server stopping
 /// past its grace cuts the connection off without the body's proper end, so a partial file
 /// never looks complete.
 extension APIHandlers {
@@ -75,7 +76,13 @@ extension APIHandlers {
         // No snapshot, no download: nothing was sent yet, so the failure is the answer (503
         // with Retry-After for a pool with no connection free).
         for try await _ in began {}
-        buffer.onTerminate { producer.cancel() }
+        // A revocation (any process's) cuts a download off at once, not only after its page:
+        // a page waits up to `exportPatience` for a slow reader.
+        let watch = verifier.watch(secret) { buffer.abort() }
+        buffer.onTerminate {
+            producer.cancel()
+            watch.cancel()
+        }
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "text/csv; charset=utf-8"), ("Content-Disposition", "attachment; filename=\"\(team)-tasks.csv\""),
             ("Cache-Control", "no-store"),
