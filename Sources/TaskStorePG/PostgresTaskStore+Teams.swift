@@ -81,6 +81,7 @@ extension PostgresTaskStore: TeamRepository {
             let locked = try await tx.query(
                 "SELECT tm.key FROM teams tm JOIN task_counters c ON c.team_id = tm.id WHERE tm.id = \(team.rawValue) FOR UPDATE OF c")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
+            try await Self.verifyStillMayChange(member, to: role, in: keyText, team: team, actor: actor, tx)
             if let role {
                 // One new to the actor is added by the address they named (0025): the row
                 // policy takes a new member they do not see only as `taskbase.member_email`'s,
@@ -102,6 +103,37 @@ extension PostgresTaskStore: TeamRepository {
             }
             // Watchers read again: one who lost access is refused at once.
             try await tx.execute("SELECT \(Self.doorbellSQL(try TeamKey(keyText)))")
+        }
+    }
+
+    /// The service judged the change in transactions of its own, before this one took the lock:
+    /// by now the actor may have been demoted (two owners demoting each other at once), and row
+    /// security would refuse the write as SQLSTATE 42501 (a 500). Read again under the lock (in
+    /// a statement of its own, which sees what the lock waited for), the actor's role is judged
+    /// as the service judges it: the owner role is an owner's to grant or take away, the rest
+    /// an admin's.
+    private static func verifyStillMayChange(
+        _ member: User, to role: Role?, in key: String, team: TeamID, actor: UserID, _ tx: PGConnection
+    ) async throws {
+        let rows = try await tx.query(
+            """
+            SELECT (SELECT m.role FROM memberships m WHERE m.team_id = \(team.rawValue) AND m.user_id = \(actor.rawValue)) AS actor_role,
+                   (SELECT m.role FROM memberships m WHERE m.team_id = \(team.rawValue) AND m.user_id = \(member.id.rawValue)) AS member_role,
+                   (SELECT u.email FROM users u WHERE u.id = \(actor.rawValue)) AS actor_email
+            """)
+        guard let actorRole = try Self.role(in: rows[0], "actor_role") else { throw TaskError.notFound(what: "team \(key)") }
+        let email = try rows[0].decode(String?.self, "actor_email") ?? "user #\(actor)"
+        let memberRole = try Self.role(in: rows[0], "member_role")
+        if role == .owner || memberRole == .owner, actorRole < TeamAction.manageTeam.minimumRole {
+            throw TaskError.permissionDenied(
+                what: "change the owners of team \(key)",
+                why: "\(email) is \(actorRole.withArticle); only an owner can grant or take away the owner role")
+        }
+        let needed = TeamAction.manageMembers.minimumRole
+        guard actorRole >= needed else {
+            throw TaskError.permissionDenied(
+                what: TeamAction.manageMembers.phrase(for: "team \(key)"),
+                why: "\(email) is \(actorRole.withArticle); it takes \(needed.withArticle) or above")
         }
     }
 

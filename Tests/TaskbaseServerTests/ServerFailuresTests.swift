@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TaskbaseWire
 
 @testable import PGStore
 @testable import TaskbaseServer
@@ -30,6 +31,22 @@ struct ServerFailuresTests {
         }
         // Any other statement error is still the server's fault: 500.
         #expect(ServerFailures.response(for: Self.serverError("42601", "syntax error")).status == 500)
+    }
+
+    @Test("the database refusing the caller (SQLSTATE 42501, row security) is 403 permission_denied, as taskctl says it, not 500")
+    func databaseRefusalIsPermissionDenied() throws {
+        // Two owners demoting each other at once: the loser's write met row security and was
+        // answered "500 internal".
+        let error = Self.serverError("42501", "new row violates row-level security policy for table \"memberships\"")
+        let response = ServerFailures.response(for: error)
+        #expect(response.status == 403 && response.failure == nil)
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("no body")
+            return
+        }
+        let problem = try JSONDecoder().decode(ProblemDocument.self, from: Data(bytes))
+        #expect(problem.code == "permission_denied" && problem.status == 403, "\(problem)")
+        #expect(problem.taskError != nil, "a client reads it as the refusal it is: \(problem)")
     }
 
     @Test("a failure that is no refusal names its cause in the access log, never a row's values; a refusal logs none")

@@ -4,7 +4,8 @@ import TaskbaseWire
 
 /// Failures that are no refusal of the service: the database away or busy is 503 with
 /// `Retry-After` (the pool had no connection free, or the connection was lost); a value the
-/// database cannot store (a NUL character, SQLSTATE class 22) is 422; anything else is a 500 whose
+/// database cannot store (a NUL character, SQLSTATE class 22) is 422; the database refusing the
+/// caller (SQLSTATE 42501, row security) is 403 permission_denied; anything else is a 500 whose
 /// detail says what failed, never a secret.
 enum ServerFailures {
     /// SQLSTATEs that mean "the server is not there right now", not "this request is wrong":
@@ -53,6 +54,14 @@ enum ServerFailures {
             let reason = error.kind == .invalidParameter ? "holds a NUL character (U+0000), which cannot be stored" : error.message
             let problem = ProblemDocument(.validation, detail: "a value was refused by the database: \(reason)", field: "body", reason: reason)
             return ServerProblems.response(problem)
+        }
+        if let error = error as? PGError, error.code == .insufficientPrivilege {
+            // Row security or a grant refusing the caller (SQLSTATE 42501): a refusal, as taskctl
+            // reports it (exit 4), never a 500. The service judges access first; the database
+            // refuses only what changed meanwhile (a role taken away by a concurrent request).
+            let refusal = TaskError.permissionDenied(
+                what: "make this change", why: "the database refused it (\(error.message)): the caller's role changed meanwhile or does not allow it")
+            return ServerProblems.response(ProblemDocument(refusal))
         }
         if error is CancellationError {
             return ServerProblems.response(ProblemDocument(.unavailable, detail: "the server is shutting down"), headers: [("Retry-After", "1")])
