@@ -298,6 +298,7 @@ public final class HTTPServer: Sendable {
                 let reason = "its value is not text: a NUL character (%00), or bytes that are not UTF-8; escape the text as UTF-8"
                 return queue(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), on: connection)
             }
+            if let refusal = ServerProblems.ambiguousFraming(exchange.request) { return queue(refusal, on: connection) }
             if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }

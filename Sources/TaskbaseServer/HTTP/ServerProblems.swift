@@ -92,6 +92,28 @@ public enum ServerProblems {
     }
 
     /// 401 with the `WWW-Authenticate` challenge.
+    /// 400 and the connection closed for a request whose body's end is told two ways (RFC 9112
+    /// §6.3): `Content-Length` with `Transfer-Encoding`, or `Content-Length`s that differ (the
+    /// daemon would take the first, or the chunks, where a proxy in front may have taken the
+    /// other, and read the rest as a request of its own: request smuggling). Repeated identical
+    /// values (`16`, `16`) are one length, as RFC 9112 lets a recipient take them; nil then, and
+    /// for a request that tells its length one way or not at all.
+    static func ambiguousFraming(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let length = request.header("content-length") else { return nil }
+        let reason: String
+        if request.header("transfer-encoding") != nil {
+            reason = "a request may carry Content-Length or Transfer-Encoding, not both"
+        } else if Set(length.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() }).count > 1 {
+            reason = "the request carries Content-Length values that differ (\(length))"
+        } else {
+            return nil
+        }
+        let problem = ProblemDocument(
+            .validation, detail: "where the body ends is ambiguous: \(reason); nothing was done", status: 400, field: "Content-Length",
+            reason: reason)
+        return response(problem, headers: [("Connection", "close")])
+    }
+
     public static func unauthorized(_ detail: String) -> HTTPResponse {
         response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])
     }

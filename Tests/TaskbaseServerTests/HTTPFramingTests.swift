@@ -1,0 +1,45 @@
+import Foundation
+import TaskbaseWire
+import Testing
+
+/// How the HTTP layer reads a request's framing and header fields, over a raw socket: what an
+/// HTTP client library would never send.
+@Suite("Request framing and header fields")
+struct HTTPFramingTests {
+    /// A task's creation, 16 bytes of body, with `framing` as its length headers and the member's
+    /// token; `then` follows it on the same connection (pipelined).
+    static func creation(_ f: ServerFixture, framing: String, body: String, then next: String = "") -> String {
+        "POST /v1/teams/\(f.team)/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(f.tokens["member"]!)\r\n"
+            + "Content-Type: application/json\r\n\(framing)\r\n" + body + next
+    }
+
+    @Test(
+        "a request whose body's end is told two ways (Content-Length values that differ, or with Transfer-Encoding) is 400 and the connection closed, and nothing pipelined after it is served"
+    )
+    func ambiguousFraming() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let body = #"{"title":"Smug"}"#
+        #expect(body.utf8.count == 16)
+        let me = "GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(f.tokens["member"]!)\r\n\r\n"
+        let chunked = "10\r\n\(body)\r\n0\r\n\r\n"
+        for (framing, sent) in [
+            ("Content-Length: 16\r\nContent-Length: 0\r\n", body), ("Content-Length: 0\r\nContent-Length: 16\r\n", body),
+            ("Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", chunked), ("Transfer-Encoding: chunked\r\nContent-Length: 16\r\n", chunked),
+        ] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(Self.creation(f, framing: framing, body: sent, then: me))
+            #expect(await connection.readUntilClosed(limit: .seconds(10)), "\(framing): \(connection.text.debugDescription)")
+            #expect(connection.text.hasPrefix("HTTP/1.1 400"), "\(framing): \(connection.text.debugDescription)")
+            #expect(connection.text.contains("application/problem+json") && connection.text.contains("\"Content-Length\""))
+            #expect(connection.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer: \(connection.text.debugDescription)")
+            #expect(!connection.text.contains(f.member.email), "the pipelined request is not served")
+        }
+        #expect(try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks.isEmpty)
+        // The same length twice is one length (RFC 9112 §6.3 lets a recipient take it).
+        let repeated = try RawConnection(port: f.server.http.port)
+        repeated.send(Self.creation(f, framing: "Content-Length: 16\r\nContent-Length: 16\r\nConnection: close\r\n", body: body))
+        _ = await repeated.readUntilClosed(limit: .seconds(10))
+        #expect(repeated.text.hasPrefix("HTTP/1.1 201"), "\(repeated.text.debugDescription)")
+        await f.stop()
+    }
+}
