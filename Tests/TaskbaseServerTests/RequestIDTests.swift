@@ -1,3 +1,4 @@
+import APITokens
 import Foundation
 import Synchronization
 import TaskCore
@@ -42,5 +43,39 @@ struct RequestIDTests {
             #expect(logged.contains { $0["request_id"] as? String == id }, "\(id) in \(logged)")
         }
         #expect(logged.count == 5)
+    }
+}
+
+@Suite("What the access log shows of a credential")
+struct CredentialLabelTests {
+    @Test("a bearer credential that is no Taskbase token nor JWT is logged as other: and a hash, no part of it; a token by its prefix")
+    func otherCredentials() async throws {
+        let lines = Mutex<[String]>([])
+        let f = try await ServerFixture.start(log: { line in lines.withLock { $0.append(line) } })
+        let credentials = ["MyS3cretPassw0rd!", "hunter2", "tb_short"]
+        for credential in credentials {
+            let reply = try await HTTPClient(baseURL: f.server.baseURL, token: credential).get("/v1/me")
+            #expect(reply.status == 401)
+        }
+        let unknown = "tb_" + String(repeating: "Q", count: 43)
+        #expect(try await HTTPClient(baseURL: f.server.baseURL, token: unknown).get("/v1/me").status == 401)
+        await f.stop()
+        let logged = lines.withLock { $0 }
+        let labels = logged.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap {
+            $0["token"] as? String
+        }
+        #expect(labels.count == 4, "\(logged)")
+        #expect(labels.filter { $0.hasPrefix("other:") && $0.count == 18 }.count == 3, "\(labels)")
+        #expect(labels.contains(TokenSecrets.prefix(of: unknown)), "a Taskbase token's prefix, as before: \(labels)")
+        // No four characters of a credential in a row anywhere in the log.
+        for credential in credentials {
+            let characters = Array(credential)
+            for start in 0...(characters.count - 4) {
+                let piece = String(characters[start..<start + 4])
+                #expect(!logged.contains { $0.contains(piece) }, "\(piece) of \(credential) in \(logged)")
+            }
+        }
+        // One credential, one label (within the run).
+        #expect(TokenVerifier.Bearer.label(of: "hunter2") == TokenVerifier.Bearer.label(of: "hunter2"))
     }
 }

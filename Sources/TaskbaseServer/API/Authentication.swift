@@ -389,9 +389,19 @@ extension TokenVerifier: RequestAuthenticator {
             if case .secret(let secret) = self { Bearer.label(of: secret) } else { nil }
         }
 
+        /// A Taskbase token's prefix (made to be shown); an identity provider's token's
+        /// `jwt:` label; anything else, a password sent as a bearer token included, `other:` and
+        /// 12 hex digits of a salted SHA-256, never a character of it (its first ten were
+        /// logged). The salt is this process's, random: one credential tried again and again
+        /// shows the same label in one run's log, but a label cannot be matched against guesses
+        /// (an unsalted hash of a password can).
         static func label(of secret: String) -> String {
-            IdentityProvider.looksLikeToken(secret) ? IdentityProvider.label(of: secret) : TokenSecrets.prefix(of: secret)
+            if IdentityProvider.looksLikeToken(secret) { return IdentityProvider.label(of: secret) }
+            if TokenSecrets.looksLikeToken(secret) { return TokenSecrets.prefix(of: secret) }
+            return "other:" + SHA256.hexDigest(of: labelSalt + Array(secret.utf8)).prefix(12)
         }
+
+        private static let labelSalt: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
     }
 
     func authenticate(_ request: HTTPRequest) async -> Result<Caller, AuthenticationRefusal> {
