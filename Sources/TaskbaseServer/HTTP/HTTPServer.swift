@@ -432,9 +432,22 @@ public final class HTTPServer: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 
+    /// The request's header fields by lower-cased name, a repeated field's values joined with
+    /// ", ". Spaces and tabs around a value are not part of it (RFC 9110 §5.5); libmicrohttpd
+    /// 0.9.75 drops those before it but keeps those after, so `Idempotency-Key: k ` was another
+    /// key than `k`.
     private static func headers(of connection: OpaquePointer) -> [String: String] {
+        headers(from: values(of: connection, kind: taskbase_mhd_header_kind).values)
+    }
+
+    /// `headers(of:)` over the fields as the daemon hands them over.
+    static func headers(from fields: [(name: String, value: String)]) -> [String: String] {
         var headers: [String: String] = [:]
-        for (name, value) in values(of: connection, kind: taskbase_mhd_header_kind).values {
+        for (name, raw) in fields {
+            var scalars = Substring(raw).unicodeScalars
+            while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
+            while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
+            let value = String(scalars)
             let key = name.lowercased()
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
