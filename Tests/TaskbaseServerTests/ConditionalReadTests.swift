@@ -84,3 +84,39 @@ struct ConditionalReadTests {
         await f.stop()
     }
 }
+
+@Suite("If-Match compares entity tags, not numbers, and takes a list")
+struct IfMatchTests {
+    @Test("only a strong tag written as a version (\"3\") names one; other tags name none; a list names each; anything else is invalid")
+    func parsing() throws {
+        #expect(try ETag.condition(in: " * ", field: "If-Match") == .any)
+        let cases: [(String, Set<Int64>)] = [
+            (#""3""#, [3]), (#""+3""#, []), (#""003""#, []), (#""0""#, []), (#""-1""#, []), (#"W/"3""#, []), (#""abc""#, []), (#""""#, []),
+            (#""1", "2""#, [1, 2]), (#""x",W/"2" , "2""#, [2]), (#", "4",,"#, [4]), (#""99999999999999999999""#, []),
+        ]
+        for (header, versions) in cases {
+            #expect(try ETag.condition(in: header, field: "If-Match") == .versions(versions), "\(header)")
+        }
+        for header in ["", "3", #""3"#, #""3" x"#, #""3" "4""#, #"w/"3""#, "\"a b\"", ","] {
+            #expect(throws: TaskError.self, "\(header)") { try ETag.condition(in: header, field: "If-Match") }
+        }
+    }
+
+    @Test("over HTTP: \"+1\" and \"01\" are 412, not version 1; a list matches when any member is the current version", arguments: StoreKind.allCases)
+    func overHTTP(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let created = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Tagged"}"#)
+        let key = try #require(created.header("Location")?.split(separator: "/").last)
+        for tag in [#""+1""#, #""01""#, #"W/"1""#, #""1.0""#] {
+            let reply = try await member.send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "No"}"#, headers: ["If-Match": tag])
+            #expect(reply.status == 412 && reply.header("ETag") == #""1""#, "\(tag): \(reply.status) \(reply.text)")
+        }
+        let listed = try await member.send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "Yes"}"#, headers: ["If-Match": #""7", "1""#])
+        #expect(listed.status == 200 && listed.header("ETag") == #""2""#, "\(listed.status) \(listed.text)")
+        let stale = try await member.send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "No"}"#, headers: ["If-Match": #""1", "3""#])
+        #expect(stale.status == 412 && stale.header("ETag") == #""2""#, "\(stale.status) \(stale.text)")
+        #expect(try await member.send("DELETE", "/v1/tasks/\(key)", headers: ["If-Match": #""+2", "2""#]).status == 204)
+        await f.stop()
+    }
+}

@@ -365,6 +365,12 @@ enum OpenAPIDocument {
             "Idempotency-Key": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$"],
             "Last-Event-ID": ["type": "string", "pattern": "^([0-9]+:)?[0-9]*$"],
             "Content-Encoding": ["type": "string", "enum": ["gzip", "identity"]],
+            // Entity tags compared byte for byte (a task's version, "3"), not numbers: "+3" or
+            // "003" matches nothing (412); a list matches when any member does.
+            "If-Match": [
+                "type": "string",
+                "description": #"* or a list of entity tags; matches when one is the task's ETag exactly ("3", not "+3", "003" or W/"3")"#,
+            ],
         ]
     }
 

@@ -167,7 +167,7 @@ struct APIHandlers: Sendable {
             Route("DELETE", "/v1/tasks/{key}") { context in
                 let (key, actor) = (try taskKey(context), try context.actor)
                 do {
-                    try await service.deleteTask(key, expectedVersion: try expectedVersion(context), as: actor)
+                    try await service.deleteTask(key, expectedVersion: try await expectedVersion(context, of: key, as: actor), as: actor)
                 } catch TaskError.notFound(let what) {
                     // A task whose history ends in its deletion is gone, not unknown: 410, so a
                     // client retrying a DELETE whose answer was lost tells "deleted (by that
@@ -298,7 +298,7 @@ struct APIHandlers: Sendable {
     func updateTask(_ context: RouteContext) async throws -> HTTPResponse {
         let (key, actor) = (try taskKey(context), try context.actor)
         let changes = try context.body(TaskMergePatch.self, as: Self.patchTypes).changes()
-        let task = try await service.updateTask(key, changes, expectedVersion: try expectedVersion(context), as: actor)
+        let task = try await service.updateTask(key, changes, expectedVersion: try await expectedVersion(context, of: key, as: actor), as: actor)
         return try await taskResponse(task, actor: actor)
     }
 
@@ -381,9 +381,17 @@ struct APIHandlers: Sendable {
         }
     }
 
-    /// The version `If-Match` names; nil without the header or with `*`.
-    func expectedVersion(_ context: RouteContext) throws -> Int64? {
-        try context.request.header("if-match").flatMap { try ETag.version(in: $0, field: "If-Match") }
+    /// The version a change of task `key` expects, from `If-Match`; nil without the header or
+    /// with `*`. A list naming one version expects it; one naming several expects the task's
+    /// current version when it is among them (read first: a change committed meanwhile is still
+    /// refused, by the service's own comparison); one naming none expects version 0, which no
+    /// task has, so the change is refused as stale (412 with the current `ETag`).
+    func expectedVersion(_ context: RouteContext, of key: TaskKey, as actor: UserRef) async throws -> Int64? {
+        guard let header = context.request.header("if-match") else { return nil }
+        guard case .versions(let versions) = try ETag.condition(in: header, field: "If-Match") else { return nil }
+        guard versions.count > 1 else { return versions.first ?? 0 }
+        let current = try await service.task(key, as: actor).version
+        return versions.contains(current) ? current : 0
     }
 
     /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer.

@@ -124,22 +124,56 @@ public enum ETag {
     /// `"3"`.
     public static func of(_ version: Int64) -> String { "\"\(version)\"" }
 
-    /// The version an `If-Match` value names: nil for `*` (any), otherwise a quoted number. A
-    /// weak tag (`W/"3"`) never matches, since `If-Match` compares strongly (RFC 9110
-    /// §13.1.1): it names version 0, which no task has, so the write is refused as stale (412
-    /// with the current `ETag`); so is a number no task has (`"0"`, `"-1"`), as the service
-    /// refuses such an expected version in process. Anything else is a validation error on
-    /// the header.
-    public static func version(in header: String, field: String) throws -> Int64? {
+    /// What an `If-Match` value asks for: any version (`*`), or one of `versions`.
+    public enum Condition: Equatable, Sendable {
+        case any
+        /// The versions the listed tags name; empty when none names one (no task matches).
+        case versions(Set<Int64>)
+    }
+
+    /// What an `If-Match` value asks for: `*`, or a list of entity tags (RFC 9110 §13.1.1), any
+    /// one of which matches when it is the task's `ETag`, compared strongly, byte for byte:
+    /// only a strong tag written as this API writes a version (`"3"`: digits, no sign, no
+    /// leading zero) names one. Any other entity tag (`W/"3"`, `"+3"`, `"003"`, `"0"`,
+    /// `"abc"`) names none, so alone it is refused as stale (412 with the current `ETag`). A
+    /// value that is not a list of entity tags is a validation error on the header.
+    public static func condition(in header: String, field: String) throws -> Condition {
         let text = header.trimmingSpaces()
-        if text == "*" { return nil }
-        var tag = Substring(text)
-        let weak = tag.hasPrefix("W/")
-        if weak { tag = tag.dropFirst(2) }
-        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast()) else {
-            throw TaskError.validation(
-                field: field, reason: "\(text) is not an entity tag this API made (a task's version in quotes, like \"3\", or *)")
+        if text == "*" { return .any }
+        let invalid = TaskError.validation(
+            field: field, reason: "\(text) is not a list of entity tags (a task's version in quotes, like \"3\", or *)")
+        var rest = Substring(text)
+        var versions: Set<Int64> = []
+        var tags = 0
+        func skipSpace() { rest = rest.drop { $0 == " " || $0 == "\t" } }
+        while true {
+            skipSpace()
+            if rest.first == "," {
+                rest = rest.dropFirst()
+                continue
+            }
+            guard !rest.isEmpty else { break }
+            let weak = rest.hasPrefix("W/")
+            if weak { rest = rest.dropFirst(2) }
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { throw invalid }
+            let opaque = rest[rest.index(after: rest.startIndex)..<close]
+            // etagc: %x21 / %x23-7E / obs-text.
+            guard opaque.unicodeScalars.allSatisfy({ $0.value == 0x21 || (0x23...0x7E).contains($0.value) || $0.value >= 0x80 }) else {
+                throw invalid
+            }
+            rest = rest[rest.index(after: close)...]
+            tags += 1
+            if !weak, let version = version(named: opaque) { versions.insert(version) }
+            skipSpace()
+            guard rest.isEmpty || rest.first == "," else { throw invalid }
         }
-        return weak ? 0 : version
+        guard tags > 0 else { throw invalid }
+        return .versions(versions)
+    }
+
+    /// The version `opaque` (a tag's quoted part) is as `of` writes it, or nil.
+    private static func version(named opaque: Substring) -> Int64? {
+        guard let first = opaque.first, ("1"..."9").contains(first), opaque.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int64(opaque)
     }
 }
