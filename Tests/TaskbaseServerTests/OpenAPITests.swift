@@ -152,3 +152,22 @@ struct OpenAPITests {
         await f.stop()
     }
 }
+
+@Suite("What the document says of libmicrohttpd's own answers")
+struct DaemonAnswerDocumentTests {
+    @Test("a 431 is declared as sent: libmicrohttpd's page without Content-Type, not a problem document")
+    func headersTooLarge() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let me = try #require(((document["paths"] as? [String: Any])?["/v1/me"] as? [String: Any])?["get"] as? [String: Any])
+        let declared = try #require((me["responses"] as? [String: Any])?["431"] as? [String: Any])
+        #expect(declared["content"] == nil, "\(declared)")
+        let connection = try RawConnection(port: f.server.http.port)
+        connection.get("/v1/me", headers: ["X-Filler": String(repeating: "a", count: 40_000)])
+        _ = await connection.readUntilClosed(limit: .seconds(10))
+        let head = connection.text.components(separatedBy: "\r\n\r\n").first ?? ""
+        #expect(head.hasPrefix("HTTP/1.1 431") || head.hasPrefix("HTTP/1.1 413"), "\(head)")
+        #expect(!head.lowercased().contains("content-type: application/problem+json"), "\(head)")
+        await f.stop()
+    }
+}

@@ -280,6 +280,14 @@ enum OpenAPIDocument {
             var problem: [String: Any] = [
                 "description": "A problem", "content": ["application/problem+json": ["schema": ref(operation.errorSchemas[status] ?? "Problem")]],
             ]
+            if status == 431 {
+                // libmicrohttpd answers it (as its own 400 for a malformed Content-Length, 414
+                // and 505) before the server sees the request: a short HTML page, no Content-Type.
+                problem = [
+                    "description":
+                        "Request headers over 32 KiB: libmicrohttpd's own answer, a short HTML page without Content-Type, no problem document"
+                ]
+            }
             // A 413 or 431 is answered before the request is taken: no id.
             let id = [413, 431].contains(status) ? [:] : requestIDHeader
             let headers = (problemHeaders(status, authenticated: operation.authenticated) ?? [:]).merging(id) { $1 }
