@@ -146,6 +146,19 @@ CREATE FUNCTION public.taskbase_delete_team_history() RETURNS trigger
 
 ALTER FUNCTION public.taskbase_delete_team_history() OWNER TO taskbase_owner;
 
+-- Name: taskbase_enabled_user_id(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_enabled_user_id() RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    BEGIN
+        RETURN (SELECT u.id FROM public.users u WHERE u.id = public.taskbase_current_user_id() AND NOT u.disabled);
+    END
+    $$;
+
+ALTER FUNCTION public.taskbase_enabled_user_id() OWNER TO taskbase_owner;
+
 -- Name: taskbase_keep_an_enabled_owner(); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_keep_an_enabled_owner() RETURNS trigger
@@ -982,7 +995,7 @@ ALTER TABLE public.api_tokens ENABLE ROW LEVEL SECURITY;
 
 -- Name: api_tokens api_tokens_make_own; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY api_tokens_make_own ON public.api_tokens FOR INSERT TO taskbase_app WITH CHECK ((user_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id)));
+CREATE POLICY api_tokens_make_own ON public.api_tokens FOR INSERT TO taskbase_app WITH CHECK ((user_id = ( SELECT public.taskbase_enabled_user_id() AS taskbase_enabled_user_id)));
 
 -- Name: api_tokens api_tokens_read; Type: POLICY; Schema: public; Owner: taskbase_owner
 
@@ -998,7 +1011,7 @@ ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
 
 -- Name: idempotency_keys idempotency_keys_own; Type: POLICY; Schema: public; Owner: taskbase_owner
 
-CREATE POLICY idempotency_keys_own ON public.idempotency_keys TO taskbase_app USING ((user_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id))) WITH CHECK ((user_id = ( SELECT public.taskbase_current_user_id() AS taskbase_current_user_id)));
+CREATE POLICY idempotency_keys_own ON public.idempotency_keys TO taskbase_app USING ((user_id = ( SELECT public.taskbase_enabled_user_id() AS taskbase_enabled_user_id))) WITH CHECK ((user_id = ( SELECT public.taskbase_enabled_user_id() AS taskbase_enabled_user_id)));
 
 -- Name: memberships; Type: ROW SECURITY; Schema: public; Owner: taskbase_owner
 
@@ -1145,6 +1158,11 @@ GRANT ALL ON FUNCTION public.taskbase_current_user_id() TO taskbase_app;
 -- Name: FUNCTION taskbase_delete_team_history(); Type: ACL; Schema: public; Owner: taskbase_owner
 
 REVOKE ALL ON FUNCTION public.taskbase_delete_team_history() FROM PUBLIC;
+
+-- Name: FUNCTION taskbase_enabled_user_id(); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_enabled_user_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_enabled_user_id() TO taskbase_app;
 
 -- Name: FUNCTION taskbase_keep_an_enabled_owner(); Type: ACL; Schema: public; Owner: taskbase_owner
 

@@ -546,6 +546,44 @@ struct RoleModelPolicyTests {
         #expect(kept == 1, "the member's three keys of three days ago are gone")
     }
 
+    @Test("a disabled user's idempotency keys and tokens are out of reach of the runtime login acting as them (0035)")
+    func disabledUsersKeysOutOfReach() async throws {
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let disabled = try await f.service.user(f.disabled).id.rawValue
+        let key = "kept-\(UUID().uuidString)"
+        // Kept while they were enabled: an answer holding what they could read then.
+        try await PGConnection.with(database) { admin in
+            try await admin.execute(
+                """
+                INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at, answered_at, status, headers, body)
+                VALUES (\(disabled), \(key), \(Data(count: 32)), now(), now(), 201, '{}', \(Data("a task's notes".utf8)))
+                """)
+        }
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in
+                let reached = try await Self.asRuntime(connection, actor: disabled) {
+                    let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
+                    let changed = try await connection.execute("UPDATE idempotency_keys SET body = NULL, status = 200 WHERE key = \(key)")
+                    let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
+                    return read + changed + deleted
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(reached == 0, "a disabled user reaches none of their keys")
+                for statement: PGQuery in [
+                    "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(disabled), 'new', \(Data(count: 32)), now())",
+                    """
+                    INSERT INTO api_tokens (user_id, name, prefix, hash, created_at, expires_at)
+                    VALUES (\(disabled), 'mine', 'tb_x', \(Data(repeating: 211, count: 32)), now(), now() + interval '1 day')
+                    """,
+                ] {
+                    let refused = try await Self.refusal(of: [statement], as: disabled, on: connection)
+                    #expect(refused?.code == .insufficientPrivilege, "\(String(describing: refused))")
+                }
+            }
+        }
+    }
+
     @Test("api tokens, with the runtime login: no token is re-pointed, revived, extended or planted for another user (0031)")
     func tokensUnderAttack() async throws {
         let database = try await TestDatabases.shared.value
