@@ -45,6 +45,13 @@ extension MemoryTaskStore: TeamRepository {
         let unassigning = try TaskChanges(assignee: .set(nil)), user = member.id
         try state.withLock { state in
             var roles = state.roles[team] ?? [:]
+            let key = state.teams[team].map { "\($0.key)" } ?? "#\(team)"
+            // Judged again under the lock, as the Postgres store does: the actor may have been
+            // demoted since the service judged the change.
+            guard let actorRole = roles[actor] else { throw TaskError.notFound(what: "team \(key)") }
+            try MembershipRule.verify(
+                changing: roles[user], to: role, leaving: user == actor, actor: state.users[actor]?.email ?? "user #\(actor)", actorRole: actorRole,
+                team: key)
             if role == nil, roles[user] == nil {
                 // Gone already (removed at the same time by someone else): nothing is done.
                 throw TaskError.notFound(what: "member \(member.email) of team \(state.teams[team].map { "\($0.key)" } ?? "#\(team)")")

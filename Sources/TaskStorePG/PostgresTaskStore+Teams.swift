@@ -109,9 +109,7 @@ extension PostgresTaskStore: TeamRepository {
     /// The service judged the change in transactions of its own, before this one took the lock:
     /// by now the actor may have been demoted (two owners demoting each other at once), and row
     /// security would refuse the write as SQLSTATE 42501 (a 500). Read again under the lock (in
-    /// a statement of its own, which sees what the lock waited for), the actor's role is judged
-    /// as the service judges it: the owner role is an owner's to grant or take away, the rest
-    /// an admin's.
+    /// a statement of its own, which sees what the lock waited for) and judged by `MembershipRule`.
     private static func verifyStillMayChange(
         _ member: User, to role: Role?, in key: String, team: TeamID, actor: UserID, _ tx: PGConnection
     ) async throws {
@@ -122,19 +120,9 @@ extension PostgresTaskStore: TeamRepository {
                    (SELECT u.email FROM users u WHERE u.id = \(actor.rawValue)) AS actor_email
             """)
         guard let actorRole = try Self.role(in: rows[0], "actor_role") else { throw TaskError.notFound(what: "team \(key)") }
-        let email = try rows[0].decode(String?.self, "actor_email") ?? "user #\(actor)"
-        let memberRole = try Self.role(in: rows[0], "member_role")
-        if role == .owner || memberRole == .owner, actorRole < TeamAction.manageTeam.minimumRole {
-            throw TaskError.permissionDenied(
-                what: "change the owners of team \(key)",
-                why: "\(email) is \(actorRole.withArticle); only an owner can grant or take away the owner role")
-        }
-        let needed = TeamAction.manageMembers.minimumRole
-        guard actorRole >= needed else {
-            throw TaskError.permissionDenied(
-                what: TeamAction.manageMembers.phrase(for: "team \(key)"),
-                why: "\(email) is \(actorRole.withArticle); it takes \(needed.withArticle) or above")
-        }
+        try MembershipRule.verify(
+            changing: try Self.role(in: rows[0], "member_role"), to: role, leaving: member.id == actor,
+            actor: try rows[0].decode(String?.self, "actor_email") ?? "user #\(actor)", actorRole: actorRole, team: key)
     }
 
     public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {

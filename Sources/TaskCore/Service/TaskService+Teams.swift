@@ -76,9 +76,7 @@ extension TaskService {
         }
         // Granting the owner role is judged before the user is looked up: an admin learns
         // nothing of the address from it (403 whoever it names).
-        let ownersOnly = TaskError.permissionDenied(
-            what: "change the owners of team \(key)",
-            why: "\(access.actor.email) is \(access.role.withArticle); only an owner can grant or take away the owner role")
+        let ownersOnly = MembershipRule.ownersOnly(team: "\(key)", actor: access.actor.email, role: access.role)
         let mayTouchOwners = access.role >= TeamAction.manageTeam.minimumRole
         if role == .owner, !mayTouchOwners { throw ownersOnly }
         let target = try await memberToChange(user, adding: role != nil, as: actor)

@@ -3,6 +3,37 @@ import Testing
 
 extension TaskStoreContract {
     static let membershipChecks: [ContractCheck] = [
+        ContractCheck("two owners demoting each other at once: the store refuses the change judged before the demotion, as the service would") {
+            f in
+            // The service judges a change before the store takes the team's lock; in between,
+            // the actor may be demoted. The store judges again (Postgres once answered the row
+            // security's refusal, a 500 over HTTP; memory applied the stale change).
+            let owner = try await f.service.user(f.owner), admin = try await f.service.user(f.admin)
+            for demoted in [Role.member, .admin] {
+                let team = try await f.makeTeam()
+                try await f.service.setRole(.owner, for: f.admin, in: team, as: f.owner)
+                let stale = try await f.service.team(team, as: f.admin).team.id
+                try await f.service.setRole(demoted, for: f.admin, in: team, as: f.owner)
+                await #expect {
+                    try await f.store.setRole(.member, of: owner, in: stale, actor: admin.id, at: ContractFixture.start)
+                } throws: { error in
+                    guard case .permissionDenied(let what, let why) = error as? TaskError else { return false }
+                    return what == "change the owners of team \(team)" && why.contains("is \(demoted.withArticle)")
+                }
+                let members = try await f.service.members(of: team, as: f.owner)
+                #expect(members.first { $0.user.id == owner.id }?.role == .owner)
+                #expect(members.first { $0.user.id == admin.id }?.role == demoted)
+            }
+            // One demoted to viewer, judged as an admin before, may not manage members at all.
+            let team = try await f.makeTeam()
+            let stale = try await f.service.team(team, as: f.admin).team.id
+            try await f.service.setRole(.viewer, for: f.admin, in: team, as: f.owner)
+            let member = try await f.service.user(f.member)
+            await #expect(throws: TaskError.self) {
+                try await f.store.setRole(nil, of: member, in: stale, actor: admin.id, at: ContractFixture.start)
+            }
+            #expect(try await f.service.members(of: team, as: f.owner).contains { $0.user.id == member.id })
+        },
         ContractCheck("only an owner grants or takes away the owner role, and the last owner cannot leave") { f in
             #expect(await Outcome.of { try await f.service.setRole(.owner, for: f.member, in: f.team, as: f.admin) } == .denied)
             #expect(await Outcome.of { try await f.service.removeMember(f.owner, from: f.team, as: f.admin) } == .denied)
