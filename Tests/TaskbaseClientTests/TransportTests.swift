@@ -80,6 +80,19 @@ struct TransportTests {
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
+    @Test("a retried POST told its first attempt took effect but lost its answer (409 answer_lost) stops at once with the server's words")
+    func lostAnswerEndsTheCall() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("lost", run: run) { $0.requestTimeout = .seconds(30) }
+        let started = ContinuousClock.now
+        await #expect(throws: TaskbaseClientError.http(status: 409, detail: "the request with Idempotency-Key k took effect, but its answer was lost")) {
+            _ = try await client.createTeam(key: "CORE", name: "Core")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10), "not waited on as one still running")
+        let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
+        #expect(keys.count == 2 && Set(keys).count == 1, "\(keys)")
+    }
+
     @Test("a PATCH is never retried: the 503 comes back as it is")
     func patchNotRetried() async throws {
         let server = try Self.server.get(), run = run()

@@ -80,6 +80,15 @@ class Handler(BaseHTTPRequestHandler):
             problem = {"type": "urn:taskbase:problem:idempotency_key_in_use", "title": "Idempotency key in use", "status": 409,
                        "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_in_use"}
             return self.reply(409, problem, "application/problem+json")
+        if scenario == "lost":
+            # The first attempt's answer is lost (503) after it took effect; the retry is told so.
+            if attempt == 1:
+                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
+                           "detail": "the database connection was lost during the commit", "code": "unavailable"}
+                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
+            problem = {"type": "urn:taskbase:problem:answer_lost", "title": "Answer lost", "status": 409,
+                       "detail": "the request with Idempotency-Key k took effect, but its answer was lost", "code": "answer_lost"}
+            return self.reply(409, problem, "application/problem+json")
         if scenario == "vanishing" and self.command == "DELETE":
             # The first DELETE "takes effect" but its answer is lost (the connection closes with
             # no reply); every later one finds the task gone (410, as taskserve answers a task
