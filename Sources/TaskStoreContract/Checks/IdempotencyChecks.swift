@@ -61,9 +61,13 @@ extension TaskStoreContract {
             #expect(try await claim("left", first, after: 899) == .running(fingerprint: first))
             #expect(try await claim("left", first, after: 902) == .tookEffect(fingerprint: first))
             // A request refused before it changed anything frees its key, and a read changes nothing.
+            // (Postgres once kept it: the refused creation's statement inserted no row and
+            // committed, and a statement trigger noted it all the same.)
             #expect(try await claim("refused", first) == .claimed)
+            var stranger = TaskDraftFields()
+            stranger.assignee = try await f.makeUser()
             await #expect(throws: TaskError.self) {
-                try await running("refused") { try await f.service.createTask(in: f.team, try TaskDraft(title: "No"), as: f.viewer) }
+                try await running("refused") { try await f.service.createTask(in: f.team, try stranger.draft(title: "No"), as: f.member) }
             }
             _ = try await running("refused") { try await f.service.listTasks(in: f.team, as: f.member) }
             try await store.settleIdempotencyKey("refused", of: member, fingerprint: first, answer: nil, at: start)
