@@ -65,6 +65,12 @@ CREATE OR REPLACE FUNCTION public.taskbase_change_taken_from_counter() RETURNS t
                c.numbered_in = pg_current_xact_id() AND c.numbered_at = transaction_timestamp() AS advanced_here
           INTO counter
           FROM public.task_counters c WHERE c.team_id = NEW.team_id;
+        -- A data-only restore (pg_dump writes task_changes before task_counters, each table in a
+        -- transaction of its own) logs changes of teams whose counters come later: as 0023 did,
+        -- a missing counter stops only those who do not own the schema.
+        IF NOT FOUND AND restoring THEN
+            RETURN NULL;
+        END IF;
         IF NOT FOUND OR counter.last_change < NEW.sequence THEN
             RAISE EXCEPTION 'change % of team % was logged without taking its sequence from the team''s counter', NEW.sequence, NEW.team_id
                 USING ERRCODE = 'insufficient_privilege',

@@ -149,6 +149,62 @@ struct ChangeFeedForgeryTests {
     }
 }
 
+/// The checks the runtime role is held to (0023, 0028, 0032, 0034) leave the schema's owners a
+/// data-only restore, as docs/security.md promises.
+@Suite("a data-only restore into a freshly migrated database", .timeLimit(.minutes(3)))
+struct DataOnlyRestoreTests {
+    @Test("pg_dump --data-only into a freshly migrated database, one table at a time, keeps every row, and the teams write on")
+    func dataOnlyRestore() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "restore_from") { source in
+            let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: source.config, maxConnections: 2))
+            let task = try await f.makeTask("Restored")
+            _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Restored, edited"), expectedVersion: 1, as: f.member)
+            let gone = try await f.makeTask("Deleted before the dump")
+            try await f.service.deleteTask(gone.key, expectedVersion: 1, as: f.owner)
+            let tables = ["tasks", "task_changes", "task_history", "task_counters", "memberships", "teams", "users"]
+            func counts(_ database: TestDatabase) async throws -> [Int] {
+                try await database.withConnection { connection in
+                    var counts: [Int] = []
+                    for table in tables {
+                        counts.append(
+                            try await connection.query(PGQuery(unsafeSQL: "SELECT count(*) AS n FROM public.\(table)"))[0].decode(Int.self, "n"))
+                    }
+                    return counts
+                }
+            }
+            try await TestDatabase.with(migrated: true, purpose: "restore_into") { target in
+                // psql without --single-transaction: each table's COPY commits on its own, in
+                // pg_dump's order (task_changes before task_counters).
+                let restore = Process()
+                restore.executableURL = URL(fileURLWithPath: "/bin/bash")
+                restore.arguments = [
+                    "-c",
+                    """
+                    set -o pipefail
+                    dump=pg_dump
+                    for bin in /usr/lib/postgresql/*/bin; do [ -x "$bin/pg_dump" ] && dump="$bin/pg_dump"; done
+                    "$dump" --data-only --exclude-table=schema_migrations "$1" | psql -X -q -v ON_ERROR_STOP=1 "$2"
+                    """,
+                    "restore", source.url, target.url,
+                ]
+                let errors = Pipe()
+                restore.standardError = errors
+                restore.standardOutput = FileHandle.nullDevice
+                try restore.run()
+                let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                restore.waitUntilExit()
+                #expect(restore.terminationStatus == 0, "\(said)")
+                #expect(try await counts(target) == (try await counts(source)), "\(said)")
+                // The restored team writes on: the next number and change follow the restored ones.
+                let restored = TaskService(store: try await PostgresTaskStore.open(config: target.config, maxConnections: 2))
+                let next = try await restored.createTask(in: f.team, try TaskDraft(title: "After the restore"), as: f.member)
+                #expect(next.key.number == gone.key.number + 1)
+                #expect(try await restored.history(of: task.key, as: f.member).count == 2)
+            }
+        }
+    }
+}
+
 /// Issue #16 (3): the policies are the role model, checked by the database itself.
 @Suite("row-level security matches the role model, tried directly in SQL", .timeLimit(.minutes(3)))
 struct RoleModelPolicyTests {

@@ -85,7 +85,9 @@ struct TransportTests {
         let server = try Self.server.get(), run = run()
         let client = server.client("lost", run: run) { $0.requestTimeout = .seconds(30) }
         let started = ContinuousClock.now
-        await #expect(throws: TaskbaseClientError.http(status: 409, detail: "the request with Idempotency-Key k took effect, but its answer was lost")) {
+        await #expect(
+            throws: TaskbaseClientError.http(status: 409, detail: "the request with Idempotency-Key k took effect, but its answer was lost")
+        ) {
             _ = try await client.createTeam(key: "CORE", name: "Core")
         }
         #expect(ContinuousClock.now - started < .seconds(10), "not waited on as one still running")
