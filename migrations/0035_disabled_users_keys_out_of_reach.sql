@@ -8,8 +8,9 @@
 --
 -- Now both compare with the acting user's id only while that user is enabled
 -- (taskbase_enabled_user_id(), SECURITY DEFINER: it reads users past their row security).
--- Nothing of the programs changes: a disabled user's requests are
--- refused before any key is claimed or token made.
+-- The programs refuse first: a disabled user's requests fail before any key is claimed, and
+-- `taskctl token create` for a disabled user is refused by the service ("enable the account
+-- first"), as the database now would refuse its row.
 
 -- migrate:up
 CREATE FUNCTION public.taskbase_enabled_user_id() RETURNS bigint

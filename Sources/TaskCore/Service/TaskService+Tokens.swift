@@ -10,6 +10,11 @@ extension TaskService {
     ) async throws -> APIToken {
         if let `operator` { try await requireOperator(`operator`) }
         let user = try await existingUser(user, as: `operator`)
+        // Its token would not work, and the database refuses the row (0035).
+        guard !user.isDisabled else {
+            throw TaskError.validation(
+                field: "email", reason: "\(user.email) is disabled, so a token for them would not work; enable the account first (taskctl user enable)")
+        }
         return try await storeToken(of: user, name: name, lifetime: lifetime, digest: digest)
     }
 
