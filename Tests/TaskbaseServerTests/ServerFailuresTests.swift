@@ -47,6 +47,10 @@ struct ServerFailuresTests {
         let problem = try JSONDecoder().decode(ProblemDocument.self, from: Data(bytes))
         #expect(problem.code == "permission_denied" && problem.status == 403, "\(problem)")
         #expect(problem.taskError != nil, "a client reads it as the refusal it is: \(problem)")
+        // An integrity trigger's 42501 is the server's own fault: a 500 whose cause is logged.
+        let trigger = Self.serverError("42501", "task number 7 of team 3 was not taken from the team's counter in this transaction")
+        let failed = ServerFailures.response(for: trigger)
+        #expect(failed.status == 500 && failed.failure != nil)
     }
 
     @Test("a failure that is no refusal names its cause in the access log, never a row's values; a refusal logs none")

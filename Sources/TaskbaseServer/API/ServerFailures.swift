@@ -55,10 +55,12 @@ enum ServerFailures {
             let problem = ProblemDocument(.validation, detail: "a value was refused by the database: \(reason)", field: "body", reason: reason)
             return ServerProblems.response(problem)
         }
-        if let error = error as? PGError, error.code == .insufficientPrivilege {
-            // Row security or a grant refusing the caller (SQLSTATE 42501): a refusal, as taskctl
-            // reports it (exit 4), never a 500. The service judges access first; the database
-            // refuses only what changed meanwhile (a role taken away by a concurrent request).
+        if let error = error as? PGError, error.code == .insufficientPrivilege, error.message.contains("row-level security") {
+            // Row security refusing the caller (SQLSTATE 42501): a refusal, as taskctl reports it
+            // (exit 4), never a 500. The service judges access first; the database refuses only
+            // what changed meanwhile (a role taken away by a concurrent request). The integrity
+            // triggers' 42501 (a task number, a change sequence or an id not taken as it must be)
+            // is no caller's doing but the server's: a 500 with its cause in the access log.
             let refusal = TaskError.permissionDenied(
                 what: "make this change", why: "the database refused it (\(error.message)): the caller's role changed meanwhile or does not allow it")
             return ServerProblems.response(ProblemDocument(refusal))
