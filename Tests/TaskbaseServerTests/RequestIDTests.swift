@@ -1,5 +1,6 @@
 import APITokens
 import Foundation
+import Hashing
 import Synchronization
 import TaskCore
 import Testing
@@ -52,7 +53,8 @@ struct CredentialLabelTests {
     func otherCredentials() async throws {
         let lines = Mutex<[String]>([])
         let f = try await ServerFixture.start(log: { line in lines.withLock { $0.append(line) } })
-        let credentials = ["MyS3cretPassw0rd!", "hunter2", "tb_short"]
+        // A dotted passphrase looks like a JWT and is labelled jwt:, salted like the rest.
+        let credentials = ["MyS3cretPassw0rd!", "hunter2", "tb_short", "correct.horse.battery"]
         for credential in credentials {
             let reply = try await HTTPClient(baseURL: f.server.baseURL, token: credential).get("/v1/me")
             #expect(reply.status == 401)
@@ -64,7 +66,10 @@ struct CredentialLabelTests {
         let labels = logged.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap {
             $0["token"] as? String
         }
-        #expect(labels.count == 4, "\(logged)")
+        #expect(labels.count == 5, "\(logged)")
+        // Once the dotted one's label was its plain SHA-256's first 12 hex digits: a guess's hash matched it.
+        let unsalted = "jwt:" + SHA256.hexDigest(of: "correct.horse.battery".utf8).prefix(12)
+        #expect(labels.contains { $0.hasPrefix("jwt:") && $0.count == 16 } && !labels.contains(unsalted), "\(labels)")
         #expect(labels.filter { $0.hasPrefix("other:") && $0.count == 18 }.count == 3, "\(labels)")
         #expect(labels.contains(TokenSecrets.prefix(of: unknown)), "a Taskbase token's prefix, as before: \(labels)")
         // No four characters of a credential in a row anywhere in the log.

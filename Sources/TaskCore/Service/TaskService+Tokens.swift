@@ -13,7 +13,8 @@ extension TaskService {
         // Its token would not work, and the database refuses the row (0035).
         guard !user.isDisabled else {
             throw TaskError.validation(
-                field: "email", reason: "\(user.email) is disabled, so a token for them would not work; enable the account first (taskctl user enable)")
+                field: "email",
+                reason: "\(user.email) is disabled, so a token for them would not work; enable the account first (taskctl user enable)")
         }
         return try await storeToken(of: user, name: name, lifetime: lifetime, digest: digest)
     }

@@ -40,7 +40,9 @@ extension TaskStoreContract {
             #expect(try await f.service.authenticate(hash: disabled.hash) == nil)
             // No new token for them either: a clear refusal (Postgres once answered the row
             // security's 42501 of migration 0035), nothing stored.
-            #expect(await Outcome.of { _ = try await f.service.createToken(for: user, name: "d2", lifetime: 3_600, digest: freshDigest()) } == .invalid(field: "email"))
+            #expect(
+                await Outcome.of { _ = try await f.service.createToken(for: user, name: "d2", lifetime: 3_600, digest: freshDigest()) }
+                    == .invalid(field: "email"))
             #expect(try await f.service.tokens(of: user).count == 1)
         },
         ContractCheck("users revoke only their own tokens; another's reads as not found and stays active") { f in
