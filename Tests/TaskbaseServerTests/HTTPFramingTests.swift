@@ -42,6 +42,11 @@ struct HTTPFramingTests {
         repeated.send(Self.creation(f, framing: "Content-Length: 16\r\nContent-Length: 16\r\nConnection: close\r\n", body: body))
         _ = await repeated.readUntilClosed(limit: .seconds(10))
         #expect(repeated.text.hasPrefix("HTTP/1.1 201"), "\(repeated.text.debugDescription)")
+        // ...and is judged against the size cap before any of the body arrives, as one is.
+        let huge = try RawConnection(port: f.server.http.port)
+        huge.send(Self.creation(f, framing: "Content-Length: 900000000\r\nContent-Length: 900000000\r\n", body: ""))
+        _ = await huge.readUntilClosed(limit: .seconds(10))
+        #expect(huge.text.hasPrefix("HTTP/1.1 413"), "\(huge.text.debugDescription)")
         await f.stop()
     }
 

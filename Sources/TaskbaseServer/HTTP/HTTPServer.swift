@@ -299,7 +299,7 @@ public final class HTTPServer: Sendable {
                 return queue(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), on: connection)
             }
             if let refusal = ServerProblems.ambiguousFraming(exchange.request) { return queue(refusal, on: connection) }
-            if let length = exchange.request.header("content-length").flatMap(Int.init), length > exchange.maxBodyBytes {
+            if let length = ServerProblems.declaredLength(exchange.request), length > exchange.maxBodyBytes {
                 return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
             }
             if policy.spoolsToFile && policy.requiresBearer && !TokenVerifier.Bearer(of: exchange.request).carriesSecret {

@@ -91,7 +91,6 @@ public enum ServerProblems {
             ), headers: [("Retry-After", "1"), ("Connection", "close")])
     }
 
-    /// 401 with the `WWW-Authenticate` challenge.
     /// 400 and the connection closed for a request whose body's end is told two ways (RFC 9112
     /// §6.3): `Content-Length` with `Transfer-Encoding`, or `Content-Length`s that differ (the
     /// daemon would take the first, or the chunks, where a proxy in front may have taken the
@@ -114,6 +113,15 @@ public enum ServerProblems {
         return response(problem, headers: [("Connection", "close")])
     }
 
+    /// The body's length a request declares: its `Content-Length`, the one value of a repeated
+    /// identical one (`16, 16`) too; nil without one, or for one that is not a number.
+    static func declaredLength(_ request: HTTPRequest) -> Int? {
+        guard let values = request.header("content-length")?.split(separator: ",").map({ String($0).trimmingSpaces() }) else { return nil }
+        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        return Int(first)
+    }
+
+    /// 401 with the `WWW-Authenticate` challenge.
     public static func unauthorized(_ detail: String) -> HTTPResponse {
         response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])
     }
