@@ -209,12 +209,21 @@ struct ImportRouteTests {
         try await blocker.execute("BEGIN")
         try await blocker.execute("SELECT FROM task_counters c JOIN teams t ON t.id = c.team_id WHERE t.key = \(f.team.rawValue) FOR UPDATE")
         let first = Task { try await post(f, "Title\nHeld\n") }
-        try await waitUntil("the first import to wait on the lock", limit: .seconds(10), every: .milliseconds(20)) {
-            // Statistics views keep one snapshot per transaction: cleared, each look is fresh.
-            try await blocker.execute("SELECT pg_stat_clear_snapshot()")
-            return try await blocker.query(
-                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(Int64(blocker.backendPID)) = ANY(pg_blocking_pids(pid))")[0]
-                .decode(Int.self, "n") >= 1
+        do {
+            // 0.1 s alone; the whole suite on two cores once took more than 10 s to get there.
+            try await waitUntil("the first import to wait on the lock", limit: .seconds(45), every: .milliseconds(20)) {
+                // Statistics views keep one snapshot per transaction: cleared, each look is fresh.
+                try await blocker.execute("SELECT pg_stat_clear_snapshot()")
+                return try await blocker.query(
+                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(Int64(blocker.backendPID)) = ANY(pg_blocking_pids(pid))")[0]
+                    .decode(Int.self, "n") >= 1
+            }
+        } catch {
+            // Let the held import go, so the server stops rather than the suite's time limit.
+            _ = try? await blocker.execute("COMMIT")
+            _ = try? await first.value
+            await f.stop()
+            throw error
         }
         let second = try await post(f, "Title\nRefused\n")
         #expect(second.status == 503 && second.header("Retry-After") == "5", "\(second.status) \(second.text)")
