@@ -47,8 +47,13 @@ struct ServerFailuresTests {
         let problem = try JSONDecoder().decode(ProblemDocument.self, from: Data(bytes))
         #expect(problem.code == "permission_denied" && problem.status == 403, "\(problem)")
         #expect(problem.taskError != nil, "a client reads it as the refusal it is: \(problem)")
+        // In any language: the server's messages follow its lc_messages (a German server's
+        // refusal once read as a 500, its text matched against the English one).
+        let german = Self.serverError("42501", "neue Zeile verletzt Policy für Sicherheit auf Zeilenebene für Tabelle »idempotency_keys«")
+        #expect(ServerFailures.response(for: german).status == 403)
         // An integrity trigger's 42501 is the server's own fault: a 500 whose cause is logged.
-        let trigger = Self.serverError("42501", "task number 7 of team 3 was not taken from the team's counter in this transaction")
+        var trigger = Self.serverError("42501", "task number 7 of team 3 was not taken from the team's counter in this transaction")
+        trigger.context = "PL/pgSQL function taskbase_tasks_numbered_by_counter() line 27 at RAISE"
         let failed = ServerFailures.response(for: trigger)
         #expect(failed.status == 500 && failed.failure != nil)
     }

@@ -37,6 +37,20 @@ enum ServerFailures {
         return ([error.sqlState ?? "\(error.kind)", error.message] + (error.constraint.map { ["constraint \($0)"] } ?? [])).joined(separator: ": ")
     }
 
+    /// The triggers that refuse with 42501 what no program of ours sends (0023, 0028, 0031,
+    /// 0032, 0034), named by the error's context ("PL/pgSQL function taskbase_… at RAISE"):
+    /// function names, unlike the messages, are the same in every `lc_messages`.
+    static let integrityChecks = [
+        "taskbase_tasks_numbered_by_counter", "taskbase_change_taken_from_counter", "taskbase_task_ids_drawn",
+        "taskbase_counters_only_advance", "taskbase_tokens_stay_revoked",
+    ]
+
+    /// Whether `error` is one of `integrityChecks`' refusals.
+    static func isIntegrityCheck(_ error: PGError) -> Bool {
+        guard let context = error.context else { return false }
+        return integrityChecks.contains { context.contains($0) }
+    }
+
     /// The response for `error`.
     private static func answer(for error: any Error) -> HTTPResponse {
         if let error = error as? PGError, isSchemaBehind(error.sqlState) {
@@ -55,12 +69,13 @@ enum ServerFailures {
             let problem = ProblemDocument(.validation, detail: "a value was refused by the database: \(reason)", field: "body", reason: reason)
             return ServerProblems.response(problem)
         }
-        if let error = error as? PGError, error.code == .insufficientPrivilege, error.message.contains("row-level security") {
-            // Row security refusing the caller (SQLSTATE 42501): a refusal, as taskctl reports it
-            // (exit 4), never a 500. The service judges access first; the database refuses only
-            // what changed meanwhile (a role taken away by a concurrent request). The integrity
-            // triggers' 42501 (a task number, a change sequence or an id not taken as it must be)
-            // is no caller's doing but the server's: a 500 with its cause in the access log.
+        if let error = error as? PGError, error.code == .insufficientPrivilege, !isIntegrityCheck(error) {
+            // Row security or a definer function refusing the caller (SQLSTATE 42501): a refusal,
+            // as taskctl reports it (exit 4), never a 500. The service judges access first; the
+            // database refuses only what changed meanwhile (a role taken away by a concurrent
+            // request). The integrity triggers' 42501 (a task number, a change sequence or an id
+            // not taken as it must be) is no caller's doing but the server's: a 500 with its cause
+            // in the access log.
             let refusal = TaskError.permissionDenied(
                 what: "make this change", why: "the database refused it (\(error.message)): the caller's role changed meanwhile or does not allow it")
             return ServerProblems.response(ProblemDocument(refusal))
