@@ -219,8 +219,9 @@ struct ExportRouteTests {
         let started = ContinuousClock.now
         await f.server.shutdown(grace: .milliseconds(500))
         // A bound for a hang only: how fast it ends is the next test's (a starved CI machine
-        // must not fail this one).
-        #expect(ContinuousClock.now - started < .seconds(10), "\(ContinuousClock.now - started)")
+        // must not fail this one: 0.6 s alone, and alone beside six busy loops on the two
+        // cores; 11.2 s once in a fresh clone's CI, the whole suite running at once).
+        #expect(ContinuousClock.now - started < .seconds(30), "\(ContinuousClock.now - started)")
         #expect(await reader.readUntilClosed())
         #expect(reader.text.hasPrefix("HTTP/1.1 200"))
         #expect(!reader.text.hasSuffix("\r\n0\r\n\r\n"), "a cut-off body must not end as a complete chunked body")
