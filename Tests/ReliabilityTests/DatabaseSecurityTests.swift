@@ -445,7 +445,7 @@ struct RoleModelPolicyTests {
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
             try await PGConnection.with(login.config(for: database)) { connection in
                 // A gap left behind by one transaction...
-                try await Self.asRuntime(connection, actor: member) { _ = try await connection.execute(advance) }
+                try await RuntimeRoleSQL.asRuntime(connection, actor: member) { _ = try await connection.execute(advance) }
                 _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
                 // ...filled by a later one: before 0032 it committed, a "deleted" entry for a live
                 // task under a sequence watchers had passed.
@@ -456,16 +456,7 @@ struct RoleModelPolicyTests {
                         ["UPDATE task_counters SET last_change = last_change + 1 WHERE team_id = \(team)", change("c.last_change - 4")]
                     ),
                 ] {
-                    let refused: PGError? = try await Self.asRuntime(connection, actor: member) {
-                        do {
-                            for statement in statements { _ = try await connection.execute(statement) }
-                            _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
-                            return nil
-                        } catch let error as PGError {
-                            return error
-                        }
-                    }
-                    _ = try? await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                    let refused = try await RuntimeRoleSQL.refusal(of: statements, as: member, on: connection, committing: true)
                     #expect(refused?.code == .insufficientPrivilege, "\(name): \(String(describing: refused))")
                 }
             }
@@ -500,12 +491,12 @@ struct RoleModelPolicyTests {
                     ),
                 ]
                 for (name, statements) in attempts {
-                    let refused = try await Self.refusal(of: statements, as: member, on: connection)
+                    let refused = try await RuntimeRoleSQL.refusal(of: statements, as: member, on: connection)
                     #expect(refused?.code == .insufficientPrivilege, "\(name): \(String(describing: refused))")
                     #expect(refused?.message.contains("was not taken from the team's counter in this transaction") == true, "\(name)")
                 }
                 // Where the numbers start is the database's to write: the runtime role may not.
-                let forged = try await Self.refusal(
+                let forged = try await RuntimeRoleSQL.refusal(
                     of: ["UPDATE task_counters SET numbered_from = 0 WHERE team_id = \(team)"], as: member, on: connection)
                 #expect(forged?.code == .insufficientPrivilege, "\(String(describing: forged))")
             }
@@ -514,7 +505,7 @@ struct RoleModelPolicyTests {
         // too; the owner itself is not (a data-only restore writes tasks under the numbers they
         // had, and the owner could drop the trigger anyway).
         try await PGConnection.with(database) { connection in
-            let refused = try await Self.refusal(of: [insertTheDeletedNumber], as: member, on: connection)
+            let refused = try await RuntimeRoleSQL.refusal(of: [insertTheDeletedNumber], as: member, on: connection)
             #expect(refused?.code == .insufficientPrivilege, "\(String(describing: refused))")
             _ = try await connection.simpleQuery(unsafeSQL: "BEGIN")
             #expect(try await connection.execute(insertTheDeletedNumber) == 1, "the owner restores a task under its number")
@@ -555,7 +546,7 @@ struct RoleModelPolicyTests {
         _ = try await f.service.claimIdempotencyKey(key, of: UserID(owner), fingerprint: [UInt8](repeating: 7, count: 32))
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
             try await PGConnection.with(login.config(for: database)) { connection in
-                let seen = try await Self.asRuntime(connection, actor: member) {
+                let seen = try await RuntimeRoleSQL.asRuntime(connection, actor: member) {
                     let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
                     let changed = try await connection.execute("UPDATE idempotency_keys SET status = 200 WHERE key = \(key)")
                     let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
@@ -565,18 +556,18 @@ struct RoleModelPolicyTests {
                 #expect(seen == 0, "another user's key is out of reach")
                 // Naming another user's key while writing (0030's note that a request took
                 // effect) marks nothing of theirs: the note runs with the writer's rights.
-                try await Self.asRuntime(connection, actor: member) {
+                try await RuntimeRoleSQL.asRuntime(connection, actor: member) {
                     _ = try await connection.query("SELECT set_config('taskbase.idempotency_key', \(key), true)")
                     _ = try await connection.execute("UPDATE tasks SET title = title WHERE false")
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
-                let planted = try await Self.refusal(
+                let planted = try await RuntimeRoleSQL.refusal(
                     of: [
                         "INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at) VALUES (\(owner), 'planted', \(Data(count: 32)), now())"
                     ],
                     as: member, on: connection)
                 #expect(planted?.code == .insufficientPrivilege, "\(String(describing: planted))")
-                let own = try await Self.asRuntime(connection, actor: owner) {
+                let own = try await RuntimeRoleSQL.asRuntime(connection, actor: owner) {
                     try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key) AND took_effect_at IS NULL")[0]
                         .decode(Int.self, "n")
                 }
@@ -616,7 +607,7 @@ struct RoleModelPolicyTests {
         }
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
             try await PGConnection.with(login.config(for: database)) { connection in
-                let reached = try await Self.asRuntime(connection, actor: disabled) {
+                let reached = try await RuntimeRoleSQL.asRuntime(connection, actor: disabled) {
                     let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
                     let changed = try await connection.execute("UPDATE idempotency_keys SET body = NULL, status = 200 WHERE key = \(key)")
                     let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
@@ -631,7 +622,7 @@ struct RoleModelPolicyTests {
                     VALUES (\(disabled), 'mine', 'tb_x', \(Data(repeating: 211, count: 32)), now(), now() + interval '1 day')
                     """,
                 ] {
-                    let refused = try await Self.refusal(of: [statement], as: disabled, on: connection)
+                    let refused = try await RuntimeRoleSQL.refusal(of: [statement], as: disabled, on: connection)
                     #expect(refused?.code == .insufficientPrivilege, "\(String(describing: refused))")
                 }
             }
@@ -667,7 +658,7 @@ struct RoleModelPolicyTests {
                     ]
                     for (name, attack) in attacks {
                         if name == "hide use" { try await f.service.recordUse(of: mine) }
-                        let refused = try await Self.refusal(of: [attack], as: actor, on: connection)
+                        let refused = try await RuntimeRoleSQL.refusal(of: [attack], as: actor, on: connection)
                         #expect(refused?.code == .insufficientPrivilege, "\(name) as \(actor): \(String(describing: refused))")
                     }
                 }
@@ -722,31 +713,6 @@ struct RoleModelPolicyTests {
         }
     }
 
-    /// Runs `body` on a connection of a login that is only a member of `taskbase_app`, inside a
-    /// transaction as the runtime role acting as `actor`, with `isolation`.
-    static func asRuntime<T>(
-        _ connection: PGConnection, actor: Int64, isolation: String = "READ COMMITTED", _ body: () async throws -> T
-    ) async throws -> T {
-        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation); SET LOCAL ROLE taskbase_app")
-        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
-        return try await body()
-    }
-
-    /// The error `statements` raise, run in order as the runtime role acting as `actor` in a
-    /// transaction rolled back afterwards; nil when every one ran.
-    static func refusal(of statements: [PGQuery], as actor: Int64, on connection: PGConnection) async throws -> PGError? {
-        let refused: PGError? = try await asRuntime(connection, actor: actor) {
-            do {
-                for statement in statements { _ = try await connection.execute(statement) }
-                return nil
-            } catch let error as PGError {
-                return error
-            }
-        }
-        _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
-        return refused
-    }
-
     @Test("with the runtime login: an exact address stays exact under a collation of one's own; a leaver's time is the database's")
     func membershipFunctionsUnderAttack() async throws {
         let database = try await TestDatabases.shared.value
@@ -762,7 +728,7 @@ struct RoleModelPolicyTests {
             try await PGConnection.with(login.config(for: database)) { connection in
                 // A case-, accent- and punctuation-blind collation of one's own once made the
                 // "exact" lookup match other spellings (plpgsql compares in the caller's).
-                let found = try await Self.asRuntime(connection, actor: owner) {
+                let found = try await RuntimeRoleSQL.asRuntime(connection, actor: owner) {
                     _ = try await connection.simpleQuery(
                         unsafeSQL: "CREATE COLLATION pg_temp.blind (provider = icu, locale = 'und-u-ka-shifted-ks-level1', deterministic = false)")
                     let blurred = stranger.email.uppercased().replacingOccurrences(of: ".", with: " ")
@@ -777,7 +743,7 @@ struct RoleModelPolicyTests {
                 #expect(found.0 == 0 && found.1 == 1, "\(found)")
                 // A viewer leaving with an assigned task once stamped its edit with any time,
                 // -infinity too (which broke the team's list sorted by update).
-                let left = try await Self.asRuntime(connection, actor: viewer) {
+                let left = try await RuntimeRoleSQL.asRuntime(connection, actor: viewer) {
                     try await connection.query("SELECT taskbase_leave_team(\(team), '-infinity') AS left")[0].decode(Bool.self, "left")
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
@@ -801,7 +767,7 @@ struct RoleModelPolicyTests {
         let feed = try await f.service.changes(in: f.team, after: 1, as: f.owner)
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
             try await PGConnection.with(login.config(for: database)) { connection in
-                try await Self.asRuntime(connection, actor: admin.rawValue) {
+                try await RuntimeRoleSQL.asRuntime(connection, actor: admin.rawValue) {
                     _ = try await connection.simpleQuery(unsafeSQL: "SELECT 1 FROM task_counters WHERE team_id = \(team) FOR UPDATE")
                     _ = try await connection.execute("DELETE FROM memberships WHERE team_id = \(team) AND user_id = \(member.rawValue)")
                 }
@@ -829,7 +795,7 @@ struct RoleModelPolicyTests {
             try await PGConnection.with(login.config(for: database)) { connection in
                 // Once the trigger's edits ran as the admin, no longer a member by the member's
                 // row: row security hid the task, and the foreign key cleared it silently.
-                let removed = try await Self.asRuntime(connection, actor: admin.rawValue) {
+                let removed = try await RuntimeRoleSQL.asRuntime(connection, actor: admin.rawValue) {
                     try await connection.execute(
                         "DELETE FROM memberships WHERE team_id = \(team) AND user_id IN (\(admin.rawValue), \(member.rawValue))")
                 }
@@ -853,7 +819,7 @@ struct RoleModelPolicyTests {
         try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
             try await PGConnection.with(login.config(for: database)) { owner in
                 try await PGConnection.with(database) { operatorSession in
-                    try await Self.asRuntime(owner, actor: stepping) {
+                    try await RuntimeRoleSQL.asRuntime(owner, actor: stepping) {
                         _ = try await owner.simpleQuery(unsafeSQL: "SELECT 1 FROM task_counters WHERE team_id = \(team) FOR UPDATE")
                     }
                     // The disable holds the user's row and waits for the team's counter.
@@ -887,7 +853,7 @@ struct RoleModelPolicyTests {
                 try await PGConnection.with(login.config(for: database)) { two in
                     // Both take their snapshot while both are owners.
                     for (connection, actor) in [(one, first), (two, second)] {
-                        try await Self.asRuntime(connection, actor: actor, isolation: "REPEATABLE READ") {
+                        try await RuntimeRoleSQL.asRuntime(connection, actor: actor, isolation: "REPEATABLE READ") {
                             _ = try await connection.query("SELECT count(*) AS n FROM memberships WHERE team_id = \(team)")
                         }
                     }

@@ -126,7 +126,7 @@ struct RuntimeRoleLeakTests {
             }
             try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
                 try await PGConnection.with(login.config(for: database.config)) { connection in
-                    let refusal = { (statement: PGQuery) in try await Self.refusal(of: statement, as: 1, on: connection) }
+                    let refusal = { (statement: PGQuery) in try await RuntimeRoleSQL.refusal(of: [statement], as: 1, on: connection) }
                     // Before 0034 this entry was read first, ahead of the task's real creation.
                     let forged = try await refusal(history("id, ", "-1, "))
                     #expect(forged?.code == .insufficientPrivilege, "\(String(describing: forged))")
@@ -143,20 +143,5 @@ struct RuntimeRoleLeakTests {
                 }
             }
         }
-    }
-
-    /// The error `statement` raises as the runtime role acting as `actor`, in a transaction
-    /// rolled back afterwards; nil when it ran.
-    static func refusal(of statement: PGQuery, as actor: Int64, on connection: PGConnection) async throws -> PGError? {
-        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN; SET LOCAL ROLE taskbase_app")
-        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
-        var refused: PGError?
-        do {
-            _ = try await connection.execute(statement)
-        } catch let error as PGError {
-            refused = error
-        }
-        _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
-        return refused
     }
 }

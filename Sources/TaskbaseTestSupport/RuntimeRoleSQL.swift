@@ -1,0 +1,36 @@
+import PGStore
+
+/// SQL typed as the runtime role, the way someone holding the app's database login would type
+/// it: for the tests that hold row security and the triggers to the role model.
+public enum RuntimeRoleSQL {
+    /// Runs `body` on `connection` (a login that is only a member of `taskbase_app`) inside a
+    /// transaction, begun here and left open, as the runtime role acting as `actor`, with
+    /// `isolation`.
+    public static func asRuntime<T>(
+        _ connection: PGConnection, actor: Int64, isolation: String = "READ COMMITTED", _ body: () async throws -> T
+    ) async throws -> T {
+        _ = try await connection.simpleQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation); SET LOCAL ROLE taskbase_app")
+        _ = try await connection.query("SELECT set_config('taskbase.user_id', \(String(actor)), true)")
+        return try await body()
+    }
+
+    /// The error `statements` raise, run in order as the runtime role acting as `actor` in a
+    /// transaction rolled back afterwards; nil when every one ran. With `committing`, the
+    /// transaction is committed instead, so that checks deferred to the commit judge it too.
+    public static func refusal(
+        of statements: [PGQuery], as actor: Int64, on connection: PGConnection, committing: Bool = false
+    ) async throws -> PGError? {
+        let refused: PGError? = try await asRuntime(connection, actor: actor) {
+            do {
+                for statement in statements { _ = try await connection.execute(statement) }
+                if committing { _ = try await connection.simpleQuery(unsafeSQL: "COMMIT") }
+                return nil
+            } catch let error as PGError {
+                return error
+            }
+        }
+        // After a commit, or a failed one, no transaction is left: PostgreSQL only warns.
+        _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+        return refused
+    }
+}
