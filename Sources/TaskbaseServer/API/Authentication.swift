@@ -391,17 +391,12 @@ extension TokenVerifier: RequestAuthenticator {
 
         /// A Taskbase token's prefix (made to be shown); an identity provider's token's
         /// `jwt:` label; anything else, a password sent as a bearer token included, `other:` and
-        /// 12 hex digits of a salted SHA-256, never a character of it (its first ten were
-        /// logged). The salt is this process's, random: one credential tried again and again
-        /// shows the same label in one run's log, but a label cannot be matched against guesses
-        /// (an unsalted hash of a password can).
+        /// its `CredentialLabel` hash, never a character of it (its first ten were logged).
         static func label(of secret: String) -> String {
             if IdentityProvider.looksLikeToken(secret) { return IdentityProvider.label(of: secret) }
             if TokenSecrets.looksLikeToken(secret) { return TokenSecrets.prefix(of: secret) }
-            return "other:" + SHA256.hexDigest(of: labelSalt + Array(secret.utf8)).prefix(12)
+            return CredentialLabel.hashed("other:", secret)
         }
-
-        private static let labelSalt: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
     }
 
     func authenticate(_ request: HTTPRequest) async -> Result<Caller, AuthenticationRefusal> {
@@ -442,4 +437,16 @@ extension TokenVerifier: RequestAuthenticator {
             return .failure(AuthenticationRefusal(response: ServerFailures.response(for: error), tokenPrefix: prefix))
         }
     }
+}
+
+/// How the access log names a credential it must not show: `kind` and the first 12 hex digits
+/// of a SHA-256 salted with this process's random salt. One credential sent again and again has
+/// one label in a run's log, but no label can be matched against guesses, as an unsalted hash
+/// of a password can.
+enum CredentialLabel {
+    static func hashed(_ kind: String, _ credential: String) -> String {
+        kind + SHA256.hexDigest(of: salt + Array(credential.utf8)).prefix(12)
+    }
+
+    private static let salt: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
 }

@@ -137,16 +137,13 @@ public struct IdentityProvider: Sendable {
         return dots == 2 && partLength > 0
     }
 
-    /// What the access log shows of an identity token: `jwt:` and the first 12 hex digits of a
-    /// SHA-256 salted with this process's random salt, the same for every request that carries
-    /// it in one run and nothing of the token itself. Salted, since anything of three dotted
-    /// parts looks like a token, a passphrase `correct.horse.battery` included, and an
-    /// unsalted hash of a passphrase can be matched against guesses.
+    /// What the access log shows of an identity token: `jwt:` and its `CredentialLabel` hash,
+    /// the same for every request that carries it in one run and nothing of the token itself.
+    /// Salted, since anything of three dotted parts looks like a token, a passphrase
+    /// `correct.horse.battery` included.
     static func label(of token: String) -> String {
-        "jwt:" + SHA256.hexDigest(of: labelSalt + Array(token.utf8)).prefix(12)
+        CredentialLabel.hashed("jwt:", token)
     }
-
-    private static let labelSalt: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
 }
 
 /// A configuration or key set that cannot be used; says what and what to do.
