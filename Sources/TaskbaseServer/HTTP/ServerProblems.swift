@@ -98,12 +98,12 @@ public enum ServerProblems {
     /// values (`16`, `16`) are one length, as RFC 9112 lets a recipient take them; nil then, and
     /// for a request that tells its length one way or not at all.
     static func ambiguousFraming(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let length = request.header("content-length") else { return nil }
+        guard let lengths = contentLengths(request) else { return nil }
         let reason: String
         if request.header("transfer-encoding") != nil {
             reason = "a request may carry Content-Length or Transfer-Encoding, not both"
-        } else if Set(length.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() }).count > 1 {
-            reason = "the request carries Content-Length values that differ (\(length))"
+        } else if Set(lengths).count > 1 {
+            reason = "the request carries Content-Length values that differ (\(lengths.joined(separator: ", ")))"
         } else {
             return nil
         }
@@ -116,9 +116,14 @@ public enum ServerProblems {
     /// The body's length a request declares: its `Content-Length`, the one value of a repeated
     /// identical one (`16, 16`) too; nil without one, or for one that is not a number.
     static func declaredLength(_ request: HTTPRequest) -> Int? {
-        guard let values = request.header("content-length")?.split(separator: ",").map({ String($0).trimmingSpaces() }) else { return nil }
-        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        guard let values = contentLengths(request), let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
         return Int(first)
+    }
+
+    /// Each `Content-Length` value a request carries (repeated fields arrive joined by commas),
+    /// an empty one included; nil without the field.
+    private static func contentLengths(_ request: HTTPRequest) -> [String]? {
+        request.header("content-length")?.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() }
     }
 
     /// 401 with the `WWW-Authenticate` challenge.
