@@ -47,6 +47,14 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:  # the client left (a cancelled or timed-out request): nothing to answer
             self.close_connection = True
 
+    def problem(self, status, code, title, detail, headers=(), **extra):
+        """Answers an RFC 9457 problem as taskserve words it."""
+        document = {"type": f"urn:taskbase:problem:{code}", "title": title, "status": status, "detail": detail, "code": code, **extra}
+        return self.reply(status, document, "application/problem+json", headers)
+
+    def unavailable(self, detail="every connection is busy"):
+        return self.problem(503, "unavailable", "Service unavailable", detail, [("Retry-After", "0")])
+
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         if length:
@@ -65,30 +73,21 @@ class Handler(BaseHTTPRequestHandler):
         if scenario == "redirect" and REDIRECT_TO:
             return self.reply(302, {}, headers=[("Location", f"{REDIRECT_TO}/plain/{run}/{route}")])
         if scenario == "unavailable" and attempt <= 2:
-            problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                       "detail": "every connection is busy", "code": "unavailable"}
-            return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
+            return self.unavailable()
         # How many attempts find the first still running: the first attempt's answer is lost
         # (503); the retries find it running (409) once, five times (past the client's three
         # retries), or for good.
         running_through = {"running": 2, "slow-running": 6, "stuck": float("inf")}.get(scenario, 0)
         if attempt <= running_through:
             if attempt == 1:
-                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                           "detail": "every connection is busy", "code": "unavailable"}
-                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-            problem = {"type": "urn:taskbase:problem:idempotency_key_in_use", "title": "Idempotency key in use", "status": 409,
-                       "detail": "a request with Idempotency-Key k is still running; retry shortly", "code": "idempotency_key_in_use"}
-            return self.reply(409, problem, "application/problem+json")
+                return self.unavailable()
+            return self.problem(409, "idempotency_key_in_use", "Idempotency key in use",
+                                "a request with Idempotency-Key k is still running; retry shortly")
         if scenario == "lost":
             # The first attempt's answer is lost (503) after it took effect; the retry is told so.
             if attempt == 1:
-                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                           "detail": "the database connection was lost during the commit", "code": "unavailable"}
-                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-            problem = {"type": "urn:taskbase:problem:answer_lost", "title": "Answer lost", "status": 409,
-                       "detail": "the request with Idempotency-Key k took effect, but its answer was lost", "code": "answer_lost"}
-            return self.reply(409, problem, "application/problem+json")
+                return self.unavailable("the database connection was lost during the commit")
+            return self.problem(409, "answer_lost", "Answer lost", "the request with Idempotency-Key k took effect, but its answer was lost")
         if scenario == "vanishing" and self.command == "DELETE":
             # The first DELETE "takes effect" but its answer is lost (the connection closes with
             # no reply); every later one finds the task gone (410, as taskserve answers a task
@@ -96,23 +95,15 @@ class Handler(BaseHTTPRequestHandler):
             if attempt == 1:
                 self.close_connection = True
                 return
-            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 410, "detail": "task CORE-1 not found",
-                       "code": "not_found", "what": "task CORE-1"}
-            return self.reply(410, problem, "application/problem+json")
+            return self.problem(410, "not_found", "Not found", "task CORE-1 not found", what="task CORE-1")
         if scenario == "never" and self.command == "DELETE":
             # The first DELETE is refused before it runs (503: the database unreachable); the
             # retry finds no such task, nor ever was one (404).
             if attempt == 1:
-                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                           "detail": "the database is unreachable or busy", "code": "unavailable"}
-                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
-            problem = {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "task CORE-9 not found",
-                       "code": "not_found", "what": "task CORE-9"}
-            return self.reply(404, problem, "application/problem+json")
+                return self.unavailable("the database is unreachable or busy")
+            return self.problem(404, "not_found", "Not found", "task CORE-9 not found", what="task CORE-9")
         if scenario == "failing":
-            problem = {"type": "urn:taskbase:problem:internal", "title": "Internal error", "status": 500,
-                       "detail": "the server failed", "code": "internal"}
-            return self.reply(500, problem, "application/problem+json", [("X-Request-Id", f"fault-{attempt}")])
+            return self.problem(500, "internal", "Internal error", "the server failed", [("X-Request-Id", f"fault-{attempt}")])
         if scenario == "slow":
             time.sleep(10)
         if route == "v1/me":
@@ -123,9 +114,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, TEAM)
         if route == "v1/teams/CORE/members":
             if scenario == "lookup" and attempt_of_route(run, route) == 1:
-                problem = {"type": "urn:taskbase:problem:unavailable", "title": "Service unavailable", "status": 503,
-                           "detail": "every connection is busy", "code": "unavailable"}
-                return self.reply(503, problem, "application/problem+json", [("Retry-After", "0")])
+                return self.unavailable()
             return self.reply(200, [MEMBER])
         if route == "v1/teams/CORE/events" and scenario == "dropping":
             return self.events(attempt_of_route(run, route))
@@ -133,8 +122,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.events(attempt_of_route(run, route), together=True)
         if route == "v1/teams/CORE/export" and scenario == "truncated":
             return self.truncated_export()
-        self.reply(404, {"type": "urn:taskbase:problem:not_found", "title": "Not found", "status": 404, "detail": "x not found",
-                         "code": "not_found", "what": "x"})
+        self.problem(404, "not_found", "Not found", "x not found", what="x")
 
     def truncated_export(self):
         """A chunked CSV that stops after its first chunk, without the last (empty) one: what
