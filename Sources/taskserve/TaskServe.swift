@@ -29,8 +29,9 @@ enum TaskServe {
             Connection: DATABASE_URL, else the PG* variables; .env fills in what the environment does \
             not set. Tokens are hashed under TASKBASE_TOKEN_KEY (set the same value for taskctl). \
             A database never migrated is refused at start; one whose schema is older than this \
-            program is served, /readyz answering 503 until taskmigrate up has run. \
-            --check checks all of this and exits without listening. \
+            program is served, /readyz answering 503 until taskmigrate up has run. It warns of \
+            session defaults its database login gave itself and large objects it owns, which outlive \
+            a new password (docs/operations.md). --check checks all of this and exits without listening. \
             Exit codes: 0 stopped (or checked), 2 usage, 3 cannot connect or listen, or no schema.
             """,
         version: version,
@@ -211,6 +212,7 @@ enum TaskServe {
         var warnings: [String] = []
         if let warning = secrets.missingKeyWarning { warnings.append(try warningLine(warning)) }
         if let schemaWarning = try await schemaWarning(service) { warnings.append(schemaWarning) }
+        for warning in try await loginWarnings() { warnings.append(try warningLine(warning)) }
         if let warning = transportWarning(host: host, tls: tls, keyPath: values.string("tls-key"), proxies: proxies) { warnings.append(warning) }
         if let warning = identity?.warning { warnings.append(try warningLine(warning)) }
         let identityLine =
@@ -303,6 +305,16 @@ enum TaskServe {
             throw CommandFailure("\(schema): \(SchemaStatus.migrationAdvice)", exitCode: .cannotConnect)
         case .behind:
             return try warningLine("\(schema); /readyz answers 503 until then: \(SchemaStatus.migrationAdvice)")
+        }
+    }
+
+    /// What the login may have been made to carry by whoever held it (`LoginTraces`).
+    static func loginWarnings() async throws -> [String] {
+        guard let pool = ServiceConnection.openedPool else { return [] }
+        do {
+            return try await LoginTraces.read(pool).warnings
+        } catch {
+            throw ServiceExitCodes.failure(for: error)
         }
     }
 

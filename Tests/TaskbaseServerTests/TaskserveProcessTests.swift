@@ -129,6 +129,58 @@ struct TaskserveProcessTests {
         #expect(usage.exitCode == 2, "\(usage.standardError)")
     }
 
+    @Test(
+        "what a stolen runtime login leaves behind that outlives a new password (its own session defaults, large objects) is warned of, never the values"
+    )
+    func loginTraces() async throws {
+        let shared = try await TestDatabases.shared.value
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            let config = login.config(for: shared)
+            var environment = ["DATABASE_URL": TestDatabases.connectionString(config), "TASKBASE_TOKEN_KEY": Self.tokenKey]
+            environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            let taskserve = BuiltProgram.url("taskserve")
+            let clean = try await BuiltProgram.run(taskserve, arguments: ["--check"], environment: environment)
+            #expect(clean.exitCode == 0 && clean.standardOutput.contains(#""warnings":0"#), "\(clean)")
+            // The attack: with nothing but the login, defaults every later session of it gets
+            // (one of them in this database only) and a large object. A value that could be a
+            // secret an operator set must not reach the log.
+            let marker = "marker-\(UInt32.random(in: 0..<UInt32.max))"
+            try await PGConnection.with(config) { connection in
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: """
+                        ALTER ROLE \(login.name) SET work_mem = '1MB';
+                        ALTER ROLE \(login.name) SET application_name = '\(marker)';
+                        ALTER ROLE \(login.name) IN DATABASE \(PGQuery.quoteIdentifier(shared["dbname"] ?? "")) SET enable_indexscan = off;
+                        SELECT lo_from_bytea(0, '\\x00'::bytea)
+                        """)
+            }
+            let warned = try await BuiltProgram.run(taskserve, arguments: ["--check"], environment: environment)
+            #expect(warned.exitCode == 0 && warned.standardOutput.contains(#""warnings":2"#), "\(warned)")
+            #expect(
+                warned.standardError.contains("has session defaults of its own (ALTER ROLE ... SET): application_name, enable_indexscan, work_mem;"),
+                "\(warned.standardError)")
+            #expect(warned.standardError.contains("owns 1 large object, which Taskbase never makes"), "\(warned.standardError)")
+            #expect(!warned.standardError.contains(marker) && !warned.standardError.contains("1MB"), "\(warned.standardError)")
+            let serve = try await ServeProcess(environment: environment)
+            #expect(serve.log.contains("has session defaults of its own"), "\(serve.log)")
+            #expect(try await serve.stop() == 0)
+            // What the warning says to do clears it.
+            try await PGConnection.with(try TestDatabases.admin()) { connection in
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: """
+                        ALTER ROLE \(login.name) RESET ALL;
+                        ALTER ROLE \(login.name) IN DATABASE \(PGQuery.quoteIdentifier(shared["dbname"] ?? "")) RESET ALL
+                        """)
+            }
+            try await PGConnection.with(config) { connection in
+                _ = try await connection.simpleQuery(
+                    unsafeSQL: "SELECT lo_unlink(oid) FROM pg_largeobject_metadata WHERE lomowner = '\(login.name)'::regrole")
+            }
+            let cleared = try await BuiltProgram.run(taskserve, arguments: ["--check"], environment: environment)
+            #expect(cleared.exitCode == 0 && cleared.standardOutput.contains(#""warnings":0"#), "\(cleared)")
+        }
+    }
+
     @Test("on a database never migrated taskserve refuses to start, exit 3, saying to run taskmigrate up")
     func neverMigrated() async throws {
         try await TestDatabase.with(migrated: false, purpose: "taskserve schema") { database in
