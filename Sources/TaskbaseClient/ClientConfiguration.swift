@@ -112,6 +112,15 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
     }
 }
 
+/// Why the answer of a request that took effect is not given again (`TaskbaseClientError.tookEffect`).
+public enum AnswerNotKept: String, Sendable, Hashable {
+    /// It succeeded; its answer held a secret shown only once, or was too long to keep
+    /// (`answer_withheld`).
+    case withheld
+    /// It made its change, then failed or lost its server (`answer_lost`).
+    case lost
+}
+
 /// What the client reports besides the service's own `TaskError`s.
 public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The token is missing, unknown, expired or revoked (401).
@@ -126,6 +135,11 @@ public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConverti
     case configuration(String)
     /// A local file to send or to write cannot be: its path and why.
     case file(String)
+    /// A retried POST whose first attempt took effect, with no answer to give again (409):
+    /// `.withheld` when it succeeded and its answer held a new token's secret or was too long to
+    /// keep, `.lost` when it failed, or its server stopped, after making its change. Sending it
+    /// again would do it twice: look at what it made instead.
+    case tookEffect(AnswerNotKept, detail: String)
 
     /// An event the stream cannot read: reconnecting would read it again, so the feed ends.
     struct Unreadable: Error {
@@ -141,6 +155,7 @@ public enum TaskbaseClientError: Error, Hashable, Sendable, CustomStringConverti
         case .invalidResponse(let detail): "the server's answer is not readable: \(detail)"
         case .configuration(let detail): "the client is not configured: \(detail)"
         case .file(let detail): "cannot use the local file \(detail)"
+        case .tookEffect(let answer, let detail): "the request took effect, and its answer is \(answer.rawValue): \(detail)"
         }
     }
 }

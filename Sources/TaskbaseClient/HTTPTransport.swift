@@ -308,6 +308,13 @@ final class HTTPTransport: Sendable, CustomReflectable {
         let problem = try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: body)
         if let error = problem?.taskError { return error }
         var detail = problem?.detail ?? String(decoding: body.prefix(500), as: UTF8.self)
+        if status == 409, let problem {
+            switch ProblemCode(rawValue: problem.code) {
+            case .answerWithheld?: return TaskbaseClientError.tookEffect(.withheld, detail: detail)
+            case .answerLost?: return TaskbaseClientError.tookEffect(.lost, detail: detail)
+            default: break
+            }
+        }
         if status == 401 { return TaskbaseClientError.unauthorized(detail) }
         if status >= 500, let requestID { detail += " (request \(requestID))" }
         return TaskbaseClientError.http(status: status, detail: detail)

@@ -86,13 +86,26 @@ struct TransportTests {
         let client = server.client("lost", run: run) { $0.requestTimeout = .seconds(30) }
         let started = ContinuousClock.now
         await #expect(
-            throws: TaskbaseClientError.http(status: 409, detail: "the request with Idempotency-Key k took effect, but its answer was lost")
+            throws: TaskbaseClientError.tookEffect(.lost, detail: "the request with Idempotency-Key k took effect, but its answer was lost")
         ) {
             _ = try await client.createTeam(key: "CORE", name: "Core")
         }
         #expect(ContinuousClock.now - started < .seconds(10), "not waited on as one still running")
         let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
         #expect(keys.count == 2 && Set(keys).count == 1, "\(keys)")
+    }
+
+    @Test("a retried POST whose first attempt succeeded with an answer not kept (409 answer_withheld) is told it took effect")
+    func withheldAnswerEndsTheCall() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("withheld", run: run)
+        await #expect(
+            throws: TaskbaseClientError.tookEffect(.withheld, detail: "the request with Idempotency-Key k succeeded, and its answer is not kept")
+        ) {
+            _ = try await client.createTeam(key: "CORE", name: "Core")
+        }
+        let keys = try await server.log(run).map { $0["idempotency_key"] ?? nil }
+        #expect(keys.count == 2 && Set(keys).count == 1, "one retry, with the first attempt's key: \(keys)")
     }
 
     @Test("a PATCH is never retried: the 503 comes back as it is")

@@ -88,6 +88,13 @@ class Handler(BaseHTTPRequestHandler):
             if attempt == 1:
                 return self.unavailable("the database connection was lost during the commit")
             return self.problem(409, "answer_lost", "Answer lost", "the request with Idempotency-Key k took effect, but its answer was lost")
+        if scenario == "withheld":
+            # The first attempt succeeded but its answer never arrived; the kept answer has no
+            # body (a token's secret), so the retry is told it succeeded and nothing more.
+            if attempt == 1:
+                self.close_connection = True
+                return
+            return self.problem(409, "answer_withheld", "Answer withheld", "the request with Idempotency-Key k succeeded, and its answer is not kept")
         if scenario == "vanishing" and self.command == "DELETE":
             # The first DELETE "takes effect" but its answer is lost (the connection closes with
             # no reply); every later one finds the task gone (410, as taskserve answers a task
