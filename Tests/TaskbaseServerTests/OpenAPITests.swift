@@ -155,6 +155,25 @@ struct OpenAPITests {
 
 @Suite("What the document says of libmicrohttpd's own answers")
 struct DaemonAnswerDocumentTests {
+    @Test("what is refused before routing is declared on every route: a query value that is not text (422), an ambiguous body end (400)")
+    func refusedBeforeRouting() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        for route in f.server.router.routes {
+            let responses = (paths[route.pattern]?[route.method.lowercased()] as? [String: Any])?["responses"] as? [String: Any] ?? [:]
+            #expect(responses["400"] != nil && responses["422"] != nil, "\(route.method) \(route.pattern): \(responses.keys.sorted())")
+        }
+        // Routes that read no query at all answer so too.
+        let notText = try await f.client().get("/healthz?x=%FF")
+        #expect(notText.status == 422 && notText.problem?.field == "x", "\(notText.text)")
+        let connection = try RawConnection(port: f.server.http.port)
+        connection.send("GET /v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab")
+        _ = await connection.readUntilClosed(limit: .seconds(10))
+        #expect(connection.text.hasPrefix("HTTP/1.1 400 "), "\(connection.text)")
+        await f.stop()
+    }
+
     @Test("a 431 is declared as sent: libmicrohttpd's page without Content-Type, not a problem document")
     func headersTooLarge() async throws {
         let f = try await ServerFixture.start(.memory)

@@ -272,7 +272,9 @@ enum OpenAPIDocument {
         }
         responses[String(operation.success)] = success
         if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified", "headers": requestIDHeader] }
-        var errors = operation.errors + [429, 500, 503]
+        // Every route: refused before routing are a query value that is not text (422) and a
+        // request whose body's end is ambiguous (400), as `HTTPServer` answers them.
+        var errors = operation.errors + [400, 422, 429, 500, 503]
         if operation.authenticated { errors += [401] }
         if operation.body != nil { errors += [413, 415] }
         errors += [431]
