@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import TaskbaseTestSupport
 import TaskbaseWire
+import Testing
 
 @testable import PGStore
 @testable import TaskbaseServer
@@ -56,6 +57,24 @@ struct ServerFailuresTests {
         trigger.context = "PL/pgSQL function taskbase_tasks_numbered_by_counter() line 27 at RAISE"
         let failed = ServerFailures.response(for: trigger)
         #expect(failed.status == 500 && failed.failure != nil)
+    }
+
+    @Test("the integrity triggers the server answers 500 for are exactly the schema's trigger functions that refuse with 42501")
+    func integrityChecksMatchTheSchema() async throws {
+        // A trigger added by a later migration that refuses with 42501 would otherwise read as
+        // the caller's refusal (403), its cause never logged: list it in `integrityChecks` when
+        // no program of ours sends what it refuses, or give it another SQLSTATE.
+        let raising = try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+            try await connection.query(
+                """
+                SELECT p.proname::text AS name
+                  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                 WHERE n.nspname = 'public' AND p.prorettype = 'trigger'::regtype
+                   AND (p.prosrc ILIKE '%insufficient_privilege%' OR p.prosrc LIKE '%42501%')
+                """
+            ).map { try $0.decode(String.self, "name") }
+        }
+        #expect(Set(raising) == Set(ServerFailures.integrityChecks), "\(raising.sorted())")
     }
 
     @Test("a failure that is no refusal names its cause in the access log, never a row's values; a refusal logs none")
