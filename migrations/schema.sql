@@ -576,6 +576,7 @@ CREATE TABLE public.idempotency_keys (
     body bytea,
     took_effect_at timestamp with time zone,
     failed_at timestamp with time zone,
+    renewed_at timestamp with time zone,
     CONSTRAINT idempotency_keys_answer_whole CHECK ((((answered_at IS NULL) = (status IS NULL)) AND ((answered_at IS NOT NULL) OR (body IS NULL)))),
     CONSTRAINT idempotency_keys_fingerprint_length CHECK ((octet_length(fingerprint) = 32)),
     CONSTRAINT idempotency_keys_key_length CHECK (((octet_length(key) >= 1) AND (octet_length(key) <= 255)))

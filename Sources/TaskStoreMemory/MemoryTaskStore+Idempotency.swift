@@ -7,10 +7,13 @@ struct IdempotencyKeyName: Hashable {
     var key: String
 }
 
-/// A claim of a key: by which request, when, and its answer once it has one.
+/// A claim of a key: by which request, when, when its request last renewed it, and its answer
+/// once it has one.
 struct IdempotencyKeyClaim {
     var fingerprint: [UInt8]
     var claimedAt: Date
+    /// When its request last renewed it (or claimed it): its lease.
+    var renewedAt: Date
     var answer: KeptAnswer?
     /// Whether its request changed the store (`IdempotentEffects`).
     var tookEffect = false
@@ -39,18 +42,21 @@ extension MemoryTaskStore: IdempotencyRepository {
     /// The most answer body bytes kept in all; past it, the oldest answers go.
     static let idempotencyKeptBytes = 64 << 20
 
+    /// Every claim here has its lease (`renewedAt`): `abandonedAfter`, the bound of claims
+    /// written without one, applies to none.
     public func claimIdempotencyKey(
-        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
+        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, lapsesAfter: TimeInterval,
+        abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
         state.withLock { state in
             let name = IdempotencyKeyName(user: user, key: key)
-            let abandoned = time.addingTimeInterval(-abandonedAfter)
+            func lapsed(_ claim: IdempotencyKeyClaim) -> Bool { claim.renewedAt < time.addingTimeInterval(-lapsesAfter) }
             func stands(_ claim: IdempotencyKeyClaim) -> Bool {
-                claim.claimedAt >= time.addingTimeInterval(-lifetime) && (claim.isSettled || claim.tookEffect || claim.claimedAt >= abandoned)
+                claim.claimedAt >= time.addingTimeInterval(-lifetime) && (claim.isSettled || claim.tookEffect || !lapsed(claim))
             }
             if let claim = state.idempotencyKeys[name], stands(claim) {
                 if let answer = claim.answer { return .answered(fingerprint: claim.fingerprint, answer) }
-                let ended = claim.failedAfterEffect || (claim.tookEffect && claim.claimedAt < abandoned)
+                let ended = claim.failedAfterEffect || (claim.tookEffect && lapsed(claim))
                 return ended ? .tookEffect(fingerprint: claim.fingerprint) : .running(fingerprint: claim.fingerprint)
             }
             if state.idempotencyKeys.count >= Self.idempotencyKeyCapacity {
@@ -62,8 +68,20 @@ extension MemoryTaskStore: IdempotencyRepository {
                     state.idempotencyKeys[stale] = nil
                 }
             }
-            state.idempotencyKeys[name] = IdempotencyKeyClaim(fingerprint: fingerprint, claimedAt: time)
-            return .claimed
+            state.idempotencyKeys[name] = IdempotencyKeyClaim(fingerprint: fingerprint, claimedAt: time, renewedAt: time)
+            return .claimed(at: time)
+        }
+    }
+
+    public func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            // Only the claim this run made, unsettled: never one settled or taken over.
+            let name = IdempotencyKeyName(user: user, key: key)
+            guard var claim = state.idempotencyKeys[name], claim.fingerprint == fingerprint, claim.claimedAt == claimedAt, !claim.isSettled
+            else { return false }
+            claim.renewedAt = time
+            state.idempotencyKeys[name] = claim
+            return true
         }
     }
 

@@ -2,41 +2,48 @@ import Foundation
 import PGStore
 import TaskCore
 
-/// Idempotency keys in `idempotency_keys` (migration 0029), as the acting user, whose rows
+/// Idempotency keys in `idempotency_keys` (migrations 0029, 0030 and 0036), as the acting user, whose rows
 /// alone row security shows.
 extension PostgresTaskStore: IdempotencyRepository {
     public func claimIdempotencyKey(
-        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
+        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, lapsesAfter: TimeInterval,
+        abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
         try await transaction(as: .id(user)) { tx in
             // The user's keys past their lifetime go first: nothing else ever would, and every
             // POST of the Swift client sends a new one.
             try await tx.execute(
                 "DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND claimed_at < \(time.addingTimeInterval(-lifetime))")
+            // Whether a claim's request is gone: its lease lapsed (0036). A claim with no
+            // renewal of its own (renewed_at null, or older than claimed_at: a taskserve older
+            // than 0036 took the row over and left the last run's stamp) has no lease, and is
+            // given the long bound instead.
+            let lapsed: PGQuery = """
+                CASE WHEN k.renewed_at >= k.claimed_at THEN k.renewed_at < \(time.addingTimeInterval(-lapsesAfter))
+                     ELSE k.claimed_at < \(time.addingTimeInterval(-abandonedAfter)) END
+                """
             // A standing claim is left alone (the insert waits for one being made elsewhere,
             // then finds it); an expired one is taken over, and an abandoned one unless its
             // request took effect (0030).
-            let abandoned = time.addingTimeInterval(-abandonedAfter)
             let claimed = try await tx.query(
                 """
-                INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at)
-                VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time))
+                INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at, renewed_at)
+                VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time), \(time))
                 ON CONFLICT (user_id, key) DO UPDATE
-                   SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at,
+                   SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at, renewed_at = excluded.renewed_at,
                        answered_at = NULL, status = NULL, headers = NULL, body = NULL, took_effect_at = NULL, failed_at = NULL
                  WHERE k.claimed_at < \(time.addingTimeInterval(-lifetime))
-                    OR (k.answered_at IS NULL AND k.took_effect_at IS NULL AND k.claimed_at < \(abandoned))
+                    OR (k.answered_at IS NULL AND k.took_effect_at IS NULL AND \(lapsed))
                 RETURNING 1
                 """)
-            if !claimed.isEmpty { return .claimed }
+            if !claimed.isEmpty { return .claimed(at: time) }
             // A statement of its own: its snapshot sees a claim that committed while the insert waited.
             let rows = try await tx.query(
                 """
-                SELECT fingerprint, status, headers, body,
-                       failed_at IS NOT NULL OR (took_effect_at IS NOT NULL AND claimed_at < \(abandoned)) AS ended
-                  FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
+                SELECT fingerprint, status, headers, body, failed_at IS NOT NULL OR (took_effect_at IS NOT NULL AND \(lapsed)) AS ended
+                  FROM idempotency_keys k WHERE user_id = \(user.rawValue) AND key = \(key)
                 """)
-            guard let row = rows.first else { return .claimed }
+            guard let row = rows.first else { return .claimed(at: time) }
             let seen = [UInt8](try row.decode(Data.self, "fingerprint"))
             guard let status = try row.decode(Int32?.self, "status") else {
                 return try row.decode(Bool.self, "ended") ? .tookEffect(fingerprint: seen) : .running(fingerprint: seen)
@@ -45,6 +52,21 @@ extension PostgresTaskStore: IdempotencyRepository {
                 status: Int(status), headers: try row.decode([String]?.self, "headers") ?? [],
                 body: try row.decode(Data?.self, "body").map { [UInt8]($0) })
             return .answered(fingerprint: seen, answer)
+        }
+    }
+
+    public func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool {
+        // Only the claim this run made, and only while it is unsettled: a settled claim, or one
+        // another run took over (a new claimed_at), is never revived.
+        try await transaction(as: .id(user)) { tx in
+            try await !tx.query(
+                """
+                UPDATE idempotency_keys SET renewed_at = \(time)
+                 WHERE user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt)
+                   AND answered_at IS NULL AND failed_at IS NULL
+                RETURNING 1
+                """
+            ).isEmpty
         }
     }
 

@@ -79,6 +79,11 @@ enum TaskServe {
                     "Exports served at once, each read in one snapshot on a database connection it holds until its client has the file; one more is 503 with Retry-After. Default: a quarter of --pool-size, at least 1; at most --pool-size - 1.",
                 type: .integer, environment: "TASKBASE_MAX_EXPORTS"),
             Option(
+                "idempotency-lease", valueName: "SECONDS",
+                help:
+                    "A request sent with an Idempotency-Key renews its claim of the key every sixth of this while it runs; a claim not renewed for this long (its server stopped mid-request) is taken for abandoned, and a retry runs the request again, or is told its answer was lost if it had taken effect. Set the same value on every process sharing the database.",
+                type: .integer, default: String(Int(IdempotencyLease.standard.lapsesAfter)), environment: "TASKBASE_IDEMPOTENCY_LEASE"),
+            Option(
                 "heartbeat", valueName: "SECONDS", help: "Seconds between keep-alive comments on event streams.", type: .integer,
                 default: "15", environment: "TASKBASE_SSE_HEARTBEAT"),
             Option(
@@ -183,6 +188,7 @@ enum TaskServe {
         let compression = try compression(values)
         let maxExports = try maxShare(values, "max-exports")
         let maxImports = try maxShare(values, "max-imports")
+        let lease = try idempotencyLease(values)
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let identityProvider = try identityProvider(values)
@@ -237,6 +243,7 @@ enum TaskServe {
             streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
         options.maxExports = maxExports
         options.maxImports = maxImports
+        options.idempotencyLease = lease
         options.rateLimit = try perMinute(values, "rate-limit")
         options.authFailureLimit = try perMinute(values, "auth-failure-limit")
         options.trustedProxies = proxies
@@ -437,6 +444,15 @@ enum TaskServe {
             throw UsageError("--pool-size \(pool) would let one export or import hold the only connection; give 2 or more")
         }
         return pool
+    }
+
+    /// `--idempotency-lease`: 1 second to a day (the longest a key is kept).
+    private static func idempotencyLease(_ values: ParsedValues) throws -> IdempotencyLease {
+        let lifetime = Int(TaskService.idempotencyLifetime)
+        guard let value = values.int("idempotency-lease"), (1...lifetime).contains(value) else {
+            throw UsageError("--idempotency-lease wants seconds, 1 to \(lifetime)")
+        }
+        return IdempotencyLease(lapsesAfter: TimeInterval(value))
     }
 
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {

@@ -549,8 +549,10 @@ struct RoleModelPolicyTests {
                 let seen = try await RuntimeRoleSQL.asRuntime(connection, actor: member) {
                     let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
                     let changed = try await connection.execute("UPDATE idempotency_keys SET status = 200 WHERE key = \(key)")
+                    // Nor renewed (0036): another's claim kept from lapsing.
+                    let renewed = try await connection.execute("UPDATE idempotency_keys SET renewed_at = now() WHERE key = \(key)")
                     let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
-                    return read + changed + deleted
+                    return read + changed + renewed + deleted
                 }
                 _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
                 #expect(seen == 0, "another user's key is out of reach")
@@ -581,10 +583,10 @@ struct RoleModelPolicyTests {
         for index in 0..<3 {
             _ = try await f.store.claimIdempotencyKey(
                 "old-\(index)-\(key)", of: UserID(member), fingerprint: fingerprint, at: now.addingTimeInterval(-3 * 86_400), lifetime: 86_400,
-                abandonedAfter: 900)
+                lapsesAfter: 30, abandonedAfter: 900)
         }
         _ = try await f.store.claimIdempotencyKey(
-            "new-\(key)", of: UserID(member), fingerprint: fingerprint, at: now, lifetime: 86_400, abandonedAfter: 900)
+            "new-\(key)", of: UserID(member), fingerprint: fingerprint, at: now, lifetime: 86_400, lapsesAfter: 30, abandonedAfter: 900)
         let kept = try await PGConnection.with(database) { connection in
             try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE user_id = \(member)")[0].decode(Int.self, "n")
         }
@@ -609,7 +611,8 @@ struct RoleModelPolicyTests {
             try await PGConnection.with(login.config(for: database)) { connection in
                 let reached = try await RuntimeRoleSQL.asRuntime(connection, actor: disabled) {
                     let read = try await connection.query("SELECT count(*) AS n FROM idempotency_keys WHERE key = \(key)")[0].decode(Int.self, "n")
-                    let changed = try await connection.execute("UPDATE idempotency_keys SET body = NULL, status = 200 WHERE key = \(key)")
+                    let changed = try await connection.execute(
+                        "UPDATE idempotency_keys SET body = NULL, status = 200, renewed_at = now() WHERE key = \(key)")
                     let deleted = try await connection.execute("DELETE FROM idempotency_keys WHERE key = \(key)")
                     return read + changed + deleted
                 }

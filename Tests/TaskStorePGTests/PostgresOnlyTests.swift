@@ -251,3 +251,35 @@ private actor ImportGate {
         releaseWaiters = []
     }
 }
+
+extension PostgresOnlyTests {
+    @Test("a claim with no lease of its own (made before 0036, or taken over by an older taskserve) stands its quarter of an hour, not the lease")
+    func unleasedClaimsKeepTheLongBound() async throws {
+        let config = try await TestDatabases.shared.value
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let user = try await TaskService(store: store).createUser(email: "lease.\(suffix)@example.com", displayName: "Lease").id
+        let keys = IdempotencyTimeline(store, user: user)
+        let (first, other) = ([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32))
+        // Claimed before the migration: no renewed_at. Its request may be an import still
+        // running under a taskserve that renews nothing.
+        try await PGConnection.with(config) { admin in
+            try await admin.execute(
+                """
+                INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at)
+                VALUES (\(user.rawValue), 'before', \(Data(first)), \(keys.at(0)))
+                """)
+        }
+        #expect(try await keys.claim("before", other, after: 60) == .running(fingerprint: first))
+        #expect(try await keys.claim("before", other, after: 899) == .running(fingerprint: first))
+        #expect(try await keys.claim("before", other, after: 901) == .claimed(at: keys.at(901)))
+        // Taken over by an older taskserve, which sets claimed_at and leaves the last run's
+        // renewed_at behind it.
+        #expect(try await keys.claim("older", first) == .claimed(at: keys.at(0)))
+        try await PGConnection.with(config) { admin in
+            try await admin.execute("UPDATE idempotency_keys SET claimed_at = \(keys.at(100)) WHERE user_id = \(user.rawValue) AND key = 'older'")
+        }
+        #expect(try await keys.claim("older", other, after: 200) == .running(fingerprint: first))
+        #expect(try await keys.claim("older", other, after: 1_001) == .claimed(at: keys.at(1_001)))
+    }
+}

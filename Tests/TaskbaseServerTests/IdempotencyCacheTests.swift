@@ -14,11 +14,11 @@ struct IdempotencyCacheTests {
         var value: Int { count.withLock { $0 } }
     }
 
-    /// A cache over a fresh memory store, and a user of it.
-    func cache(maxKeptBodyBytes: Int) async throws -> (IdempotencyCache, UserID) {
+    /// A cache over a fresh memory store, claims held by `lease`, and a user of it.
+    func cache(maxKeptBodyBytes: Int, lease: IdempotencyLease = .standard) async throws -> (IdempotencyCache, UserID) {
         let service = TaskService(store: MemoryTaskStore())
         let user = try await service.createUser(email: "ann@example.com", displayName: "Ann")
-        return (IdempotencyCache(service: service, maxKeptBodyBytes: maxKeptBodyBytes), user.id)
+        return (IdempotencyCache(service: service, maxKeptBodyBytes: maxKeptBodyBytes, lease: lease), user.id)
     }
 
     /// Runs `key` through `cache` answering `size` bytes.
@@ -69,32 +69,67 @@ struct IdempotencyCacheTests {
         #expect(runs.value == 1)
     }
 
-    @Test("a retry while the first is still running is 409 idempotency_key_in_use, a code of its own, and runs nothing")
-    func retryWhileRunning() async throws {
-        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
-        let fingerprint = [UInt8](repeating: 7, count: 32)
+    /// A request of `key` through `cache`, started and running until `release` is yielded to;
+    /// its work goes on when the request is cancelled, as a transaction under way does.
+    func held(
+        _ cache: IdempotencyCache, _ user: UserID, key: String, fingerprint: [UInt8]
+    ) async -> (
+        request: Task<HTTPResponse, any Error>, release: AsyncStream<Void>.Continuation
+    ) {
         let (entered, enteredGate) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseGate) = AsyncStream.makeStream(of: Void.self)
-        let first = Task {
-            try await cache.run(key: "slow", user: user, fingerprint: fingerprint) {
+        let request = Task {
+            try await cache.run(key: key, user: user, fingerprint: fingerprint) {
                 enteredGate.yield()
-                for await _ in release { break }
+                await Task { for await _ in release { break } }.value
                 return HTTPResponse(status: 201, headers: [], body: .bytes([0x61]))
             }
         }
         for await _ in entered { break }
+        return (request, releaseGate)
+    }
+
+    /// A retry of `key` through `cache`, counted in `runs` if it runs.
+    func retry(_ cache: IdempotencyCache, _ user: UserID, key: String, fingerprint: [UInt8], runs: Runs) async throws -> HTTPResponse {
+        try await cache.run(key: key, user: user, fingerprint: fingerprint) {
+            runs.count.withLock { $0 += 1 }
+            return HTTPResponse(status: 201, headers: [], body: .bytes([0x62]))
+        }
+    }
+
+    @Test("a retry while the first is still running is 409 idempotency_key_in_use, a code of its own, and runs nothing")
+    func retryWhileRunning() async throws {
+        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000)
+        let fingerprint = [UInt8](repeating: 7, count: 32)
+        let first = await held(cache, user, key: "slow", fingerprint: fingerprint)
         let runs = Runs()
         await #expect {
-            _ = try await cache.run(key: "slow", user: user, fingerprint: fingerprint) {
-                runs.count.withLock { $0 += 1 }
-                return HTTPResponse(status: 201, headers: [], body: .bytes([0x62]))
-            }
+            _ = try await retry(cache, user, key: "slow", fingerprint: fingerprint, runs: runs)
         } throws: { error in
             let problem = error as? ProblemDocument
             return problem?.status == 409 && problem?.code == "idempotency_key_in_use" && problem?.detail.contains("still running") == true
         }
-        releaseGate.yield()
-        #expect(try await first.value.status == 201)
+        first.release.yield()
+        #expect(try await first.request.value.status == 201)
+        #expect(runs.value == 0)
+    }
+
+    @Test("a request cancelled (its client gone) whose work goes on keeps renewing its claim: a retry past the lease is still in use")
+    func cancelledRequestKeepsItsClaim() async throws {
+        // Renewed every 0.5 s, lapsing after 3 s.
+        let (cache, user) = try await cache(maxKeptBodyBytes: 1_000, lease: IdempotencyLease(lapsesAfter: 3))
+        let fingerprint = [UInt8](repeating: 8, count: 32)
+        let first = await held(cache, user, key: "cancelled", fingerprint: fingerprint)
+        first.request.cancel()
+        try await Task.sleep(for: .seconds(4))
+        let runs = Runs()
+        await #expect {
+            _ = try await retry(cache, user, key: "cancelled", fingerprint: fingerprint, runs: runs)
+        } throws: { error in
+            (error as? ProblemDocument)?.code == "idempotency_key_in_use"
+        }
+        first.release.yield()
+        #expect(try await first.request.value.status == 201)
         #expect(runs.value == 0)
     }
 
@@ -106,13 +141,15 @@ struct IdempotencyCacheTests {
         let megabyte = KeptAnswer(status: 200, headers: [], body: [UInt8](repeating: 0, count: 1 << 20))
         for index in 0..<70 {
             let fingerprint = [UInt8](repeating: UInt8(index), count: 32), at = start.addingTimeInterval(Double(index))
-            _ = try await store.claimIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, at: at, lifetime: 86_400, abandonedAfter: 900)
+            _ = try await store.claimIdempotencyKey(
+                "k\(index)", of: user, fingerprint: fingerprint, at: at, lifetime: 86_400, lapsesAfter: 30,
+                abandonedAfter: 900)
             try await store.settleIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, answer: megabyte, at: at)
         }
         func kept(_ index: Int) async throws -> Bool {
             let claim = try await store.claimIdempotencyKey(
                 "k\(index)", of: user, fingerprint: [UInt8](repeating: 255, count: 32), at: start.addingTimeInterval(100), lifetime: 86_400,
-                abandonedAfter: 900)
+                lapsesAfter: 30, abandonedAfter: 900)
             if case .answered = claim { return true }
             return false
         }

@@ -19,16 +19,43 @@ public struct KeptAnswer: Hashable, Sendable {
 
 /// What claiming an idempotency key found.
 public enum IdempotencyClaim: Hashable, Sendable {
-    /// The key is this request's now: run it, then keep its answer or forget the key.
-    case claimed
+    /// The key is this request's now, claimed at `at`: run it, renewing the claim while it
+    /// runs (`renewIdempotencyKey`, naming the claim by `at`), then keep its answer or forget
+    /// the key.
+    case claimed(at: Date)
     /// A request with this fingerprint holds the key and has not answered yet.
     case running(fingerprint: [UInt8])
     /// A request with this fingerprint answered this.
     case answered(fingerprint: [UInt8], KeptAnswer)
     /// A request with this fingerprint changed the store, but its answer was lost: it failed
     /// after its change was made (a connection lost during its commit), or it was abandoned
-    /// after it (its process stopped). It must not run again.
+    /// after it (its process stopped, and its claim was no longer renewed). It must not run
+    /// again.
     case tookEffect(fingerprint: [UInt8])
+}
+
+/// How a request keeps its claim of an idempotency key while it runs: it renews the claim every
+/// `renewalInterval`, and a claim not renewed for `lapsesAfter` is taken for abandoned (its
+/// process stopped, or lost its machine), so a retry need not wait for a bound as long as the
+/// longest request (an import may run for many minutes). Every process sharing a store must
+/// use the same lease: one judges abandoned what another renews.
+public struct IdempotencyLease: Hashable, Sendable {
+    /// How long a claim stands without a renewal.
+    public var lapsesAfter: TimeInterval
+    /// How often a running request renews its claim: a sixth of `lapsesAfter`, so that a claim
+    /// lapses only after five renewals in a row were lost or late (a pool busy past its
+    /// timeout, a loaded machine), never for one.
+    public var renewalInterval: TimeInterval { lapsesAfter / 6 }
+
+    /// A lease lapsing after `lapsesAfter` seconds.
+    public init(lapsesAfter: TimeInterval) {
+        self.lapsesAfter = lapsesAfter
+    }
+
+    /// 20 seconds, renewed every 3.3: a request done sooner (nearly every POST) writes no
+    /// renewal, and a claim whose server died lapses well within the 30 seconds the Swift client
+    /// waits on `idempotency_key_in_use`, so its retry is answered rather than given up on.
+    public static let standard = IdempotencyLease(lapsesAfter: 20)
 }
 
 /// The idempotency key of the request running, for the store to note when the request changes
@@ -62,11 +89,19 @@ public enum IdempotentEffects {
 public protocol IdempotencyRepository: Sendable {
     /// Claims `key` of `user` for a request with `fingerprint` at `time`, unless a claim of it
     /// stands: one younger than `lifetime`, and when neither answered nor noted as having taken
-    /// effect, younger than `abandonedAfter` (older ones are claimed again; one abandoned after
-    /// it took effect is `tookEffect`).
+    /// effect, still renewed by its request (`renewIdempotencyKey`): last renewed (or claimed)
+    /// less than `lapsesAfter` ago. Older ones are claimed again; one abandoned after it took
+    /// effect is `tookEffect`. A claim the store holds with no renewal of its own (PostgreSQL:
+    /// written before migration 0036, or by a taskserve older than it) stands until
+    /// `abandonedAfter`.
     func claimIdempotencyKey(
-        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, abandonedAfter: TimeInterval
+        _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, lapsesAfter: TimeInterval,
+        abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim
+    /// Renews at `time` the claim of `key` made at `claimedAt` by `fingerprint`, whose request
+    /// is still running: true if it was renewed; false, changing nothing, when that claim is
+    /// settled, gone, or taken over by another run (its request should stop renewing it).
+    func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool
     /// Keeps `answer` for the claim of `key` by `fingerprint`, or with nil forgets the claim
     /// (the request failed: a retry runs again), unless the request took effect: then the
     /// claim stands, answered with nothing (`tookEffect`).

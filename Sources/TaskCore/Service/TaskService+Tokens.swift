@@ -81,15 +81,25 @@ extension TaskService {
 extension TaskService {
     /// How long an answer is kept for its key.
     public static let idempotencyLifetime: TimeInterval = 86_400
-    /// How long a claim with no answer stands before it is taken for abandoned (its process
-    /// stopped mid-request) and claimed again.
+    /// How long a claim with no answer and no renewal of its own stands before it is taken
+    /// for abandoned: only claims written before migration 0036 (or by an older taskserve) have
+    /// none; every other lapses by its lease (`IdempotencyLease`).
     public static let idempotencyAbandonedAfter: TimeInterval = 900
 
-    /// Claims `key` of `user` for the request with `fingerprint`, now.
-    public func claimIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8]) async throws -> IdempotencyClaim {
+    /// Claims `key` of `user` for the request with `fingerprint`, now; a claim whose `lease`
+    /// lapsed is taken for abandoned.
+    public func claimIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], lease: IdempotencyLease = .standard
+    ) async throws -> IdempotencyClaim {
         try await store.claimIdempotencyKey(
-            key, of: user, fingerprint: fingerprint, at: clock.now(), lifetime: Self.idempotencyLifetime,
+            key, of: user, fingerprint: fingerprint, at: clock.now(), lifetime: Self.idempotencyLifetime, lapsesAfter: lease.lapsesAfter,
             abandonedAfter: Self.idempotencyAbandonedAfter)
+    }
+
+    /// Renews, now, the claim of `key` made at `claimedAt` while its request runs: false when
+    /// it no longer stands (settled, or taken over).
+    public func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date) async throws -> Bool {
+        try await store.renewIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, at: clock.now())
     }
 
     /// Keeps the answer to the claim of `key` (nil: forgets the claim).

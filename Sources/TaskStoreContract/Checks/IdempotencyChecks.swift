@@ -5,73 +5,112 @@ import Testing
 extension TaskStoreContract {
     static let idempotencyChecks: [ContractCheck] = [
         ContractCheck("an idempotency key is claimed once, per user; its answer is kept, a failure forgets it, and old claims are taken over") { f in
-            let store = f.store
-            let (owner, member) = (try await f.service.user(f.owner).id, try await f.service.user(f.member).id)
+            let owner = IdempotencyTimeline(f.store, user: try await f.service.user(f.owner).id)
+            let member = IdempotencyTimeline(f.store, user: try await f.service.user(f.member).id)
             let (first, other) = ([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32))
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            func claim(_ key: String, _ user: UserID, _ fingerprint: [UInt8], after seconds: TimeInterval = 0) async throws -> IdempotencyClaim {
-                try await store.claimIdempotencyKey(
-                    key, of: user, fingerprint: fingerprint, at: start.addingTimeInterval(seconds), lifetime: 86_400, abandonedAfter: 900)
-            }
-            #expect(try await claim("k1", owner, first) == .claimed)
-            #expect(try await claim("k1", owner, other) == .running(fingerprint: first), "running: the caller compares the fingerprint")
-            #expect(try await claim("k1", member, other) == .claimed, "keys are per user")
+            #expect(try await owner.claim("k1", first) == .claimed(at: owner.at(0)))
+            #expect(try await owner.claim("k1", other) == .running(fingerprint: first), "running: the caller compares the fingerprint")
+            #expect(try await member.claim("k1", other) == .claimed(at: member.at(0)), "keys are per user")
             let answer = KeptAnswer(status: 201, headers: ["Location: /v1/tasks/CORE-1", "ETag: \"1\""], body: Array("{}".utf8))
-            try await store.settleIdempotencyKey("k1", of: owner, fingerprint: first, answer: answer, at: start)
-            #expect(try await claim("k1", owner, first, after: 3_600) == .answered(fingerprint: first, answer))
+            try await owner.settle("k1", first, answer)
+            #expect(try await owner.claim("k1", first, after: 3_600) == .answered(fingerprint: first, answer))
             // Another request's settlement changes nothing that is not its own.
-            try await store.settleIdempotencyKey("k1", of: owner, fingerprint: other, answer: nil, at: start)
-            #expect(try await claim("k1", owner, other, after: 60) == .answered(fingerprint: first, answer))
+            try await owner.settle("k1", other, nil)
+            #expect(try await owner.claim("k1", other, after: 60) == .answered(fingerprint: first, answer))
             // A day later the key is free again.
-            #expect(try await claim("k1", owner, other, after: 86_401) == .claimed)
+            #expect(try await owner.claim("k1", other, after: 86_401) == .claimed(at: owner.at(86_401)))
             // A failure forgets the claim: a corrected retry runs.
-            #expect(try await claim("k2", owner, first) == .claimed)
-            try await store.settleIdempotencyKey("k2", of: owner, fingerprint: first, answer: nil, at: start)
-            #expect(try await claim("k2", owner, first, after: 1) == .claimed)
-            // A claim never answered stands a quarter of an hour, then is taken for abandoned.
-            #expect(try await claim("k2", owner, other, after: 899) == .running(fingerprint: first))
-            #expect(try await claim("k2", owner, other, after: 902) == .claimed)
+            #expect(try await owner.claim("k2", first) == .claimed(at: owner.at(0)))
+            try await owner.settle("k2", first, nil)
+            #expect(try await owner.claim("k2", first, after: 1) == .claimed(at: owner.at(1)))
+            // A claim never answered nor renewed stands for its lease, then is taken for abandoned.
+            #expect(try await owner.claim("k2", other, after: 30) == .running(fingerprint: first))
+            #expect(try await owner.claim("k2", other, after: 32) == .claimed(at: owner.at(32)))
             // An answer kept without its body (it held a secret) says so.
             let secret = KeptAnswer(status: 201, headers: ["Location: /v1/me/tokens/7"], body: nil)
-            try await store.settleIdempotencyKey("k2", of: owner, fingerprint: other, answer: secret, at: start)
-            #expect(try await claim("k2", owner, other, after: 903) == .answered(fingerprint: other, secret))
+            try await owner.settle("k2", other, secret)
+            #expect(try await owner.claim("k2", other, after: 903) == .answered(fingerprint: other, secret))
         },
         ContractCheck("a key whose request changed the store is never freed: a later failure, or abandoning it, leaves it taken effect") { f in
-            let store = f.store
-            let member = try await f.service.user(f.member).id
+            let member = IdempotencyTimeline(f.store, user: try await f.service.user(f.member).id)
             let (first, other) = ([UInt8](repeating: 3, count: 32), [UInt8](repeating: 4, count: 32))
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            func claim(_ key: String, _ fingerprint: [UInt8], after seconds: TimeInterval = 0) async throws -> IdempotencyClaim {
-                try await store.claimIdempotencyKey(
-                    key, of: member, fingerprint: fingerprint, at: start.addingTimeInterval(seconds), lifetime: 86_400, abandonedAfter: 900)
-            }
-            func running<T>(_ key: String, _ body: () async throws -> T) async throws -> T {
-                try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: member, key: key)) { try await body() }
-            }
             // The request made a task, then failed (its answer lost): the key stays taken.
-            #expect(try await claim("made", first) == .claimed)
-            _ = try await running("made") { try await f.service.createTask(in: f.team, try TaskDraft(title: "Made once"), as: f.member) }
-            #expect(try await claim("made", first, after: 1) == .running(fingerprint: first), "still running until it settles")
-            try await store.settleIdempotencyKey("made", of: member, fingerprint: first, answer: nil, at: start)
-            #expect(try await claim("made", first, after: 2) == .tookEffect(fingerprint: first))
-            #expect(try await claim("made", other, after: 3) == .tookEffect(fingerprint: first), "the caller compares the fingerprint")
-            // Abandoned after it took effect (its process stopped before settling): never claimed again.
-            #expect(try await claim("left", first) == .claimed)
-            _ = try await running("left") { try await f.service.createTask(in: f.team, try TaskDraft(title: "Left behind"), as: f.member) }
-            #expect(try await claim("left", first, after: 899) == .running(fingerprint: first))
-            #expect(try await claim("left", first, after: 902) == .tookEffect(fingerprint: first))
+            #expect(try await member.claim("made", first) == .claimed(at: member.at(0)))
+            try await f.runningKeyed("made") { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Made once"), as: f.member) }
+            #expect(try await member.claim("made", first, after: 1) == .running(fingerprint: first), "still running until it settles")
+            try await member.settle("made", first, nil)
+            #expect(try await member.claim("made", first, after: 2) == .tookEffect(fingerprint: first))
+            #expect(try await member.claim("made", other, after: 3) == .tookEffect(fingerprint: first), "the caller compares the fingerprint")
+            // Abandoned after it took effect (its process stopped before settling, its lease
+            // lapsed): never claimed again.
+            #expect(try await member.claim("left", first) == .claimed(at: member.at(0)))
+            try await f.runningKeyed("left") { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Left behind"), as: f.member) }
+            #expect(try await member.claim("left", first, after: 29) == .running(fingerprint: first))
+            #expect(try await member.claim("left", first, after: 31) == .tookEffect(fingerprint: first))
             // A request refused before it changed anything frees its key, and a read changes nothing.
             // (Postgres once kept it: the refused creation's statement inserted no row and
             // committed, and a statement trigger noted it all the same.)
-            #expect(try await claim("refused", first) == .claimed)
+            #expect(try await member.claim("refused", first) == .claimed(at: member.at(0)))
             var stranger = TaskDraftFields()
             stranger.assignee = try await f.makeUser()
             await #expect(throws: TaskError.self) {
-                try await running("refused") { try await f.service.createTask(in: f.team, try stranger.draft(title: "No"), as: f.member) }
+                try await f.runningKeyed("refused") { _ = try await f.service.createTask(in: f.team, try stranger.draft(title: "No"), as: f.member) }
             }
-            _ = try await running("refused") { try await f.service.listTasks(in: f.team, as: f.member) }
-            try await store.settleIdempotencyKey("refused", of: member, fingerprint: first, answer: nil, at: start)
-            #expect(try await claim("refused", other, after: 1) == .claimed)
+            try await f.runningKeyed("refused") { _ = try await f.service.listTasks(in: f.team, as: f.member) }
+            try await member.settle("refused", first, nil)
+            #expect(try await member.claim("refused", other, after: 1) == .claimed(at: member.at(1)))
+        },
+        ContractCheck("a renewed claim runs past its lease, one no longer renewed lapses, and a settled or taken-over claim is never renewed") {
+            f in
+            let member = IdempotencyTimeline(f.store, user: try await f.service.user(f.member).id)
+            let (first, other) = ([UInt8](repeating: 5, count: 32), [UInt8](repeating: 6, count: 32))
+            // Renewed every 25 s, a claim stands long past its 30 s: its lease runs from its last renewal.
+            #expect(try await member.claim("long", first) == .claimed(at: member.at(0)))
+            for seconds in stride(from: 25.0, through: 75, by: 25) {
+                #expect(try await member.renew("long", first, claimedAt: 0, after: seconds))
+                #expect(try await member.claim("long", other, after: seconds + 25) == .running(fingerprint: first))
+            }
+            // Its renewals stopped (its server was killed): 30 s after the last, a retry takes it over.
+            #expect(try await member.claim("long", other, after: 104) == .running(fingerprint: first))
+            #expect(try await member.claim("long", first, after: 106) == .claimed(at: member.at(106)))
+            // The first run, were it still going, renews nothing of the retry's claim, though
+            // the request is the same: that claim lapses by its own lease.
+            #expect(try await !member.renew("long", first, claimedAt: 0, after: 120))
+            #expect(try await member.claim("long", other, after: 137) == .claimed(at: member.at(137)))
+            // Settled claims are never renewed: one answered, one failed before any effect
+            // (forgotten), one failed after its effect.
+            let answer = KeptAnswer(status: 201, headers: [], body: Array("{}".utf8))
+            #expect(try await member.claim("answered", first) == .claimed(at: member.at(0)))
+            try await member.settle("answered", first, answer)
+            #expect(try await !member.renew("answered", first, claimedAt: 0, after: 2))
+            #expect(try await member.claim("answered", first, after: 3_600) == .answered(fingerprint: first, answer))
+            #expect(try await member.claim("failed", first) == .claimed(at: member.at(0)))
+            try await member.settle("failed", first, nil)
+            #expect(try await !member.renew("failed", first, claimedAt: 0, after: 2))
+            #expect(try await member.claim("failed", other, after: 3) == .claimed(at: member.at(3)), "the renewal made no claim again")
+            #expect(try await member.claim("lost", first) == .claimed(at: member.at(0)))
+            try await f.runningKeyed("lost") { _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Answer lost"), as: f.member) }
+            try await member.settle("lost", first, nil)
+            #expect(try await !member.renew("lost", first, claimedAt: 0, after: 2))
+            #expect(try await member.claim("lost", first, after: 3) == .tookEffect(fingerprint: first))
+            // A claim whose request took effect: renewed, it runs; its renewals stopped, it
+            // lapses into its answer lost.
+            #expect(try await member.claim("made", first) == .claimed(at: member.at(0)))
+            try await f.runningKeyed("made") {
+                _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Made under a lease"), as: f.member)
+            }
+            #expect(try await member.renew("made", first, claimedAt: 0, after: 25))
+            #expect(try await member.claim("made", first, after: 50) == .running(fingerprint: first))
+            #expect(try await member.claim("made", first, after: 56) == .tookEffect(fingerprint: first))
         },
     ]
+}
+
+extension ContractFixture {
+    /// Runs `body` as the request holding the member's idempotency key `key`: what it writes
+    /// notes on the key that it took effect.
+    func runningKeyed(_ key: String, _ body: () async throws -> Void) async throws {
+        let member = try await service.user(self.member).id
+        try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: member, key: key)) { try await body() }
+    }
 }

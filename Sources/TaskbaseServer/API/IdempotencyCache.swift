@@ -9,17 +9,22 @@ import TaskbaseWire
 /// and a retry while the first is still running is told to wait (409 `idempotency_key_in_use`). Kept by the store
 /// (`IdempotencyRepository`: in PostgreSQL, `idempotency_keys`), so every process sharing the
 /// database knows a key; it was once kept per process, and a retry that a balancer sent to
-/// another process ran again.
+/// another process ran again. While a request runs, its claim is renewed (`lease`): when its
+/// process dies mid-request, the claim lapses within `lease.lapsesAfter` and a retry elsewhere
+/// runs it (or is told its answer was lost, if it had taken effect).
 struct IdempotencyCache: Sendable {
     let service: TaskService
     /// The largest response body kept. A larger one (an import's report listing its refused
     /// rows) is kept without its body: a retry is told the first succeeded, and runs nothing.
     let maxKeptBodyBytes: Int
+    /// How a running request keeps its claim, and when another's is taken for abandoned.
+    let lease: IdempotencyLease
 
-    /// Keys kept by `service`'s store, with bodies up to `maxKeptBodyBytes`.
-    init(service: TaskService, maxKeptBodyBytes: Int = 256 << 10) {
+    /// Keys kept by `service`'s store, with bodies up to `maxKeptBodyBytes`, claims held by `lease`.
+    init(service: TaskService, maxKeptBodyBytes: Int = 256 << 10, lease: IdempotencyLease = .standard) {
         self.service = service
         self.maxKeptBodyBytes = maxKeptBodyBytes
+        self.lease = lease
     }
 
     /// What makes two requests the same: method, path, query, the body's `Content-Type` and
@@ -56,7 +61,8 @@ struct IdempotencyCache: Sendable {
             throw TaskError.validation(
                 field: "Idempotency-Key", reason: "a key is 1 to 255 printable ASCII characters (space to ~); a UUID makes a good one")
         }
-        switch try await service.claimIdempotencyKey(key, of: user, fingerprint: fingerprint) {
+        let claimedAt: Date
+        switch try await service.claimIdempotencyKey(key, of: user, fingerprint: fingerprint, lease: lease) {
         case .running(let seen):
             guard seen == fingerprint else { throw Self.reused(key) }
             throw ProblemDocument(.idempotencyKeyInUse, detail: "a request with Idempotency-Key \(key) is still running; retry shortly")
@@ -70,18 +76,23 @@ struct IdempotencyCache: Sendable {
                 detail:
                     "the request with Idempotency-Key \(key) took effect, but its answer was lost (it failed after its change was made, or its server stopped): look before sending it again, and send a new request with a new key"
             )
-        case .claimed:
-            break
+        case .claimed(let at):
+            claimedAt = at
         }
         let settle: @Sendable (KeptAnswer?) async -> Void = { [service] answer in
-            // Not cancelled with the request: a claim left unsettled would hold its key for
-            // the quarter of an hour after which it is taken for abandoned.
+            // Not cancelled with the request: a claim left unsettled would hold its key until
+            // its lease lapsed, and a retry meanwhile would be told it is still running.
             await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer) }.value
         }
+        let renewal = renewing(key: key, user: user, fingerprint: fingerprint, claimedAt: claimedAt)
         do {
             // Whatever the request writes notes on the key that it took effect, in the same
             // transaction: such a key is never freed for another run, even if what follows fails.
-            let response = try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: user, key: key)) { try await body() }
+            let response = try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: user, key: key)) {
+                // The renewals end with the request's work, returned or thrown, before it settles.
+                defer { renewal.cancel() }
+                return try await body()
+            }
             // Only successes are kept: a refused request may be retried once corrected (unless
             // it took effect before it failed: the store keeps its key, answered with nothing).
             if (200..<300).contains(response.status), case .bytes(let bytes) = response.body {
@@ -95,6 +106,20 @@ struct IdempotencyCache: Sendable {
         } catch {
             await settle(nil)
             throw error
+        }
+    }
+
+    /// Renews the claim made at `claimedAt` every `lease.renewalInterval` until cancelled, or
+    /// until the claim no longer stands (settled, or taken over by another run). A task of its
+    /// own, not a child of the request's: a request cancelled (its client gone) whose work goes
+    /// on keeps its key until that work ends. The first renewal comes one interval in, so a
+    /// request shorter than that (nearly every POST) writes none; a renewal that fails (the
+    /// database out of reach a moment) is tried again an interval later.
+    private func renewing(key: String, user: UserID, fingerprint: [UInt8], claimedAt: Date) -> Task<Void, Never> {
+        Task { [service, lease] in
+            while (try? await Task.sleep(for: .seconds(lease.renewalInterval))) != nil {
+                if (try? await service.renewIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt)) == false { return }
+            }
         }
     }
 

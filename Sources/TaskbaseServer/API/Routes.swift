@@ -48,6 +48,10 @@ public struct APIOptions: Sendable {
     /// the whole file; one more is 503 with `Retry-After`, so imports can never take every
     /// connection.
     public var maxImports = 4
+    /// How a request holding an `Idempotency-Key` keeps its claim while it runs, and when a
+    /// claim whose server stopped is taken for abandoned (`IdempotencyCache`); the same on
+    /// every process sharing the database.
+    public var idempotencyLease: IdempotencyLease = .standard
     /// The identity provider whose tokens are accepted beside API tokens; nil: API tokens only.
     public var identity: IdentityTokenVerifier?
     /// 600 failed token lookups a minute from one address.
@@ -75,7 +79,8 @@ public func buildRouter(service: TaskService, verifier: TokenVerifier, options: 
 /// The router over `service`, its event streams fanned out by `eventHubs`.
 func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOptions, eventHubs: TeamEventHubs) -> Router {
     let api = APIHandlers(
-        service: service, options: options, idempotency: IdempotencyCache(service: service), verifier: verifier, eventHubs: eventHubs,
+        service: service, options: options, idempotency: IdempotencyCache(service: service, lease: options.idempotencyLease), verifier: verifier,
+        eventHubs: eventHubs,
         exports: Admission(limit: options.maxExports), imports: Admission(limit: options.maxImports))
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
