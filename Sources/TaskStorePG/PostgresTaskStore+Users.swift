@@ -7,8 +7,28 @@ import TaskCore
 /// call runs with the login's own rights, without switching to the runtime role: only the
 /// database's administrator gets anywhere that way.
 extension PostgresTaskStore: UserRepository {
-    public func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User {
+    /// A transaction as `actor`, or with no actor under the login's own rights. Row security
+    /// binds a login that is not the schema's owner (or a superuser): the runtime login, which
+    /// with no actor sees no user and may add none. It is refused by name, since what it got
+    /// before read as something else: an empty `user list`, "user ... not found" for one who
+    /// exists, or the policy's own words.
+    private func usersTransaction<T>(as actor: UserRef?, _ body: (PGConnection) async throws -> T) async throws -> T {
         try await transaction(as: actor, runtime: actor != nil) { tx in
+            if actor == nil, try await tx.query("SELECT row_security_active('public.users') AS bound")[0].decode(Bool.self, "bound") {
+                throw TaskError.permissionDenied(
+                    what: "manage users",
+                    why: """
+                        with no acting user this runs with the database login's own rights, and this login is bound by \
+                        row security (the runtime login): act as an operator (--as EMAIL or TASKBASE_ACTOR), or use the \
+                        database administrator's login
+                        """)
+            }
+            return try await body(tx)
+        }
+    }
+
+    public func createUser(email: String, displayName: String, isOperator: Bool, at time: Date, as actor: UserRef?) async throws -> User {
+        try await usersTransaction(as: actor) { tx in
             do {
                 let rows = try await tx.query(
                     """
@@ -25,7 +45,7 @@ extension PostgresTaskStore: UserRepository {
     }
 
     public func user(_ ref: UserRef, as actor: UserRef?) async throws -> User? {
-        return try await transaction(as: actor, runtime: actor != nil) { tx in
+        return try await usersTransaction(as: actor) { tx in
             let rows = try await tx.query(
                 """
                 SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
@@ -49,13 +69,13 @@ extension PostgresTaskStore: UserRepository {
     }
 
     public func users(as actor: UserRef?) async throws -> [User] {
-        try await transaction(as: actor, runtime: actor != nil) { tx in
+        try await usersTransaction(as: actor) { tx in
             try await tx.query("SELECT \(unsafeSQL: Self.userColumns) FROM users u ORDER BY u.email COLLATE \"C\"").compactMap(Self.user(in:))
         }
     }
 
     public func setUserDisabled(_ id: UserID, _ disabled: Bool, as actor: UserRef?) async throws -> User {
-        try await transaction(as: actor, runtime: actor != nil) { tx in
+        try await usersTransaction(as: actor) { tx in
             let rows = try await tx.query(
                 """
                 UPDATE users u SET disabled = \(disabled) WHERE u.id = \(id.rawValue) RETURNING \(unsafeSQL: Self.userColumns)

@@ -158,6 +158,29 @@ struct UserAndTeamCommandTests {
         }
     }
 
+    @Test("through the runtime login, user and token commands with no acting user exit 4 saying why; as an operator they run")
+    func provisioningOverTheRuntimeLogin() async throws {
+        let fixture = try await Fixture.make()
+        let ops = fixture.email("ops")
+        try await fixture.expectSuccess(["user", "add", ops, "--name", "Ops", "--operator"])
+        let database = try await TestDatabases.shared.value
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            let environment = ["DATABASE_URL": TestDatabases.connectionString(login.config(for: database))]
+            // Row security shows this login no user when nobody acts: it printed an empty list,
+            // "user ... not found" for users who exist, or the insert policy's own words.
+            for arguments in [
+                ["user", "list"], ["user", "disable", fixture.member], ["user", "add", fixture.email("new"), "--name", "New"],
+                ["token", "list", fixture.member],
+            ] {
+                let refused = try await TaskctlProcess.run(arguments, environment: environment)
+                #expect(refused.exitCode == 4 && refused.standardOutput.isEmpty, "\(arguments): \(refused)")
+                #expect(refused.standardError.contains("the runtime login): act as an operator (--as EMAIL"), "\(arguments): \(refused)")
+            }
+            let listed = try await TaskctlProcess.run(["user", "list", "--json"], as: ops, environment: environment)
+            #expect(listed.exitCode == 0 && listed.standardOutput.contains(fixture.member), "\(listed)")
+        }
+    }
+
     @Test("owners rename and delete a team; delete wants --yes")
     func renameAndDelete() async throws {
         let fixture = try await Fixture.make()
