@@ -36,6 +36,14 @@ struct ValidationTests {
         }
     }
 
+    @Test("a refusal names its field as people say it, and a header as it is written")
+    func spokenFields() {
+        #expect(TaskError.validation(field: "dueDate", reason: "not a date").description == "invalid due date: not a date")
+        #expect(TaskError.spoken("externalID") == "external id")
+        #expect(TaskError.validation(field: "If-Match", reason: "not an entity tag").description == "invalid If-Match: not an entity tag")
+        #expect(TaskError.spoken("Idempotency-Key") == "Idempotency-Key")
+    }
+
     @Test("a title is 1-500 characters after trimming")
     func titleLength() throws {
         #expect(try TaskDraft(title: "  Ship it \n").title == "Ship it")

@@ -56,8 +56,10 @@ public enum TaskError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A field's code name as people say it: `externalID` → "external id", `dueDate` → "due date".
-    /// A reason names its field with it, so that it reads alone (an import's reject report).
+    /// A reason names its field with it, so that it reads alone (an import's reject report). A
+    /// header's name (`If-Match`, `Idempotency-Key`) is said as it is written.
     public static func spoken(_ field: String) -> String {
+        if field.contains("-") { return field }
         var words = ""
         var previous: Character?
         for character in field {

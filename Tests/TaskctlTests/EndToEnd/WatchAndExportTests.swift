@@ -105,6 +105,10 @@ struct WatchAndExportTests {
     func exportToFile() async throws {
         let fixture = try await Fixture.make()
         _ = try await fixture.addTask("Ship, \"now\"", ["--notes", "two\nlines"])
+        let folder1 = try scratchFolder("taskctl-export-one")
+        defer { try? FileManager.default.removeItem(at: folder1) }
+        let one = try await fixture.run(["export", "-t", fixture.team, "-o", folder1.appendingPathComponent("one.csv").path], as: fixture.viewer)
+        #expect(one.exitCode == 0 && one.standardError == "exported 1 task to \(folder1.appendingPathComponent("one.csv").path)\n", "\(one)")
         _ = try await fixture.addTask("Imported", ["--external-id", "JIRA-9"])
         let folder = try scratchFolder("taskctl-export")
         defer { try? FileManager.default.removeItem(at: folder) }
