@@ -53,9 +53,10 @@ extension MemoryTaskStore: TokenRepository {
         }
     }
 
-    /// A stream fed by revocations and by users disabled or enabled.
+    /// A stream fed by revocations and by users disabled or enabled; rings coalesce while the
+    /// consumer is busy.
     public func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error> {
-        AsyncThrowingStream { continuation in
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let id = state.withLock { state in
                 state.lastListenerID += 1
                 state.tokenListeners[state.lastListenerID] = continuation

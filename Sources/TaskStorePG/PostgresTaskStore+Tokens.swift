@@ -84,10 +84,11 @@ extension PostgresTaskStore: TokenRepository {
         }
     }
 
-    /// LISTENs on `taskbase_tokens`, closed when the consumer stops iterating.
+    /// LISTENs on `taskbase_tokens`, closed when the consumer stops iterating. Rings coalesce
+    /// while the consumer is busy: a flood of forged ones queues nothing.
     public func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error> {
         let (rings, stop) = try await doorbell(on: Self.tokenChannel)
-        return AsyncThrowingStream { continuation in
+        return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let forward = Task {
                 do {
                     for try await _ in rings { continuation.yield() }

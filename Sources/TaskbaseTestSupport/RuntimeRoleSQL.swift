@@ -33,4 +33,24 @@ public enum RuntimeRoleSQL {
         _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
         return refused
     }
+
+    /// Runs `body` on a session of a new login granted only the runtime role, to `database`:
+    /// what a stolen password gives (it may NOTIFY and LISTEN on any channel).
+    public static func asRuntimeLogin<T>(_ database: PGConfig, _ body: (PGConnection) async throws -> T) async throws -> T {
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { connection in try await body(connection) }
+        }
+    }
+
+    /// Notifies `channel` as fast as one such session can, for `duration`: batches of 100
+    /// notifications with payloads of their own (PostgreSQL folds identical ones sent in one
+    /// transaction into one).
+    public static func flood(_ channel: String, in database: PGConfig, for duration: Duration) async throws {
+        try await asRuntimeLogin(database) { connection in
+            let end = ContinuousClock.now + duration
+            while ContinuousClock.now < end {
+                _ = try await connection.query("SELECT pg_notify(\(channel), g::text) FROM generate_series(1, 100) g")
+            }
+        }
+    }
 }

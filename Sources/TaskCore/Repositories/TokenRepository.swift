@@ -18,6 +18,7 @@ public protocol TokenRepository: Sendable {
     /// Records a use at `time` unless one was recorded less than a minute before.
     func recordTokenUse(_ id: TokenID, at time: Date) async throws
     /// A signal each time a token is revoked or a user is disabled or re-enabled, by any process
-    /// sharing the store: caches of verified tokens drop what they hold.
+    /// sharing the store: caches of verified tokens drop what they hold. Signals coalesce while
+    /// the consumer is busy (it keeps the newest only), so a slow consumer sees no backlog.
     func tokenInvalidations() async throws -> AsyncThrowingStream<Void, any Error>
 }

@@ -68,11 +68,23 @@ protocol RequestAuthenticator: Sendable {
 /// A lookup that was under way when the cache was emptied must not put back what it read: the
 /// token may have been revoked after that read, and the ring that said so has passed. Each
 /// emptying starts a new generation; a lookup keeps its result only in the generation it began in.
+///
+/// Anyone holding the runtime login can ring the doorbell, as often as they like, so a ring must
+/// cost little: the lookups of one token that are under way at once in one generation are one
+/// (`lookUp`), so a ring costs at most one lookup per distinct token its streams hold, and the
+/// rings are acted on at most once per `ringSpacing` (a real revocation waits that long at most).
 public final class TokenVerifier: Sendable {
     private struct Cache {
         var entries: [[UInt8]: Caller] = [:]
         var trusted = false
         var generation: UInt64 = 0
+        /// The lookups under way, by token hash, each with the generation it began in.
+        var lookups: [[UInt8]: (generation: UInt64, task: Task<Caller?, any Error>)] = [:]
+
+        /// The lookup of `hash` begun in this generation and still under way, if any.
+        func lookup(of hash: [UInt8]) -> Task<Caller?, any Error>? {
+            lookups[hash].flatMap { $0.generation == generation ? $0.task : nil }
+        }
 
         /// Empties the cache and starts a new generation.
         mutating func clear(trusted: Bool) {
@@ -93,6 +105,10 @@ public final class TokenVerifier: Sendable {
     private let watchers = Mutex<(next: Int, rings: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
+    /// The least time between two rings of the doorbell acted on: a flood of forged rings
+    /// empties the cache and wakes the watchers at most this often, and a real ring in it waits
+    /// this long at most.
+    static let ringSpacing = Duration.milliseconds(500)
 
     /// Called between a lookup's read and its caching; tests widen that window with it.
     let afterLookup: (@Sendable () async -> Void)?
@@ -133,7 +149,7 @@ public final class TokenVerifier: Sendable {
                     let rings = try await self.service.tokenInvalidations()
                     self.cache.withLock { $0.clear(trusted: true) }
                     self.ring()
-                    for try await _ in rings {
+                    for try await _ in rings.paced(Self.ringSpacing) {
                         self.cache.withLock { $0.clear(trusted: true) }
                         self.ring()
                     }
@@ -285,9 +301,11 @@ public final class TokenVerifier: Sendable {
     }
 
     /// The caller `read` finds for a credential not in the cache (a database lookup, charged to
-    /// `peer`'s allowance of failures until it succeeds), cached under `hash`.
-    private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: () async throws -> Caller?) async throws -> Caller? {
-        let now = service.clock.now()
+    /// `peer`'s allowance of failures until it succeeds), cached under `hash`. A lookup of the
+    /// same credential begun in this generation and still under way is shared instead, at no
+    /// charge: after a ring, every stream of a token asks for it at once.
+    private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: @escaping @Sendable () async throws -> Caller?) async throws -> Caller? {
+        if let running = cache.withLock({ $0.lookup(of: hash) }) { return try await running.value }
         var charged: PeerAddress?
         if let failures, let peer {
             // Charged to the client's /64 for IPv6: one host rotating its addresses within it
@@ -295,16 +313,31 @@ public final class TokenVerifier: Sendable {
             if case .refused(let retryAfter) = failures.admit(peer.subscriber) { throw LookupsExhausted(retryAfter: retryAfter) }
             charged = peer.subscriber
         }
-        let generation = cache.withLock { $0.generation }
-        let looked: Caller?
+        let (lookup, shared) = cache.withLock { cache in
+            if let running = cache.lookup(of: hash) { return (running, true) }
+            let generation = cache.generation
+            let lookup = Task { try await self.lookUp(hash: hash, in: generation, read: read) }
+            cache.lookups[hash] = (generation, lookup)
+            return (lookup, false)
+        }
         do {
-            looked = try await read()
+            let caller = try await lookup.value
+            if let charged, shared || caller != nil { failures?.giveBack(charged) }
+            return caller
         } catch {
             if let charged { failures?.giveBack(charged) }
             throw error
         }
-        guard let caller = looked else { return nil }
-        if let charged { failures?.giveBack(charged) }
+    }
+
+    /// One lookup of `hash`, begun in `generation`, which caches its caller if the cache was not
+    /// emptied meanwhile.
+    private func lookUp(hash: [UInt8], in generation: UInt64, read: @Sendable () async throws -> Caller?) async throws -> Caller? {
+        defer {
+            cache.withLock { cache in if cache.lookups[hash]?.generation == generation { cache.lookups[hash] = nil } }
+        }
+        let now = service.clock.now()
+        guard let caller = try await read() else { return nil }
         await afterLookup?()
         cache.withLock { cache in
             guard cache.trusted, cache.generation == generation else { return }
