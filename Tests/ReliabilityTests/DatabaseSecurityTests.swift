@@ -99,19 +99,30 @@ struct DatabaseSecurityTests {
 /// The change feed is a doorbell over the log: what arrives on a channel is never trusted.
 @Suite("the change feed against forged notifications", .timeLimit(.minutes(3)))
 struct ChangeFeedForgeryTests {
+    /// Counts a store's reads of the change log.
+    final class Reads: Sendable {
+        let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+    }
+
+    /// A fixture over a store of its own whose reads of the change log are counted.
+    static func countingReads(_ database: PGConfig) async throws -> (f: ContractFixture, reads: Reads) {
+        let reads = Reads()
+        let store = try await PostgresTaskStore.open(
+            config: database, maxConnections: 2,
+            statementObserver: { statements in
+                if statements.contains(where: { $0.sql.contains("FROM task_changes e0") }) { reads.count.withLock { $0 += 1 } }
+            })
+        return (try await ContractFixture.make(store: store), reads)
+    }
+
     @Test("forged and junk notifications from a login with no grants reach no watcher, cost at most a read each, and end nothing")
     func forgedNotifications() async throws {
         let database = try await TestDatabases.shared.value
         do {
-            let reads = Mutex(0)
-            let store = try await PostgresTaskStore.open(
-                config: database, maxConnections: 2,
-                statementObserver: { statements in
-                    if statements.contains(where: { $0.sql.contains("FROM task_changes e0") }) { reads.withLock { $0 += 1 } }
-                })
-            let f = try await ContractFixture.make(store: store)
+            let (f, reads) = try await Self.countingReads(database)
             var events = try await f.service.changes(in: f.team, as: f.viewer).makeAsyncIterator()
-            let readsBefore = reads.withLock { $0 }
+            let readsBefore = reads.value
             let channel = "taskbase.team.\(f.team)"
             let forgeries = 50
             try await TestLogin.with { nobody in
@@ -125,11 +136,28 @@ struct ChangeFeedForgeryTests {
             let real = try await f.makeTask("Real")
             guard case .change(let change)? = try await events.next() else { Issue.record("the feed ended"); return }
             #expect(change.key == real.key && change.kind == .created && change.version == 1)
-            #expect(reads.withLock { $0 } - readsBefore <= forgeries + 1)
+            #expect(reads.value - readsBefore <= forgeries + 1)
             let later = try await f.makeTask("Later")
             guard case .change(let next)? = try await events.next() else { Issue.record("the feed ended"); return }
             #expect(next.key == later.key && next.sequence == change.sequence + 1)
         }
+    }
+
+    @Test("a flood of forged notifications from the runtime login costs a watcher at most a read per ring spacing")
+    func forgedFlood() async throws {
+        let database = try await TestDatabases.shared.value
+        let (f, reads) = try await Self.countingReads(database)
+        var events = try await f.service.changes(in: f.team, as: f.viewer).makeAsyncIterator()
+        let readsBefore = reads.value
+        let started = ContinuousClock.now
+        try await RuntimeRoleSQL.flood("taskbase.team.\(f.team)", in: database, for: .seconds(2))
+        let real = try await f.makeTask("Real")
+        guard case .change(let change)? = try await events.next() else { Issue.record("the feed ended"); return }
+        #expect(change.key == real.key)
+        // One read per ring acted on, at most one ring per spacing (the first at once), and the
+        // reads the start and the real change may add.
+        let allowed = Int((ContinuousClock.now - started) / ChangeLogFollower.ringSpacing) + 4
+        #expect(reads.value - readsBefore <= allowed, "\(reads.value - readsBefore) reads")
     }
 
     @Test("a login with no grants that LISTENs on a team's channel learns only that something changed")

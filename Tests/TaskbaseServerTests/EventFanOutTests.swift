@@ -185,6 +185,26 @@ struct EventFanOutTests {
         await f.stop()
     }
 
+    @Test("a flood of forged notifications on a team's channel costs the hub at most a read per ring spacing, and real changes come through")
+    func forgedFlood() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let stream = try await subscribe(f, as: "viewer")
+        try await waitForSubscribers(f, 1)
+        let before = try #require(f.server.eventHubs.statistics(of: f.team))
+        let database = try await TestDatabases.shared.value
+        let started = ContinuousClock.now
+        try await RuntimeRoleSQL.flood("taskbase.team.\(f.team)", in: database, for: .seconds(2))
+        _ = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Real"}"#)
+        #expect(await stream.read(until: { $0.contains("Real") }))
+        let after = try #require(f.server.eventHubs.statistics(of: f.team))
+        // One read per ring acted on, at most one ring per spacing (the first at once), and the
+        // reads the start and the real change may add.
+        let allowed = Int((ContinuousClock.now - started) / ChangeLogFollower.ringSpacing) + 4
+        #expect(after.reads - before.reads <= allowed, "\(after.reads - before.reads) reads")
+        #expect(after.texts - before.texts == 1)
+        await f.stop()
+    }
+
     @Test("the hub for a team stops when its last subscriber leaves, and a later subscriber starts a new one", arguments: StoreKind.allCases)
     func hubStopsWithLastSubscriber(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store, heartbeat: .milliseconds(100))

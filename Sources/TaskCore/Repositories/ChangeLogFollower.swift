@@ -27,6 +27,9 @@ public struct ChangeLogRead: Sendable {
 public enum ChangeLogFollower {
     /// How many events one read asks for; a full page is followed by another read at once.
     public static let pageSize = 1_000
+    /// The least time between two reads the doorbell asks for (`PacedRings`): a flood of forged
+    /// rings costs a reader at most one read per spacing, and a real change waits this long at most.
+    public static let ringSpacing = Duration.milliseconds(50)
 
     /// Reads the log after a position (exclusive), at most `limit` events, checking access.
     public typealias Read = @Sendable (_ after: Int64, _ limit: Int) async throws -> ChangeLogRead
@@ -49,7 +52,7 @@ public enum ChangeLogFollower {
         let (stream, continuation) = TaskChangeStream.makeStream()
         let follower = Task {
             var position = start
-            var rings = doorbell.makeAsyncIterator()
+            var rings = doorbell.paced(ringSpacing).makeAsyncIterator()
             do {
                 while true {
                     let page: ChangeLogRead
