@@ -261,6 +261,10 @@ CREATE FUNCTION public.taskbase_note_idempotent_effect() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+    DECLARE
+        -- The claim the run holds; null when the writer named none (an older taskserve).
+        run_claim timestamptz := NULLIF(pg_catalog.current_setting('taskbase.idempotency_claimed_at', true), '')::timestamptz;
+        held_claim timestamptz;
     BEGIN
         -- A statement's row events are all queued before the first fires: the rows after the
         -- first of a bulk write end here.
@@ -272,8 +276,21 @@ CREATE FUNCTION public.taskbase_note_idempotent_effect() RETURNS trigger
          WHERE user_id = public.taskbase_current_user_id()
            AND key = pg_catalog.current_setting('taskbase.idempotency_key', true)
            AND answered_at IS NULL
-           AND took_effect_at IS NULL;
-        -- Noted once a transaction: the statements after this one queue no event (the WHEN below).
+           AND took_effect_at IS NULL
+           AND (run_claim IS NULL OR claimed_at = run_claim);
+        IF NOT FOUND AND run_claim IS NOT NULL THEN
+            -- Noted already (an earlier transaction of the run), or not the run's claim.
+            SELECT k.claimed_at INTO held_claim
+              FROM public.idempotency_keys k
+             WHERE k.user_id = public.taskbase_current_user_id()
+               AND k.key = pg_catalog.current_setting('taskbase.idempotency_key', true)
+               FOR SHARE;
+            IF held_claim IS DISTINCT FROM run_claim THEN
+                RAISE EXCEPTION 'the claim of this idempotency key was taken over by another attempt of the request, or is gone: this run may write nothing'
+                    USING ERRCODE = 'TB409';
+            END IF;
+        END IF;
+        -- Noted once a transaction: the statements after this one queue no event (0030's WHEN).
         PERFORM pg_catalog.set_config('taskbase.idempotency_noted', 'yes', true);
         RETURN NULL;
     END

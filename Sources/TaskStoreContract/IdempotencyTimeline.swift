@@ -32,8 +32,9 @@ public struct IdempotencyTimeline: Sendable {
         try await store.renewIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: at(claimed), at: at(seconds))
     }
 
-    /// Settles the claim of `key` by `fingerprint` with `answer` (nil: failed), at the start.
-    public func settle(_ key: String, _ fingerprint: [UInt8], _ answer: KeptAnswer?) async throws {
-        try await store.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer, at: Self.start)
+    /// Settles the claim of `key` by `fingerprint` made at second `claimed` with `answer` (nil:
+    /// failed), at the start.
+    public func settle(_ key: String, _ fingerprint: [UInt8], _ answer: KeptAnswer?, claimedAt claimed: TimeInterval = 0) async throws {
+        try await store.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: at(claimed), answer: answer, at: Self.start)
     }
 }

@@ -25,6 +25,17 @@ struct IdempotencyKeyClaim {
 }
 
 extension MemoryState {
+    /// Refuses a write of a run whose claim of its idempotency key is no longer the key's: taken
+    /// over by another run (a new claim time), or gone; as the database's trigger does
+    /// (migration 0037). Called before the write changes anything (`MemoryTaskStore.writing`),
+    /// so a refused write leaves the store as it was.
+    func refuseWriteOfStaleIdempotentRun() throws {
+        guard let running = IdempotentEffects.key else { return }
+        guard idempotencyKeys[IdempotencyKeyName(user: running.user, key: running.key)]?.claimedAt == running.claimedAt else {
+            throw IdempotencyClaimTakenOver(key: running.key)
+        }
+    }
+
     /// Notes on the running request's idempotency key, if it has one, that it changed the
     /// store: called by every write, as the database's triggers do (migration 0030).
     mutating func noteIdempotentEffect() {
@@ -85,10 +96,14 @@ extension MemoryTaskStore: IdempotencyRepository {
         }
     }
 
-    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws {
+    public func settleIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, answer: KeptAnswer?, at time: Date
+    ) async throws {
         state.withLock { state in
+            // Only the claim this run made: never one another run took over.
             let name = IdempotencyKeyName(user: user, key: key)
-            guard var claim = state.idempotencyKeys[name], claim.fingerprint == fingerprint, !claim.isSettled else { return }
+            guard var claim = state.idempotencyKeys[name], claim.fingerprint == fingerprint, claim.claimedAt == claimedAt, !claim.isSettled
+            else { return }
             // A failure frees the key, unless the request took effect: then no retry may run it.
             guard let answer else {
                 claim.failedAfterEffect = true

@@ -4,7 +4,7 @@ import TaskCore
 extension MemoryTaskStore: TeamRepository {
     /// Creates the team and its first owner in one step.
     public func createTeam(key: TeamKey, name: String, owner: UserID, at time: Date) async throws -> Team {
-        try state.withLock { state in
+        try writing { state in
             guard state.teamIDsByKey[key] == nil else { throw TaskError.alreadyExists(what: "team \(key)") }
             let team = Team(id: state.nextID(), key: key, name: name, createdAt: time)
             state.teams[team.id] = team
@@ -43,7 +43,7 @@ extension MemoryTaskStore: TeamRepository {
     /// the member's tasks, each as an edit by `actor`.
     public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
         let unassigning = try TaskChanges(assignee: .set(nil)), user = member.id
-        try state.withLock { state in
+        try writing { state in
             var roles = state.roles[team] ?? [:]
             let key = state.teams[team].map { "\($0.key)" } ?? "#\(team)"
             // Judged again under the lock, as the Postgres store does: the actor may have been
@@ -75,7 +75,7 @@ extension MemoryTaskStore: TeamRepository {
 
     /// Changes the team's name; its key stays.
     public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {
-        try state.withLock { state in
+        try writing { state in
             guard var renamed = state.teams[team] else { throw TaskError.notFound(what: "team #\(team)") }
             renamed.name = name
             state.teams[team] = renamed
@@ -86,7 +86,7 @@ extension MemoryTaskStore: TeamRepository {
 
     /// Drops the team's tasks, history, log and memberships; its watchers' next read is refused.
     public func deleteTeam(_ team: TeamID, actor: UserID) async throws {
-        state.withLock { state in
+        try writing { state in
             for task in state.tasks(of: team) { state.remove(task) }
             if let key = state.teams[team]?.key { state.teamIDsByKey[key] = nil }
             state.teams[team] = nil

@@ -4,7 +4,7 @@ import TaskCore
 extension MemoryTaskStore: TokenRepository {
     /// Refuses a hash already stored.
     public func createToken(of user: UserID, name: String, digest: TokenDigest, expiresAt: Date, at time: Date) async throws -> APIToken {
-        try state.withLock { state in
+        try writing { state in
             guard state.users[user] != nil else { throw TaskError.unknownUser(.id(user)) }
             guard state.tokenIDsByHash[digest.hash] == nil else { throw TaskError.alreadyExists(what: "token \(digest.prefix)") }
             let token = APIToken(id: state.nextID(), userID: user, name: name, prefix: digest.prefix, createdAt: time, expiresAt: expiresAt)
@@ -35,7 +35,7 @@ extension MemoryTaskStore: TokenRepository {
 
     /// Keeps the first revocation time; tells the listeners.
     public func revokeToken(_ id: TokenID, at time: Date) async throws -> APIToken {
-        try state.withLock { state in
+        try writing { state in
             guard var token = state.tokens[id] else { throw TaskError.notFound(what: "token #\(id)") }
             if token.revokedAt == nil { token.revokedAt = time }
             state.tokens[id] = token

@@ -2,7 +2,7 @@ import Foundation
 import PGStore
 import TaskCore
 
-/// Idempotency keys in `idempotency_keys` (migrations 0029, 0030 and 0036), as the acting user, whose rows
+/// Idempotency keys in `idempotency_keys` (migrations 0029, 0030, 0036 and 0037), as the acting user, whose rows
 /// alone row security shows.
 extension PostgresTaskStore: IdempotencyRepository {
     public func claimIdempotencyKey(
@@ -70,9 +70,16 @@ extension PostgresTaskStore: IdempotencyRepository {
         }
     }
 
-    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws {
+    public func settleIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, answer: KeptAnswer?, at time: Date
+    ) async throws {
         try await transaction(as: .id(user)) { tx in
-            let mine: PGQuery = "user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND answered_at IS NULL"
+            // Only the claim this run made: a run whose claim was taken over (0037) neither
+            // answers nor frees the retry's, though the request is the same.
+            let mine: PGQuery = """
+                user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt) \
+                AND answered_at IS NULL
+                """
             if let answer {
                 try await tx.execute(
                     """

@@ -101,7 +101,7 @@ public struct PostgresTaskStore: Sendable {
     /// of actor, with and without a role (`MadeOnceText`), and a call binds only the values,
     /// in `writtenSessionSetup`'s order.
     static func sessionSetup(actor: UserRef?, role: String?, limits: PGSessionLimits? = nil) -> PGQuery {
-        let idempotencyKey = IdempotentEffects.key?.key
+        let idempotencyKey = IdempotentEffects.key
         return sessionSetupText.query(
             SetupShape(actor: UserForm(actor), setsRole: role != nil, setsLimits: limits != nil, namesIdempotencyKey: idempotencyKey != nil)
         ) {
@@ -110,7 +110,10 @@ public struct PostgresTaskStore: Sendable {
             bindUserMatch(actor, to: &query)
             if let role { query.bindNext(role) }
             for setting in limits?.settings ?? [] { query.bindNext(setting.value) }
-            if let idempotencyKey { query.bindNext(idempotencyKey) }
+            if let idempotencyKey {
+                query.bindNext(idempotencyKey.key)
+                query.bindNext(idempotencyKey.claimedAt)
+            }
         }
     }
 
@@ -135,8 +138,13 @@ public struct PostgresTaskStore: Sendable {
             query.append(", set_config('\(unsafeSQL: setting.name)', \(setting.value), true)")
         }
         // The key of the request running, if it has one: a write notes on it that the request
-        // took effect, in the write's own transaction (migration 0030).
-        if let key = IdempotentEffects.key?.key { query.append(", set_config('taskbase.idempotency_key', \(key), true)") }
+        // took effect, in the write's own transaction (migration 0030), and is refused when the
+        // claim the run made (its time) is no longer the key's (0037). The time as text, read
+        // back by the trigger in the same transaction, so under the same DateStyle and TimeZone.
+        if let running = IdempotentEffects.key {
+            query.append(", set_config('taskbase.idempotency_key', \(running.key), true)")
+            query.append(", set_config('taskbase.idempotency_claimed_at', \(running.claimedAt)::text, true)")
+        }
         return query
     }
 
@@ -180,7 +188,13 @@ public struct PostgresTaskStore: Sendable {
         return key.contains("\u{0}") ? " " : key
     }
 
-    /// Turns the database's refusals that TaskCore has words for into `TaskError`s.
+    /// The SQLSTATE of a write refused because its run's idempotency claim was taken over
+    /// (migration 0037): a class of its own, neither a refusal of the caller (42501) nor a
+    /// failure the store retries (40001, 40P01).
+    static let idempotencyClaimTakenOver = "TB409"
+
+    /// Turns the database's refusals that TaskCore has words for into `TaskError`s (and a
+    /// write of a run that lost its idempotency claim into `IdempotencyClaimTakenOver`).
     static func translate(_ error: PGError) -> any Error {
         switch (error.code, error.constraint) {
         case (.uniqueViolation, "users_email_key"?):
@@ -189,6 +203,8 @@ public struct PostgresTaskStore: Sendable {
             return TaskError.alreadyExists(what: "team \(quotedValue(in: error.detail) ?? "with that key")")
         case (.checkViolation, "teams_keep_an_enabled_owner"?):
             return TaskError.validation(field: "role", reason: "\(error.message); \(OwnerRule.nextStep)")
+        case _ where error.sqlState == idempotencyClaimTakenOver:
+            return IdempotencyClaimTakenOver(key: IdempotentEffects.key?.key ?? "")
         case (.uniqueViolation, "tasks_external_id_key"?):
             // Under row-level security the server leaves the key's value out of its detail;
             // task writes name it with `namingExternalIDHolder`.

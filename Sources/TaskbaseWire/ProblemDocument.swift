@@ -95,8 +95,9 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case methodNotAllowed = "method_not_allowed"
     /// An `Idempotency-Key` reused with a different request.
     case idempotencyKeyReused = "idempotency_key_reused"
-    /// The first request with this `Idempotency-Key` is still running: retry shortly, and the
-    /// retry gets its answer.
+    /// The first request with this `Idempotency-Key` is still running, or this one was held up
+    /// past its lease and another attempt took its key over (this one changed nothing): retry
+    /// shortly, and the retry gets the answer of the attempt that holds the key.
     case idempotencyKeyInUse = "idempotency_key_in_use"
     /// The first request with this `Idempotency-Key` succeeded, but its answer held a secret
     /// (a new token), shown only once: it is not replayed.

@@ -283,3 +283,31 @@ extension PostgresOnlyTests {
         #expect(try await keys.claim("older", other, after: 1_001) == .claimed(at: keys.at(1_001)))
     }
 }
+
+extension PostgresOnlyTests {
+    @Test("a write naming its key with no claim time (a taskserve older than 0037, mid-upgrade) is noted on the claim as before, not refused")
+    func keyWithoutClaimTimeNotedAsBefore() async throws {
+        let config = try await TestDatabases.shared.value
+        let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
+        let f = try await ContractFixture.make(store: store)
+        let member = try await f.service.user(f.member).id
+        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Touched by an older server"), as: f.member)
+        let keys = IdempotencyTimeline(store, user: member), fingerprint = [UInt8](repeating: 8, count: 32)
+        #expect(try await keys.claim("older", fingerprint) == .claimed(at: keys.at(0)))
+        // The session setup of a taskserve built before 0037: the key, and no claim time.
+        try await PGConnection.with(config) { connection in
+            try await connection.withTransaction { tx in
+                _ = try await tx.query(
+                    """
+                    SELECT set_config('role', 'taskbase_app', true), set_config('taskbase.user_id', \(member.rawValue)::text, true),
+                           set_config('taskbase.idempotency_key', 'older', true)
+                    """)
+                let written = try await tx.execute(
+                    "UPDATE tasks SET title = title WHERE team_id = (SELECT id FROM teams WHERE key = \(f.team.rawValue))")
+                #expect(written == 1)
+            }
+        }
+        try await keys.settle("older", fingerprint, nil)
+        #expect(try await keys.claim("older", fingerprint, after: 1) == .tookEffect(fingerprint: fingerprint), "noted, as 0030 did")
+    }
+}

@@ -144,7 +144,7 @@ struct IdempotencyCacheTests {
             _ = try await store.claimIdempotencyKey(
                 "k\(index)", of: user, fingerprint: fingerprint, at: at, lifetime: 86_400, lapsesAfter: 30,
                 abandonedAfter: 900)
-            try await store.settleIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, answer: megabyte, at: at)
+            try await store.settleIdempotencyKey("k\(index)", of: user, fingerprint: fingerprint, claimedAt: at, answer: megabyte, at: at)
         }
         func kept(_ index: Int) async throws -> Bool {
             let claim = try await store.claimIdempotencyKey(

@@ -64,22 +64,48 @@ public struct IdempotencyLease: Hashable, Sendable {
 /// then fails or its process stops before its answer is kept. In PostgreSQL the note is
 /// written by the same transaction as the change (migration 0030), so the two commit or roll
 /// back together.
+///
+/// The key names the claim its run holds (`claimedAt`): a write of a run whose claim was taken
+/// over by another (its renewals stopped past the lease while the run went on: its process
+/// paused, its pool starved) or is gone is refused with `IdempotencyClaimTakenOver`, and writes
+/// nothing (migration 0037), so the request never takes effect twice.
 public enum IdempotentEffects {
     /// The key, while its request runs.
     @TaskLocal public static var key: Key?
 
-    /// A user's idempotency key.
+    /// A user's idempotency key, as claimed by one run of its request.
     public struct Key: Hashable, Sendable {
         /// Whose key.
         public var user: UserID
         /// The key as sent.
         public var key: String
+        /// When the run claimed it (`IdempotencyClaim.claimed(at:)`): the claim it holds.
+        public var claimedAt: Date
 
-        /// `user`'s `key`.
-        public init(user: UserID, key: String) {
+        /// `user`'s `key`, as claimed at `claimedAt`.
+        public init(user: UserID, key: String, claimedAt: Date) {
             self.user = user
             self.key = key
+            self.claimedAt = claimedAt
         }
+    }
+}
+
+/// A write refused because the run making it no longer holds the claim of its idempotency key:
+/// another attempt of the request took the claim over (it answers for the request), or the
+/// claim is gone. Nothing of the refused write was kept.
+public struct IdempotencyClaimTakenOver: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The key whose claim the run lost.
+    public var key: String
+
+    /// The claim of `key` was lost.
+    public init(key: String) {
+        self.key = key
+    }
+
+    /// One line for people.
+    public var description: String {
+        "the claim of idempotency key \(key) was taken over by another attempt of the request, or is gone: this run wrote nothing"
     }
 }
 
@@ -102,8 +128,11 @@ public protocol IdempotencyRepository: Sendable {
     /// is still running: true if it was renewed; false, changing nothing, when that claim is
     /// settled, gone, or taken over by another run (its request should stop renewing it).
     func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool
-    /// Keeps `answer` for the claim of `key` by `fingerprint`, or with nil forgets the claim
-    /// (the request failed: a retry runs again), unless the request took effect: then the
-    /// claim stands, answered with nothing (`tookEffect`).
-    func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?, at time: Date) async throws
+    /// Keeps `answer` for the claim of `key` made at `claimedAt` by `fingerprint`, or with nil
+    /// forgets the claim (the request failed: a retry runs again), unless the request took
+    /// effect: then the claim stands, answered with nothing (`tookEffect`). A claim another run
+    /// took over (a new `claimedAt`) is not this run's to settle, and is left as it is.
+    func settleIdempotencyKey(
+        _ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, answer: KeptAnswer?, at time: Date
+    ) async throws
 }

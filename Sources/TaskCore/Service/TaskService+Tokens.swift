@@ -102,8 +102,8 @@ extension TaskService {
         try await store.renewIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, at: clock.now())
     }
 
-    /// Keeps the answer to the claim of `key` (nil: forgets the claim).
-    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], answer: KeptAnswer?) async throws {
-        try await store.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer, at: clock.now())
+    /// Keeps the answer to the claim of `key` made at `claimedAt` (nil: forgets the claim).
+    public func settleIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, answer: KeptAnswer?) async throws {
+        try await store.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, answer: answer, at: clock.now())
     }
 }

@@ -28,7 +28,7 @@ extension TaskStoreContract {
             #expect(try await owner.claim("k2", other, after: 32) == .claimed(at: owner.at(32)))
             // An answer kept without its body (it held a secret) says so.
             let secret = KeptAnswer(status: 201, headers: ["Location: /v1/me/tokens/7"], body: nil)
-            try await owner.settle("k2", other, secret)
+            try await owner.settle("k2", other, secret, claimedAt: 32)
             #expect(try await owner.claim("k2", other, after: 903) == .answered(fingerprint: other, secret))
         },
         ContractCheck("a key whose request changed the store is never freed: a later failure, or abandoning it, leaves it taken effect") { f in
@@ -103,14 +103,57 @@ extension TaskStoreContract {
             #expect(try await member.claim("made", first, after: 50) == .running(fingerprint: first))
             #expect(try await member.claim("made", first, after: 56) == .tookEffect(fingerprint: first))
         },
+        ContractCheck("a run whose claim was taken over writes nothing and settles nothing; the run holding the claim writes") { f in
+            let member = IdempotencyTimeline(f.store, user: try await f.service.user(f.member).id)
+            let fingerprint = [UInt8](repeating: 7, count: 32)
+            let kept = try await f.service.createTask(in: f.team, try TaskDraft(title: "Kept as it is"), as: f.member)
+            // The first run's renewals stopped before it wrote (its process paused, its pool
+            // starved), and a retry took its claim over; then the first run went on.
+            #expect(try await member.claim("paused", fingerprint) == .claimed(at: member.at(0)))
+            #expect(try await member.claim("paused", fingerprint, after: 31) == .claimed(at: member.at(31)))
+            let before = try await f.service.listTasks(in: f.team, as: f.member)
+            await #expect(throws: IdempotencyClaimTakenOver(key: "paused")) {
+                try await f.runningKeyed("paused", claimedAt: member.at(0)) {
+                    _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Made twice"), as: f.member)
+                }
+            }
+            await #expect(throws: IdempotencyClaimTakenOver(key: "paused")) {
+                try await f.runningKeyed("paused", claimedAt: member.at(0)) {
+                    _ = try await f.service.updateTask(kept.key, try TaskChanges(title: "Changed twice"), expectedVersion: nil, as: f.member)
+                }
+            }
+            #expect(try await f.service.listTasks(in: f.team, as: f.member) == before, "the refused writes left nothing")
+            // Nor does it settle the retry's claim, answered or failed: the request is the same,
+            // the claim is not.
+            try await member.settle("paused", fingerprint, KeptAnswer(status: 201, headers: [], body: Array("{}".utf8)))
+            try await member.settle("paused", fingerprint, nil)
+            #expect(try await member.claim("paused", fingerprint, after: 32) == .running(fingerprint: fingerprint))
+            // The retry, holding the claim, writes, and its effect is noted on its claim.
+            try await f.runningKeyed("paused", claimedAt: member.at(31)) {
+                _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Made once"), as: f.member)
+            }
+            #expect(try await f.service.listTasks(in: f.team, as: f.member).tasks.map(\.title) == before.tasks.map(\.title) + ["Made once"])
+            try await member.settle("paused", fingerprint, nil, claimedAt: 31)
+            #expect(try await member.claim("paused", fingerprint, after: 33) == .tookEffect(fingerprint: fingerprint))
+            // A run whose claim is gone (failed and forgotten, or past its lifetime) writes nothing either.
+            #expect(try await member.claim("gone", fingerprint) == .claimed(at: member.at(0)))
+            try await member.settle("gone", fingerprint, nil)
+            await #expect(throws: IdempotencyClaimTakenOver(key: "gone")) {
+                try await f.runningKeyed("gone", claimedAt: member.at(0)) {
+                    _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Made unclaimed"), as: f.member)
+                }
+            }
+            #expect(try await f.service.listTasks(in: f.team, as: f.member).tasks.count == before.tasks.count + 1)
+        },
     ]
 }
 
 extension ContractFixture {
-    /// Runs `body` as the request holding the member's idempotency key `key`: what it writes
-    /// notes on the key that it took effect.
-    func runningKeyed(_ key: String, _ body: () async throws -> Void) async throws {
+    /// Runs `body` as the request holding the member's idempotency key `key` by the claim made
+    /// at `claimedAt` (the timeline's second 0 unless told): what it writes notes on the key
+    /// that it took effect, or is refused if the claim is no longer the key's.
+    func runningKeyed(_ key: String, claimedAt: Date = IdempotencyTimeline.start, _ body: () async throws -> Void) async throws {
         let member = try await service.user(self.member).id
-        try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: member, key: key)) { try await body() }
+        try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: member, key: key, claimedAt: claimedAt)) { try await body() }
     }
 }

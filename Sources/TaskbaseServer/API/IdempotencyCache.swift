@@ -11,7 +11,10 @@ import TaskbaseWire
 /// database knows a key; it was once kept per process, and a retry that a balancer sent to
 /// another process ran again. While a request runs, its claim is renewed (`lease`): when its
 /// process dies mid-request, the claim lapses within `lease.lapsesAfter` and a retry elsewhere
-/// runs it (or is told its answer was lost, if it had taken effect).
+/// runs it (or is told its answer was lost, if it had taken effect). A run whose claim lapsed
+/// while it was only held up (its process paused, its renewals starved of connections) and was
+/// taken over writes nothing: the store refuses its writes (`IdempotencyClaimTakenOver`,
+/// migration 0037) and it is answered 409 `idempotency_key_in_use`.
 struct IdempotencyCache: Sendable {
     let service: TaskService
     /// The largest response body kept. A larger one (an import's report listing its refused
@@ -82,13 +85,15 @@ struct IdempotencyCache: Sendable {
         let settle: @Sendable (KeptAnswer?) async -> Void = { [service] answer in
             // Not cancelled with the request: a claim left unsettled would hold its key until
             // its lease lapsed, and a retry meanwhile would be told it is still running.
-            await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, answer: answer) }.value
+            await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, answer: answer) }
+                .value
         }
         let renewal = renewing(key: key, user: user, fingerprint: fingerprint, claimedAt: claimedAt)
         do {
             // Whatever the request writes notes on the key that it took effect, in the same
             // transaction: such a key is never freed for another run, even if what follows fails.
-            let response = try await IdempotentEffects.$key.withValue(IdempotentEffects.Key(user: user, key: key)) {
+            let running = IdempotentEffects.Key(user: user, key: key, claimedAt: claimedAt)
+            let response = try await IdempotentEffects.$key.withValue(running) {
                 // The renewals end with the request's work, returned or thrown, before it settles.
                 defer { renewal.cancel() }
                 return try await body()
@@ -103,6 +108,15 @@ struct IdempotencyCache: Sendable {
                 await settle(nil)
             }
             return response
+        } catch is IdempotencyClaimTakenOver {
+            // The run's claim lapsed while it went on (its process paused, its renewals starved)
+            // and a retry took it over: the store refused the write, and the claim is the
+            // retry's to settle. The client's next retry is answered with the retry's answer.
+            throw ProblemDocument(
+                .idempotencyKeyInUse,
+                detail:
+                    "another attempt of the request with Idempotency-Key \(key) took it over while this one was held up, and its answer goes to that attempt; this one changed nothing: retry shortly to get it"
+            )
         } catch {
             await settle(nil)
             throw error
