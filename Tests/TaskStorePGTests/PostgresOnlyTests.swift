@@ -284,30 +284,68 @@ extension PostgresOnlyTests {
     }
 }
 
+/// A keyed run's writes as taskserve makes them, on a connection of the test's own, so that a
+/// test can name the claim (or none) and hold the transaction open.
 extension PostgresOnlyTests {
+    /// A fixture over a Postgres store whose member has a task in the team and has claimed `key`
+    /// at the timeline's second 0.
+    static func memberClaiming(_ key: String, fingerprint: [UInt8]) async throws -> (f: ContractFixture, keys: IdempotencyTimeline) {
+        let store = try await PostgresTaskStore.open(config: try await TestDatabases.shared.value, maxConnections: 2)
+        let f = try await ContractFixture.make(store: store)
+        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Written by a keyed run"), as: f.member)
+        let keys = IdempotencyTimeline(store, user: try await f.service.user(f.member).id)
+        #expect(try await keys.claim(key, fingerprint) == .claimed(at: keys.at(0)))
+        return (f, keys)
+    }
+
+    /// In the transaction open on `connection`, names the member's request running under `key`
+    /// as the session setup does, with the claim time `claimedAt` (nil: none, as a taskserve
+    /// older than 0037), and rewrites the team's tasks: the rows written.
+    static func writeAsKeyedRun(on connection: PGConnection, _ f: ContractFixture, key: String, claimedAt: Date?) async throws -> Int {
+        let member = try await f.service.user(f.member).id
+        var setup: PGQuery = """
+            SELECT set_config('role', 'taskbase_app', true), set_config('taskbase.user_id', \(member.rawValue)::text, true),
+                   set_config('taskbase.idempotency_key', \(key), true)
+            """
+        if let claimedAt { setup.append(", set_config('taskbase.idempotency_claimed_at', \(claimedAt)::text, true)") }
+        _ = try await connection.query(setup)
+        return try await connection.execute("UPDATE tasks SET title = title WHERE team_id = (SELECT id FROM teams WHERE key = \(f.team.rawValue))")
+    }
+
     @Test("a write naming its key with no claim time (a taskserve older than 0037, mid-upgrade) is noted on the claim as before, not refused")
     func keyWithoutClaimTimeNotedAsBefore() async throws {
-        let config = try await TestDatabases.shared.value
-        let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
-        let f = try await ContractFixture.make(store: store)
-        let member = try await f.service.user(f.member).id
-        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Touched by an older server"), as: f.member)
-        let keys = IdempotencyTimeline(store, user: member), fingerprint = [UInt8](repeating: 8, count: 32)
-        #expect(try await keys.claim("older", fingerprint) == .claimed(at: keys.at(0)))
-        // The session setup of a taskserve built before 0037: the key, and no claim time.
-        try await PGConnection.with(config) { connection in
-            try await connection.withTransaction { tx in
-                _ = try await tx.query(
-                    """
-                    SELECT set_config('role', 'taskbase_app', true), set_config('taskbase.user_id', \(member.rawValue)::text, true),
-                           set_config('taskbase.idempotency_key', 'older', true)
-                    """)
-                let written = try await tx.execute(
-                    "UPDATE tasks SET title = title WHERE team_id = (SELECT id FROM teams WHERE key = \(f.team.rawValue))")
-                #expect(written == 1)
-            }
+        let fingerprint = [UInt8](repeating: 8, count: 32)
+        let (f, keys) = try await Self.memberClaiming("older", fingerprint: fingerprint)
+        try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+            try await connection.execute("BEGIN")
+            #expect(try await Self.writeAsKeyedRun(on: connection, f, key: "older", claimedAt: nil) == 1)
+            try await connection.execute("COMMIT")
         }
         try await keys.settle("older", fingerprint, nil)
         #expect(try await keys.claim("older", fingerprint, after: 1) == .tookEffect(fingerprint: fingerprint), "noted, as 0030 did")
+    }
+
+    @Test("a write that passed the fence holds its claim until it commits: a takeover meanwhile waits, then finds the request took effect")
+    func fencedWriteHoldsItsClaim() async throws {
+        let fingerprint = [UInt8](repeating: 9, count: 32)
+        let (f, keys) = try await Self.memberClaiming("racing", fingerprint: fingerprint)
+        let config = try await TestDatabases.shared.value
+        try await PGConnection.with(config) { connection in
+            // The run's write, checked and not yet committed...
+            try await connection.execute("BEGIN")
+            #expect(try await Self.writeAsKeyedRun(on: connection, f, key: "racing", claimedAt: keys.at(0)) == 1)
+            // ...when its lease lapses: a retry's takeover waits for it, rather than slipping
+            // between the check and the commit.
+            let takeover = Task { try await keys.claim("racing", fingerprint, after: 31) }
+            let holder = Int64(connection.backendPID)
+            try await PGConnection.with(config) { watcher in
+                try await waitUntil("the takeover to wait on the run's claim", limit: .seconds(30), every: .milliseconds(20)) {
+                    try await watcher.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE \(holder) = ANY(pg_blocking_pids(pid))")[0]
+                        .decode(Int.self, "n") >= 1
+                }
+            }
+            try await connection.execute("COMMIT")
+            #expect(try await takeover.value == .tookEffect(fingerprint: fingerprint), "the retry does not run it again")
+        }
     }
 }
