@@ -58,8 +58,11 @@ struct TokenDoorbellTests {
         /// Lookups of a token that was found, so far.
         var lookups: Int { counted.value.withLock { $0 } }
 
-        /// Returns once no lookup has been made for half a second.
+        /// Returns once every token was looked up (each watch checks its token as it starts: on a
+        /// busy machine those checks may not have begun yet) and no lookup has been made for half
+        /// a second since.
         func settled() async throws -> Int {
+            try await waitUntil("each token's first lookup") { lookups >= tokens.count }
             var last = lookups
             for _ in 0..<40 {
                 try await Task.sleep(for: .milliseconds(500))
