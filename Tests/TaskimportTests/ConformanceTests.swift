@@ -54,7 +54,7 @@ struct ConformanceTests {
     @Test("every stored field equals what Python's csv module reads", arguments: entries)
     func conforms(_ entry: Entry) async throws {
         let path = Self.folder.appendingPathComponent("files").appendingPathComponent(entry.file).path
-        let expected = try Self.pythonReads(path, delimiter: entry.delimiter ?? ",", encoding: entry.encoding ?? "utf-8")
+        let expected = try await Self.pythonReads(path, delimiter: entry.delimiter ?? ",", encoding: entry.encoding ?? "utf-8")
         #expect(!expected.isEmpty)
 
         let fixture = try await ImportFixture.make()
@@ -82,18 +82,15 @@ struct ConformanceTests {
         }
     }
 
-    /// What `python_reference.py` prints for `path`.
-    static func pythonReads(_ path: String, delimiter: String, encoding: String) throws -> [Reference] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", folder.appendingPathComponent("python_reference.py").path, path, delimiter, encoding]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 could not read \(path)")
-        return try JSONDecoder().decode([Reference].self, from: data)
+    /// What `python_reference.py` prints for `path`. Waited for without holding a thread: the
+    /// whole test process shares two, and a blocked one starves every other test's waits.
+    static func pythonReads(_ path: String, delimiter: String, encoding: String) async throws -> [Reference] {
+        let run = try await BuiltProgram.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: ["python3", folder.appendingPathComponent("python_reference.py").path, path, delimiter, encoding],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(run.exitCode == 0, "python3 could not read \(path): \(run.standardError)")
+        return try JSONDecoder().decode([Reference].self, from: Data(run.standardOutput.utf8))
     }
 
     /// Every task of the fixture's team, however many.
@@ -128,16 +125,19 @@ struct ConformanceTests {
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
+        // Its end is awaited, and the pauses slept, without holding a thread.
+        let exited = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.continuation.finish() }
         try process.run()
         var start = 0
         while start < bytes.count {
             let end = min(start + piece, bytes.count)
             try input.fileHandleForWriting.write(contentsOf: bytes[start..<end])
             start = end
-            usleep(300)
+            try await Task.sleep(for: .microseconds(300))
         }
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        for await _ in exited.stream {}
         return ProgramRun(
             exitCode: process.terminationStatus, standardOutput: try String(contentsOf: outURL, encoding: .utf8),
             standardError: try String(contentsOf: errURL, encoding: .utf8))
