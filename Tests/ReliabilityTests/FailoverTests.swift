@@ -20,7 +20,11 @@ struct FailoverTests {
     static func withPrimary(_ body: (PGConfig) async throws -> Void) async throws {
         do {
             try await Scripts.run("pg", ["start"], environment: environment)
-            let primary = try PGConfig(connectionString: try await Scripts.run("pg", ["url", database], environment: environment))
+            var primary = try PGConfig(connectionString: try await Scripts.run("pg", ["url", database], environment: environment))
+            // A cluster just started, in the busiest minute of the suite, once took over the
+            // default 10 s to take a first connection: this bounds a hang, as the suite's own
+            // URLs (connect_timeout=30, scripts/test) do.
+            primary.connectTimeout = .seconds(30)
             var maintenance = primary
             maintenance["dbname"] = "postgres"
             try await TestDatabases.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), on: maintenance)

@@ -10,9 +10,10 @@ import Testing
 
 /// The token doorbell (`taskbase_tokens`) is rung by anyone holding the runtime login, as often
 /// as they like: a ring may cost a lookup per distinct token watched, never one per stream, and
-/// a flood of rings is paced without holding a real revocation back.
+/// a flood of rings is paced without holding a real revocation back. A timing suite (run alone,
+/// after the parallel ones): the revocation's delay is a wall-clock bound.
 @Suite("The token doorbell against forged rings", .timeLimit(.minutes(3)))
-struct TokenDoorbellTests {
+struct TokenDoorbellTimingTests {
     static let secrets = TokenSecrets(key: "test key")
 
     /// A verifier over a PostgreSQL store of a database of its own (so that no other test's
@@ -36,12 +37,12 @@ struct TokenDoorbellTests {
                 var secrets: [String] = [], tokens: [APIToken] = []
                 for index in 0..<count {
                     let user = try await service.createUser(email: "ring.\(index)@example.com", displayName: "Ring \(index)")
-                    let (secret, digest) = try TokenDoorbellTests.secrets.generate()
+                    let (secret, digest) = try TokenDoorbellTimingTests.secrets.generate()
                     tokens.append(try await service.createToken(for: .id(user.id), name: "ring", lifetime: 3_600, digest: digest))
                     secrets.append(secret)
                 }
                 let counted = Counter()
-                let verifier = TokenVerifier(service: service, secrets: TokenDoorbellTests.secrets) { counted.value.withLock { $0 += 1 } }
+                let verifier = TokenVerifier(service: service, secrets: TokenDoorbellTimingTests.secrets) { counted.value.withLock { $0 += 1 } }
                 verifier.start()
                 do {
                     try await waitUntil("the invalidation doorbell to connect") { verifier.isCaching }
