@@ -156,7 +156,7 @@ struct ChangeFeedForgeryTests {
         #expect(change.key == real.key)
         // One read per ring acted on, at most one ring per spacing (the first at once), and the
         // reads the start and the real change may add.
-        let allowed = Int((ContinuousClock.now - started) / ChangeLogFollower.ringSpacing) + 4
+        let allowed = ChangeLogFollower.ringPace.mostRings(in: ContinuousClock.now - started) + 3
         #expect(reads.value - readsBefore <= allowed, "\(reads.value - readsBefore) reads")
     }
 

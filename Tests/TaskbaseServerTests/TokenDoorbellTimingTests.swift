@@ -109,10 +109,10 @@ struct TokenDoorbellTimingTests {
             let delay = ContinuousClock.now - revoked
             try await flood.value
             let during = rig.lookups - before
-            #expect(delay < TokenVerifier.ringSpacing + .seconds(1), "the revocation took \(delay) to cut its streams")
-            // Each ring acted on costs at most a lookup per token; rings are acted on at most once
-            // per `ringSpacing`, the first of the flood at once.
-            let rings = Int((floodTime + .seconds(1)) / TokenVerifier.ringSpacing) + 1
+            #expect(delay < TokenVerifier.ringPace.spacing + .seconds(1), "the revocation took \(delay) to cut its streams")
+            // Each ring acted on costs at most a lookup per token; rings are acted on as
+            // `ringPace` allows: its burst at once, then one per spacing.
+            let rings = TokenVerifier.ringPace.mostRings(in: floodTime + .seconds(1))
             #expect(during <= 2 * rings, "\(during) lookups in a \(floodTime) flood")
         }
     }

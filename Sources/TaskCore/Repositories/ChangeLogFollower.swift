@@ -27,9 +27,10 @@ public struct ChangeLogRead: Sendable {
 public enum ChangeLogFollower {
     /// How many events one read asks for; a full page is followed by another read at once.
     public static let pageSize = 1_000
-    /// The least time between two reads the doorbell asks for (`PacedRings`): a flood of forged
-    /// rings costs a reader at most one read per spacing, and a real change waits this long at most.
-    public static let ringSpacing = Duration.milliseconds(50)
+    /// How often the doorbell's rings are read on (`PacedRings`): a burst of four at once (real
+    /// writes come a few together and wait for nothing), then one per 50 ms, so a flood of forged
+    /// rings costs a reader at most that, and a real change in one waits 50 ms at most.
+    public static let ringPace = RingPace(spacing: .milliseconds(50), burst: 4)
 
     /// Reads the log after a position (exclusive), at most `limit` events, checking access.
     public typealias Read = @Sendable (_ after: Int64, _ limit: Int) async throws -> ChangeLogRead
@@ -52,7 +53,7 @@ public enum ChangeLogFollower {
         let (stream, continuation) = TaskChangeStream.makeStream()
         let follower = Task {
             var position = start
-            var rings = doorbell.paced(ringSpacing).makeAsyncIterator()
+            var rings = doorbell.paced(ringPace).makeAsyncIterator()
             do {
                 while true {
                     let page: ChangeLogRead

@@ -72,7 +72,7 @@ protocol RequestAuthenticator: Sendable {
 /// Anyone holding the runtime login can ring the doorbell, as often as they like, so a ring must
 /// cost little: the lookups of one token that are under way at once in one generation are one
 /// (`lookUp`), so a ring costs at most one lookup per distinct token its streams hold, and the
-/// rings are acted on at most once per `ringSpacing` (a real revocation waits that long at most).
+/// rings are acted on as `ringPace` allows (past its burst, a real revocation waits 500 ms at most).
 public final class TokenVerifier: Sendable {
     private struct Cache {
         var entries: [[UInt8]: Caller] = [:]
@@ -105,10 +105,11 @@ public final class TokenVerifier: Sendable {
     private let watchers = Mutex<(next: Int, rings: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
-    /// The least time between two rings of the doorbell acted on: a flood of forged rings
-    /// empties the cache and wakes the watchers at most this often, and a real ring in it waits
-    /// this long at most.
-    static let ringSpacing = Duration.milliseconds(500)
+    /// How often the doorbell's rings are acted on: a burst of ten at once (a real revocation is
+    /// never held back, so a stream is cut before an event made after its token's revocation
+    /// reaches it), then one per 500 ms, so a flood of forged rings empties the cache and wakes
+    /// the watchers at most that often, and a real ring in it waits 500 ms at most.
+    static let ringPace = RingPace(spacing: .milliseconds(500), burst: 10)
 
     /// Called between a lookup's read and its caching; tests widen that window with it.
     let afterLookup: (@Sendable () async -> Void)?
@@ -149,7 +150,7 @@ public final class TokenVerifier: Sendable {
                     let rings = try await self.service.tokenInvalidations()
                     self.cache.withLock { $0.clear(trusted: true) }
                     self.ring()
-                    for try await _ in rings.paced(Self.ringSpacing) {
+                    for try await _ in rings.paced(Self.ringPace) {
                         self.cache.withLock { $0.clear(trusted: true) }
                         self.ring()
                     }

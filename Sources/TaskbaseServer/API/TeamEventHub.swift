@@ -179,7 +179,7 @@ final class TeamEventHub: Sendable {
                 state.teamID = teamID
                 for subscriber in state.subscribers.values { subscriber.queue.yield(.joined(after: position, team: teamID)) }
             }
-            var rings = bell.rings.paced(ChangeLogFollower.ringSpacing).makeAsyncIterator()
+            var rings = bell.rings.paced(ChangeLogFollower.ringPace).makeAsyncIterator()
             while try await rings.next() != nil {
                 var full = true, membersRead = false
                 while full {
