@@ -101,8 +101,18 @@ public final class TokenVerifier: Sendable {
     private let cache = Mutex(Cache())
     private let doorbell = Mutex<Task<Void, Never>?>(nil)
     private let listeners = Mutex<[@Sendable () -> Void]>([])
-    /// The long-lived responses watching their credential (`watch`), each woken on every ring.
-    private let watchers = Mutex<(next: Int, rings: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
+    /// A long-lived response watching its credential (`watch`): what to run once it stops
+    /// authenticating.
+    private struct Watcher {
+        let secret: String
+        let revoked: @Sendable () -> Void
+    }
+    /// The responses watching their credential, checked together on every ring by one task
+    /// (`checkWatchers`), not a task each: an idle event stream costs no task of its own here.
+    private let watchers = Mutex<(next: Int, entries: [Int: Watcher])>((0, [:]))
+    /// Wakes the task that checks the watchers; rings coalesce while it checks.
+    private let watcherRings = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let watcherCheck = Mutex<Task<Void, Never>?>(nil)
     /// The most verified tokens held; more empties the cache.
     let capacity = 10_000
     /// How often the doorbell's rings are acted on: a burst of ten at once (a real revocation is
@@ -174,7 +184,42 @@ public final class TokenVerifier: Sendable {
     }
 
     private func wakeWatchers() {
-        for watcher in watchers.withLock({ $0.rings.values }) { watcher.yield() }
+        watcherRings.continuation.yield()
+    }
+
+    /// Checks every watched credential, on a ring: each distinct one once (at most 16 at a
+    /// time), however many responses watch it, and runs the `revoked` of those that no longer
+    /// authenticate.
+    private func checkWatchers() async {
+        let secrets = Set(watchers.withLock { $0.entries.values.map(\.secret) })
+        var failed = Set<String>()
+        await withTaskGroup(of: (String, Bool).self) { group in
+            var waiting = secrets.makeIterator()
+            for _ in 0..<16 {
+                guard let secret = waiting.next() else { break }
+                group.addTask { (secret, await self.stillValid(secret)) }
+            }
+            for await (secret, valid) in group {
+                if !valid { failed.insert(secret) }
+                if let next = waiting.next() { group.addTask { (next, await self.stillValid(next)) } }
+            }
+        }
+        if !failed.isEmpty { endWatches { failed.contains($0.secret) } }
+    }
+
+    /// Ends the watches `selected` picks, running their `revoked`.
+    private func endWatches(_ selected: (_ id: Int, _ watcher: Watcher) -> Bool) {
+        let ended = watchers.withLock { watchers in
+            let ended = watchers.entries.filter { selected($0.key, $0.value) }
+            for id in ended.keys { watchers.entries[id] = nil }
+            return ended.values
+        }
+        for watcher in ended { watcher.revoked() }
+    }
+
+    /// `endWatches` for a check that names only the watcher.
+    private func endWatches(_ selected: (Watcher) -> Bool) {
+        endWatches { _, watcher in selected(watcher) }
     }
 
     /// Runs `revoked` (once) as soon as `secret` stops authenticating, for a response that
@@ -183,26 +228,39 @@ public final class TokenVerifier: Sendable {
     /// revocation this process makes, and once at the start (for a ring between the request's
     /// authentication and the watch). Waiting for a heartbeat instead let a revoked token's
     /// stream go on receiving events for up to 15 s. The watch ends when the task is cancelled.
-    func watch(_ secret: String, revoked: @escaping @Sendable () -> Void) -> Task<Void, Never> {
-        let (rings, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        continuation.yield()
+    func watch(_ secret: String, revoked: @escaping @Sendable () -> Void) -> TokenWatch {
         let id = watchers.withLock { watchers in
             watchers.next += 1
-            watchers.rings[watchers.next] = continuation
+            watchers.entries[watchers.next] = Watcher(secret: secret, revoked: revoked)
             return watchers.next
         }
-        return Task {
-            defer { _ = watchers.withLock { $0.rings.removeValue(forKey: id) } }
-            for await _ in rings where await !stillValid(secret) {
-                revoked()
-                return
+        watcherCheck.withLock { check in
+            guard check == nil else { return }
+            let rings = watcherRings.stream
+            // Holds the verifier only while it checks; its deinit ends the rings.
+            check = Task { [weak self] in
+                for await _ in rings {
+                    guard let self else { return }
+                    await self.checkWatchers()
+                }
             }
         }
+        // This one alone, at once, for a ring between the request's authentication and now.
+        Task { [weak self] in
+            guard let self, await !self.stillValid(secret) else { return }
+            self.endWatches { watched, _ in watched == id }
+        }
+        return TokenWatch { [weak self] in _ = self?.watchers.withLock { $0.entries.removeValue(forKey: id) } }
     }
 
     /// Stops listening.
     public func stop() {
         doorbell.withLock { $0?.cancel() }
+        watcherCheck.withLock { $0?.cancel() }
+    }
+
+    deinit {
+        watcherRings.continuation.finish()
     }
 
     /// Stops listening, and returns once the listening task has ended, so that nothing of it
@@ -212,6 +270,9 @@ public final class TokenVerifier: Sendable {
         let task = doorbell.withLock { $0 }
         task?.cancel()
         await task?.value
+        let check = watcherCheck.withLock { $0 }
+        check?.cancel()
+        await check?.value
     }
 
     /// Whether the cache is in use (the doorbell is connected).
@@ -483,4 +544,12 @@ enum CredentialLabel {
     }
 
     private static let salt: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+}
+
+/// One response's watch of its credential (`TokenVerifier.watch`).
+struct TokenWatch: Sendable {
+    let end: @Sendable () -> Void
+
+    /// Ends the watch: its `revoked` will not run.
+    func cancel() { end() }
 }
