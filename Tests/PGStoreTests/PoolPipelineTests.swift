@@ -17,8 +17,12 @@ struct PoolPipelineTests {
         private let holder: Task<Void, Error>
 
         init(pipelinesPerRoundTrip: Int = 16) async throws {
+            // Waiters wait as long as lining them up takes: with the default 10 s, the first in
+            // line once gave up while a starved full run lined up the fifth, and the count the
+            // next line-up waits for never came.
             let pool = PGPool(
-                config: try TestDatabase.config(), options: PGPoolOptions(maxConnections: 1, pipelinesPerRoundTrip: pipelinesPerRoundTrip))
+                config: try TestDatabase.config(),
+                options: PGPoolOptions(maxConnections: 1, acquireTimeout: .seconds(300), pipelinesPerRoundTrip: pipelinesPerRoundTrip))
             let (stream, gate) = AsyncStream<Void>.makeStream()
             self.pool = pool
             self.gate = gate
