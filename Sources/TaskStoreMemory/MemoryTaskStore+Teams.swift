@@ -54,7 +54,7 @@ extension MemoryTaskStore: TeamRepository {
                 team: key)
             if role == nil, roles[user] == nil {
                 // Gone already (removed at the same time by someone else): nothing is done.
-                throw TaskError.notFound(what: "member \(member.email) of team \(state.teams[team].map { "\($0.key)" } ?? "#\(team)")")
+                throw TaskError.notFound(what: "member \(member.email) of team \(key)")
             }
             roles[user] = role
             if let key = state.teams[team]?.key {

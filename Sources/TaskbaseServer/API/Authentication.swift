@@ -204,7 +204,7 @@ public final class TokenVerifier: Sendable {
                 if let next = waiting.next() { group.addTask { (next, await self.stillValid(next)) } }
             }
         }
-        if !failed.isEmpty { endWatches { failed.contains($0.secret) } }
+        if !failed.isEmpty { endWatches { _, watcher in failed.contains(watcher.secret) } }
     }
 
     /// Ends the watches `selected` picks, running their `revoked`.
@@ -217,17 +217,12 @@ public final class TokenVerifier: Sendable {
         for watcher in ended { watcher.revoked() }
     }
 
-    /// `endWatches` for a check that names only the watcher.
-    private func endWatches(_ selected: (Watcher) -> Bool) {
-        endWatches { _, watcher in selected(watcher) }
-    }
-
     /// Runs `revoked` (once) as soon as `secret` stops authenticating, for a response that
     /// outlives its request (an event stream, an export): the credential is checked again at
     /// every ring of the doorbell (a token revoked or a user disabled, in any process), at every
     /// revocation this process makes, and once at the start (for a ring between the request's
     /// authentication and the watch). Waiting for a heartbeat instead let a revoked token's
-    /// stream go on receiving events for up to 15 s. The watch ends when the task is cancelled.
+    /// stream go on receiving events for up to 15 s. The watch ends when what it returns is cancelled.
     func watch(_ secret: String, revoked: @escaping @Sendable () -> Void) -> TokenWatch {
         let id = watchers.withLock { watchers in
             watchers.next += 1
@@ -365,7 +360,7 @@ public final class TokenVerifier: Sendable {
     /// The caller `read` finds for a credential not in the cache (a database lookup, charged to
     /// `peer`'s allowance of failures until it succeeds), cached under `hash`. A lookup of the
     /// same credential begun in this generation and still under way is shared instead, at no
-    /// charge: after a ring, every stream of a token asks for it at once.
+    /// charge: after a ring empties the cache, every request in flight with a token asks for it at once.
     private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: @escaping @Sendable () async throws -> Caller?) async throws -> Caller? {
         if let running = cache.withLock({ $0.lookup(of: hash) }) { return try await running.value }
         var charged: PeerAddress?
