@@ -463,6 +463,46 @@ struct APIRouteTests {
     }
 
     @Test(
+        "Idempotency-Key: a retry through another spelling of the team's path (case, padding, an escape, a trailing slash) gets the first answer; another team is another request",
+        arguments: StoreKind.allCases)
+    func idempotencyAcrossSpellings(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let team = f.team.rawValue
+        let once = #"{"title": "Spelled once"}"#
+        let first = try await member.send("POST", "/v1/teams/\(team)/tasks", json: once, headers: ["Idempotency-Key": "spelled"])
+        #expect(first.status == 201, "\(first.text)")
+        // Each reaches the team the first named; each was refused as a reuse of the key (422).
+        let escaped = "%" + String(team.utf8.first!, radix: 16, uppercase: true) + team.dropFirst()
+        let spellings = [
+            "/v1/teams/\(team.lowercased())/tasks", "/v1/teams/\(team)%20/tasks", "/v1/teams/\(escaped)/tasks", "/v1/teams/\(team)/tasks/",
+            "/v1/t%65ams/\(team)/tasks",
+        ]
+        for spelling in spellings {
+            let retry = try await member.send("POST", spelling, json: once, headers: ["Idempotency-Key": "spelled"])
+            #expect(
+                retry.status == 201 && retry.body == first.body && retry.header("Location") == first.header("Location"), "\(spelling): \(retry.text)")
+        }
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.map(\.title) == ["Spelled once"])
+        // The same body to another team is another request, however its key is spelled.
+        let other = try await f.service.createTeam(key: "O" + team.dropFirst(), name: "Other", as: .id(f.member.id))
+        let elsewhere = try await member.send(
+            "POST", "/v1/teams/\(other.key.rawValue.lowercased())/tasks", json: once, headers: ["Idempotency-Key": "spelled"])
+        #expect(elsewhere.status == 422 && elsewhere.problem?.code == "idempotency_key_reused", "\(elsewhere.status) \(elsewhere.text)")
+        #expect(try await f.service.listTasks(in: other.key, as: .id(f.member.id)).tasks.isEmpty)
+        // An import, its query and body the same, likewise.
+        let csv = Data("Title\nImported once\n".utf8)
+        let imported = try await member.send(
+            "POST", "/v1/teams/\(team)/imports?dry-run=true", body: csv, headers: ["Idempotency-Key": "spelled-import", "Content-Type": "text/csv"])
+        #expect(imported.status == 200, "\(imported.text)")
+        let again = try await member.send(
+            "POST", "/v1/teams/\(team.lowercased())/imports/?dry-run=true", body: csv,
+            headers: ["Idempotency-Key": "spelled-import", "Content-Type": "text/csv"])
+        #expect(again.status == 200 && again.body == imported.body, "\(again.status) \(again.text)")
+        await f.stop()
+    }
+
+    @Test(
         "DELETE of a task already deleted is 410 to those who may read its history, 404 to outsiders and for a task never made",
         arguments: StoreKind.allCases)
     func deletedTaskIsGone(store: StoreKind) async throws {

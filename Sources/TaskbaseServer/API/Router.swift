@@ -63,6 +63,8 @@ public struct RouteContext: Sendable {
     public let parameters: [String: String]
     /// The token's user; nil on routes that need none.
     public let caller: Caller?
+    /// The pattern of the route answering, e.g. `/v1/teams/{team}/tasks`.
+    let pattern: String
 
     /// The acting user, for the service.
     var actor: UserRef {
@@ -255,7 +257,7 @@ public struct Router: Sendable {
                     allowance = Self.allowanceHeaders(limiter.limit, remaining: remaining)
                 }
             }
-            let context = RouteContext(request: request, parameters: parameters, caller: caller)
+            let context = RouteContext(request: request, parameters: parameters, caller: caller, pattern: route.pattern)
             var response: HTTPResponse
             do {
                 response = try await route.handler(context)

@@ -399,10 +399,30 @@ struct APIHandlers: Sendable {
         return versions.contains(current) ? current : 0
     }
 
-    /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer.
+    /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer,
+    /// whichever spelling of the resource's path it takes (`resource`).
     func idempotent(_ context: RouteContext, keepsBody: Bool = true, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         guard let key = context.request.header("idempotency-key"), let caller = context.caller else { return try await body() }
-        return try await idempotency.run(
-            key: key, user: caller.user.id, fingerprint: IdempotencyCache.fingerprint(context.request), keepsBody: keepsBody, body)
+        let fingerprint = IdempotencyCache.fingerprint(context.request, resource: try resource(context))
+        return try await idempotency.run(key: key, user: caller.user.id, fingerprint: fingerprint, keepsBody: keepsBody, body)
+    }
+
+    /// The resource `context`'s path names, spelled one way: its route's pattern with each
+    /// parameter as the handlers read it (a team key trimmed and upper-cased, a task key as
+    /// `CORE-7`; any other as sent, its `%` and `/` escaped), so that the router's aliases (a
+    /// key in any case or padded, escaped letters, a trailing slash) are one resource. A key
+    /// that names nothing is the handlers' own 404.
+    func resource(_ context: RouteContext) throws -> String {
+        let segments = try context.pattern.split(separator: "/").map { segment -> String in
+            switch segment {
+            case "{team}": return try teamKey(context).rawValue
+            case "{key}": return try taskKey(context).description
+            case _ where segment.hasPrefix("{"):
+                let value = context.parameter(String(segment.dropFirst().dropLast()))
+                return value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+            default: return String(segment)
+            }
+        }
+        return "/" + segments.joined(separator: "/")
     }
 }
