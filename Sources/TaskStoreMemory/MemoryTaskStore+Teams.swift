@@ -58,7 +58,8 @@ extension MemoryTaskStore: TeamRepository {
             }
             roles[user] = role
             if let key = state.teams[team]?.key {
-                try OwnerRule.verify(enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key)
+                try OwnerRule.verify(
+                    enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key, field: OwnerRule.field(removing: role == nil))
             }
             if role == nil {
                 for old in state.tasks(of: team).filter({ $0.assigneeID == user }).sorted(by: { $0.key.number < $1.key.number }) {

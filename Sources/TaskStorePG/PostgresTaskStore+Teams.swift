@@ -58,6 +58,16 @@ extension PostgresTaskStore: TeamRepository {
     }
 
     public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+        do {
+            try await changeMembership(to: role, of: member, in: team, actor: actor, at: time)
+        } catch TaskError.validation(OwnerRule.field(removing: false), let reason) where role == nil {
+            // The owner trigger (0008) refuses a removal as it does a role change, and
+            // `translate` words both alike: a removal's refusal names the user taken out.
+            throw TaskError.validation(field: OwnerRule.field(removing: true), reason: reason)
+        }
+    }
+
+    private func changeMembership(to role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
         let user = member.id
         if role == nil, user == actor {
             // Leaving: any member may, though row security lets only admins delete memberships

@@ -202,7 +202,8 @@ public struct PostgresTaskStore: Sendable {
         case (.uniqueViolation, "teams_key_key"?):
             return TaskError.alreadyExists(what: "team \(quotedValue(in: error.detail) ?? "with that key")")
         case (.checkViolation, "teams_keep_an_enabled_owner"?):
-            return TaskError.validation(field: "role", reason: "\(error.message); \(OwnerRule.nextStep)")
+            // A removal's refusal names the user instead (`setRole`): the trigger cannot tell them apart.
+            return TaskError.validation(field: OwnerRule.field(removing: false), reason: "\(error.message); \(OwnerRule.nextStep)")
         case _ where error.sqlState == idempotencyClaimTakenOver:
             return IdempotencyClaimTakenOver(key: IdempotentEffects.key?.key ?? "")
         case (.uniqueViolation, "tasks_external_id_key"?):

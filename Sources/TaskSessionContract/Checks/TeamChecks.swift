@@ -50,7 +50,7 @@ extension TaskSessionContract {
             #expect(await Outcome.of { try await f.admin.session.setRole(.owner, for: f.member.ref, in: f.team) } == .denied)
             #expect(await Outcome.of { try await f.admin.session.removeMember(f.owner.ref, from: f.team) } == .denied)
             try await f.owner.session.removeMember(f.disabled.ref, from: f.team)
-            #expect(await Outcome.of { try await f.owner.session.removeMember(f.owner.ref, from: f.team) } == .invalid(field: "role"))
+            #expect(await Outcome.of { try await f.owner.session.removeMember(f.owner.ref, from: f.team) } == .invalid(field: "user"))
             try await f.owner.session.setRole(.owner, for: f.admin.ref, in: f.team)
             try await f.owner.session.removeMember(f.owner.ref, from: f.team)
             #expect(await Outcome.of { _ = try await f.owner.session.listTasks(in: f.team) } == .notFound)

@@ -40,7 +40,7 @@ extension TaskStoreContract {
         ContractCheck("a team always keeps an enabled owner: the last one can neither step down, leave nor be disabled") { f in
             // The fixture's second owner is disabled: the owner is the last enabled one.
             #expect(await Outcome.of { try await f.service.setRole(.admin, for: f.owner, in: f.team, as: f.owner) } == .invalid(field: "role"))
-            #expect(await Outcome.of { try await f.service.removeMember(f.owner, from: f.team, as: f.owner) } == .invalid(field: "role"))
+            #expect(await Outcome.of { try await f.service.removeMember(f.owner, from: f.team, as: f.owner) } == .invalid(field: "user"))
             #expect(await Outcome.of { _ = try await f.service.setUserDisabled(f.owner, true, as: f.provisioner) } == .invalid(field: "role"))
             #expect(try await f.service.user(f.owner, as: f.owner).isDisabled == false)
             #expect(try await f.service.members(of: f.team, as: f.owner).first { $0.role == .owner && !$0.user.isDisabled } != nil)

@@ -107,7 +107,7 @@ enum OpenAPIDocument {
                 body: ("application/json", "MemberRoleRequest"), successSchema: "Member", errors: [400, 403, 404, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
                 summary:
-                    "Remove a member (admins; anyone themself; the last owner cannot leave). Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event).",
+                    "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event).",
                 success: 204, errors: [403, 404, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",

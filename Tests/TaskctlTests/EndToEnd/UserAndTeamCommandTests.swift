@@ -61,7 +61,8 @@ struct UserAndTeamCommandTests {
         try await fixture.expectSuccess(["team", "set-role", fixture.team, fixture.admin, "owner"], as: fixture.owner)
         try await fixture.expectSuccess(["user", "disable", fixture.admin])
         try await fixture.expectFailure(6, ["team", "set-role", fixture.team, fixture.owner, "admin"], as: fixture.owner)
-        try await fixture.expectFailure(6, ["team", "remove-member", fixture.team, fixture.owner], as: fixture.owner)
+        let leaving = try await fixture.expectFailure(6, ["team", "remove-member", fixture.team, fixture.owner], as: fixture.owner)
+        #expect(leaving.standardError.contains("invalid user: team \(fixture.team) must keep at least one enabled owner"), "\(leaving)")
         try await fixture.expectFailure(6, ["user", "disable", fixture.owner])
         try await fixture.expectSuccess(["task", "list", "--team", fixture.team], as: fixture.owner)
     }
