@@ -209,32 +209,42 @@ ALTER FUNCTION public.taskbase_leave_team(team bigint) OWNER TO taskbase_owner;
 -- Name: taskbase_leave_team(bigint, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
 CREATE FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$ SELECT public.taskbase_leave_team_unassigning(team, at) IS NOT NULL $$;
+
+ALTER FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) OWNER TO taskbase_owner;
+
+-- Name: taskbase_leave_team_unassigning(bigint, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: taskbase_owner
+
+CREATE FUNCTION public.taskbase_leave_team_unassigning(team bigint, at timestamp with time zone) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     DECLARE
         me bigint := public.taskbase_current_user_id();
         team_key text;
+        unassigned bigint;
     BEGIN
         IF me IS NULL OR NOT EXISTS (SELECT 1 FROM public.users u WHERE u.id = me AND NOT u.disabled) THEN
-            RETURN false;
+            RETURN NULL;
         END IF;
         SELECT t.key INTO team_key FROM public.teams t JOIN public.task_counters c ON c.team_id = t.id WHERE t.id = team FOR UPDATE OF c;
         IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.team_id = team AND m.user_id = me) THEN
-            RETURN false;
+            RETURN NULL;
         END IF;
         IF at IS NULL OR NOT pg_catalog.isfinite(at)
            OR at NOT BETWEEN pg_catalog.statement_timestamp() - interval '1 day' AND pg_catalog.statement_timestamp() + interval '1 day' THEN
             at := pg_catalog.statement_timestamp();
         END IF;
-        PERFORM public.taskbase_unassign(team, me, at);
+        unassigned := public.taskbase_unassign(team, me, at);
         DELETE FROM public.memberships m WHERE m.team_id = team AND m.user_id = me;
         PERFORM pg_catalog.pg_notify('taskbase.team.' || team_key, '');
-        RETURN true;
+        RETURN unassigned;
     END
     $$;
 
-ALTER FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) OWNER TO taskbase_owner;
+ALTER FUNCTION public.taskbase_leave_team_unassigning(team bigint, at timestamp with time zone) OWNER TO taskbase_owner;
 
 -- Name: taskbase_may_add_member(bigint); Type: FUNCTION; Schema: public; Owner: taskbase_owner
 
@@ -1208,6 +1218,11 @@ GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint) TO taskbase_app;
 
 REVOKE ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.taskbase_leave_team(team bigint, at timestamp with time zone) TO taskbase_app;
+
+-- Name: FUNCTION taskbase_leave_team_unassigning(team bigint, at timestamp with time zone); Type: ACL; Schema: public; Owner: taskbase_owner
+
+REVOKE ALL ON FUNCTION public.taskbase_leave_team_unassigning(team bigint, at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.taskbase_leave_team_unassigning(team bigint, at timestamp with time zone) TO taskbase_app;
 
 -- Name: FUNCTION taskbase_may_add_member(member bigint); Type: ACL; Schema: public; Owner: taskbase_owner
 

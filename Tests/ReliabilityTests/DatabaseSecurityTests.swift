@@ -786,6 +786,52 @@ struct RoleModelPolicyTests {
         #expect(try await f.service.listTasks(in: f.team, TaskQuery(sort: .updated), as: f.owner).tasks.count == 1)
     }
 
+    @Test(
+        "with the runtime login: leaving says how many of the leaver's tasks in the team it unassigned, NULL when it did nothing; the boolean form stays (0038)"
+    )
+    func leavingCountsUnassigned() async throws {
+        // taskbase_leave_team computed the count and threw it away: a viewer leaving could not be
+        // told it exactly (they may not lock the counter to count first, nor see the tasks after).
+        let database = try await TestDatabases.shared.value
+        let f = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database, maxConnections: 2))
+        let id: (UserRef) async throws -> Int64 = { try await f.service.user($0).id.rawValue }
+        let (member, viewer, outsider) = (try await id(f.member), try await id(f.viewer), try await id(f.outsider))
+        let elsewhere = try await f.makeTeam()
+        let team = try await f.service.team(f.team, as: f.owner).team.id.rawValue
+        var toMember = TaskDraftFields(), toViewer = TaskDraftFields()
+        toMember.assignee = f.member
+        toViewer.assignee = f.viewer
+        for title in ["One", "Two"] { try await f.makeTask(title, toMember) }
+        let viewers = try await f.makeTask("Viewer's", toViewer), kept = try await f.makeTask("Kept", in: elsewhere, toMember)
+        try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+            try await PGConnection.with(login.config(for: database)) { (connection: PGConnection) async throws in
+                func leave(_ actor: Int64) async throws -> Int64? {
+                    let unassigned = try await RuntimeRoleSQL.asRuntime(connection, actor: actor) {
+                        try await connection.query("SELECT taskbase_leave_team_unassigning(\(team), now()) AS n")[0].decode(Int64?.self, "n")
+                    }
+                    _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                    return unassigned
+                }
+                func leaveAsBefore(_ actor: Int64) async throws -> Bool {
+                    let left = try await RuntimeRoleSQL.asRuntime(connection, actor: actor) {
+                        try await connection.query("SELECT taskbase_leave_team(\(team), now()) AS left")[0].decode(Bool.self, "left")
+                    }
+                    _ = try await connection.simpleQuery(unsafeSQL: "COMMIT")
+                    return left
+                }
+                #expect(try await leave(outsider) == nil)
+                #expect(try await leave(member) == 2)
+                #expect(try await leave(member) == nil)
+                // A taskserve built before 0038 calls the boolean form: it still leaves and unassigns.
+                #expect(try await leaveAsBefore(viewer))
+                #expect(try await leaveAsBefore(viewer) == false)
+            }
+        }
+        #expect(try await f.allTasks().allSatisfy { $0.assigneeID == nil })
+        #expect(try await f.service.task(viewers.key, as: f.owner).updatedBy.rawValue == viewer)
+        #expect(try await f.service.task(kept.key, as: f.owner) == kept)
+    }
+
     @Test("a member removed by a plain DELETE (a program built before 0026, or SQL) is unassigned as an edit by whoever deleted")
     func removalByPlainDelete() async throws {
         let database = try await TestDatabases.shared.value
