@@ -18,6 +18,11 @@ struct ProgressReporterTests {
         #expect(ProgressLine.grouped(-1000) == "-1,000")
     }
 
+    @Test("a count says its noun in the singular for one only")
+    func counted() {
+        #expect([0, 1, 2, 1_234].map { Counted.phrase($0, "task") } == ["0 tasks", "1 task", "2 tasks", "1,234 tasks"])
+    }
+
     @Test("nothing is drawn before the first interval, then at most once per interval; finish erases the line")
     func rateLimited() {
         let clock = Clock(), output = OutputCapture()

@@ -96,6 +96,6 @@ enum StreamCommands {
             progress.finish()
             guard let file else { return }
             try file.commit()
-            try invocation.note("exported \(ProgressLine.grouped(count)) task\(count == 1 ? "" : "s") to \(file.path)")
+            try invocation.note("exported \(Counted.phrase(count, "task")) to \(file.path)")
         })
 }
