@@ -40,10 +40,11 @@ extension MemoryTaskStore: TeamRepository {
     }
 
     /// Sets or removes one membership, keeping at least one enabled owner; removal unassigns
-    /// the member's tasks, each as an edit by `actor`.
-    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+    /// the member's tasks, each as an edit by `actor`, and says how many.
+    @discardableResult
+    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
         let unassigning = try TaskChanges(assignee: .set(nil)), user = member.id
-        try writing { state in
+        return try writing { state in
             var roles = state.roles[team] ?? [:]
             let key = state.teams[team].map { "\($0.key)" } ?? "#\(team)"
             // Judged again under the lock, as the Postgres store does: the actor may have been
@@ -61,16 +62,16 @@ extension MemoryTaskStore: TeamRepository {
                 try OwnerRule.verify(
                     enabledOwnersAfterChange: state.enabledOwners(in: roles), team: key, field: OwnerRule.field(removing: role == nil))
             }
-            if role == nil {
-                for old in state.tasks(of: team).filter({ $0.assigneeID == user }).sorted(by: { $0.key.number < $1.key.number }) {
-                    let new = old.applying(unassigning, assigneeID: nil, by: actor, at: time)
-                    state.save(new, replacing: old, kind: .updated)
-                    state.log([{ TaskChange(.updated, new, sequence: $0) }], in: team)
-                }
+            let assigned = role == nil ? state.tasks(of: team).filter({ $0.assigneeID == user }).sorted(by: { $0.key.number < $1.key.number }) : []
+            for old in assigned {
+                let new = old.applying(unassigning, assigneeID: nil, by: actor, at: time)
+                state.save(new, replacing: old, kind: .updated)
+                state.log([{ TaskChange(.updated, new, sequence: $0) }], in: team)
             }
             state.roles[team] = roles
             state.noteIdempotentEffect()
             state.ring(team)
+            return assigned.count
         }
     }
 

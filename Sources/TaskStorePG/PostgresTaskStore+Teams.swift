@@ -57,9 +57,10 @@ extension PostgresTaskStore: TeamRepository {
         }
     }
 
-    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+    @discardableResult
+    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
         do {
-            try await changeMembership(to: role, of: member, in: team, actor: actor, at: time)
+            return try await changeMembership(to: role, of: member, in: team, actor: actor, at: time)
         } catch TaskError.validation(OwnerRule.field(removing: false), let reason) where role == nil {
             // The owner trigger (0008) refuses a removal as it does a role change, and
             // `translate` words both alike: a removal's refusal names the user taken out.
@@ -67,22 +68,24 @@ extension PostgresTaskStore: TeamRepository {
         }
     }
 
-    private func changeMembership(to role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws {
+    /// The change, and how many tasks a removal unassigned.
+    private func changeMembership(to role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
         let user = member.id
         if role == nil, user == actor {
             // Leaving: any member may, though row security lets only admins delete memberships
-            // (and a viewer may not lock the counter, nor write tasks): migration 0026's function
-            // unassigns and removes the actor's own membership under the lock, and the owner
-            // trigger still judges it.
-            try await transaction(as: .id(actor)) { tx in
-                let left = try await tx.query("SELECT taskbase_leave_team(\(team.rawValue), \(time)) AS left")
-                guard try left[0].decode(Bool.self, "left") else {
+            // (and a viewer may not lock the counter, nor write tasks, nor see the team's tasks
+            // once out): migration 0038's function unassigns (0026) and removes the actor's own
+            // membership under the lock, saying how many it unassigned, and the owner trigger
+            // still judges it.
+            return try await transaction(as: .id(actor)) { tx in
+                let left = try await tx.query("SELECT taskbase_leave_team_unassigning(\(team.rawValue), \(time)) AS unassigned")
+                guard let unassigned = try left[0].decode(Int64?.self, "unassigned") else {
                     throw TaskError.notFound(what: "member \(member.email) of team #\(team)")
                 }
+                return Int(unassigned)
             }
-            return
         }
-        try await transaction(as: .id(actor)) { tx in
+        return try await transaction(as: .id(actor)) { tx in
             // The team's counter lock serializes membership changes with the owner trigger of
             // migration 0008, which refuses (as `OwnerRule` words it) a change that leaves
             // the team no enabled owner; it runs as the schema's owner, so it counts owners
@@ -92,6 +95,7 @@ extension PostgresTaskStore: TeamRepository {
                 "SELECT tm.key FROM teams tm JOIN task_counters c ON c.team_id = tm.id WHERE tm.id = \(team.rawValue) FOR UPDATE OF c")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
             try await Self.verifyStillMayChange(member, to: role, in: keyText, team: team, actor: actor, tx)
+            var unassigned: Int64 = 0
             if let role {
                 // One new to the actor is added by the address they named (0025): the row
                 // policy takes a new member they do not see only as `taskbase.member_email`'s,
@@ -105,7 +109,9 @@ extension PostgresTaskStore: TeamRepository {
             } else {
                 // Their tasks are unassigned as edits first (0026): the foreign key's SET NULL
                 // would do it silently, leaving versions, history and watchers behind.
-                try await tx.execute("SELECT taskbase_unassign(\(team.rawValue), \(user.rawValue), \(time))")
+                // It says how many: under the lock, what this removal changed.
+                unassigned = try await tx.query("SELECT taskbase_unassign(\(team.rawValue), \(user.rawValue), \(time)) AS unassigned")[0]
+                    .decode(Int64.self, "unassigned")
                 let removed = try await tx.query(
                     "DELETE FROM memberships WHERE team_id = \(team.rawValue) AND user_id = \(user.rawValue) RETURNING user_id")
                 // Gone already (removed at the same time by someone else): nothing is done.
@@ -113,6 +119,7 @@ extension PostgresTaskStore: TeamRepository {
             }
             // Watchers read again: one who lost access is refused at once.
             try await tx.execute("SELECT \(Self.doorbellSQL(try TeamKey(keyText)))")
+            return Int(unassigned)
         }
     }
 

@@ -47,8 +47,9 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
         return try decode(type, try await transport.send(request))
     }
 
-    func delete(_ path: [String], headers: [String: String] = [:]) async throws {
-        _ = try await transport.send(HTTPRequest(method: "DELETE", path: path, headers: headers))
+    @discardableResult
+    func delete(_ path: [String], headers: [String: String] = [:]) async throws -> HTTPResponse {
+        try await transport.send(HTTPRequest(method: "DELETE", path: path, headers: headers))
     }
 
     func decode<Document: Decodable>(_ type: Document.Type, _ response: HTTPResponse) throws -> Document {
@@ -121,9 +122,11 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
         return member
     }
 
-    /// Removes a member.
-    public func removeMember(_ user: UserRef, from team: TeamKey) async throws {
-        try await naming(user) { try await delete(["v1", "teams", team.rawValue, "members", Self.pathName(user)]) }
+    /// Removes a member, saying how many of their tasks in the team it unassigned.
+    @discardableResult
+    public func removeMember(_ user: UserRef, from team: TeamKey) async throws -> MemberRemoval {
+        let path = ["v1", "teams", team.rawValue, "members", Self.pathName(user)]
+        return try await naming(user) { try decode(MemberRemovalDocument.self, try await delete(path)) }.removal()
     }
 
     /// Creates a task.

@@ -72,3 +72,47 @@ public struct MemberDocument: Codable, Hashable, Sendable {
             role: try Role(parsing: role))
     }
 }
+
+/// A removal in JSON: `team` (its key), the removed user as a member document has them
+/// (`user_id`, `email`, `display_name`, `disabled`, `created_at`), and `unassigned_tasks`, how
+/// many of their tasks in the team the removal unassigned.
+public struct MemberRemovalDocument: Codable, Hashable, Sendable {
+    /// The team's key.
+    public var team: String
+    /// The user's id.
+    public var userID: Int64
+    /// The user's email.
+    public var email: String
+    /// The user's name.
+    public var displayName: String
+    /// Whether the account is disabled.
+    public var disabled: Bool
+    /// When the user was created.
+    public var createdAt: Date
+    /// How many of their tasks in the team were unassigned.
+    public var unassignedTasks: Int
+
+    enum CodingKeys: String, CodingKey {
+        case team, userID = "user_id", email, displayName = "display_name", disabled, createdAt = "created_at"
+        case unassignedTasks = "unassigned_tasks"
+    }
+
+    /// The document of `removal`.
+    public init(_ removal: MemberRemoval) {
+        team = removal.team.rawValue
+        userID = removal.user.id.rawValue
+        email = removal.user.email
+        displayName = removal.user.displayName
+        disabled = removal.user.isDisabled
+        createdAt = removal.user.createdAt
+        unassignedTasks = removal.unassignedTasks
+    }
+
+    /// The removal this document describes.
+    public func removal() throws -> MemberRemoval {
+        MemberRemoval(
+            team: try TeamKey(team, field: "team"),
+            user: User(id: UserID(userID), email: email, displayName: displayName, isDisabled: disabled, createdAt: createdAt),
+            unassignedTasks: unassignedTasks)
+    }
+}

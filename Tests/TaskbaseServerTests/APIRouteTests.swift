@@ -192,7 +192,7 @@ struct APIRouteTests {
         #expect(try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "member"}"#).status == 200)
         #expect(try await owner.get("/v1/teams/\(key)/members").decode([MemberDocument].self).count == 3)
         #expect(try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "boss"}"#).status == 422)
-        #expect(try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.outsider.email)").status == 204)
+        #expect(try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.outsider.email)").status == 200)
         // The last enabled owner cannot leave: the refusal names the user taken out, not a role nobody sent.
         let lastOwner = try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.owner.email)")
         #expect(lastOwner.status == 422)
@@ -203,6 +203,35 @@ struct APIRouteTests {
         #expect(summary.byStatus.keys.sorted() == ["done", "in_progress", "open"])
         #expect(try await owner.send("DELETE", "/v1/teams/\(key)").status == 204)
         #expect(try await owner.get("/v1/teams/\(key)").status == 404)
+        await f.stop()
+    }
+
+    @Test(
+        "removing a member answers 200: the team, the user as member documents have them, and how many of their tasks in the team it unassigned",
+        arguments: StoreKind.allCases)
+    func removalCountsUnassigned(store: StoreKind) async throws {
+        // The route answered 204, saying nothing of the tasks that lost their assignee.
+        let f = try await ServerFixture.start(store)
+        let owner = UserRef.id(f.owner.id)
+        let elsewhere = try await f.service.createTeam(key: "E" + String(f.team.rawValue.dropFirst().prefix(6)), name: "Elsewhere", as: owner).key
+        for person in [f.member, f.viewer] { try await f.service.setRole(.member, for: .id(person.id), in: elsewhere, as: owner) }
+        for (title, assignee, team) in [
+            ("One", f.member, f.team), ("Two", f.member, f.team), ("Viewer's", f.viewer, f.team), ("Kept", f.member, elsewhere),
+        ] {
+            _ = try await f.service.createTask(in: team, try TaskDraft(title: title, assignee: .id(assignee.id)), as: owner)
+        }
+        let removed = try await f.client("owner").send("DELETE", "/v1/teams/\(f.team.rawValue.lowercased())/members/\(f.member.email)")
+        #expect(removed.status == 200)
+        let body = try JSONSerialization.jsonObject(with: removed.body) as? [String: Any] ?? [:]
+        #expect(
+            body["team"] as? String == f.team.rawValue && body["user_id"] as? Int64 == f.member.id.rawValue && body["unassigned_tasks"] as? Int == 2)
+        #expect(Set(body.keys) == ["team", "user_id", "email", "display_name", "disabled", "created_at", "unassigned_tasks"])
+        #expect(try removed.decode(MemberRemovalDocument.self).removal() == MemberRemoval(team: f.team, user: f.member, unassignedTasks: 2))
+        // Leaving on one's own counts alike; the member's task in the other team stays theirs.
+        let left = try await f.client("viewer").send("DELETE", "/v1/teams/\(f.team)/members/%23\(f.viewer.id.rawValue)")
+        #expect(try left.decode(MemberRemovalDocument.self).unassignedTasks == 1)
+        let kept = try await f.service.listTasks(in: elsewhere, TaskQuery(), as: owner).tasks
+        #expect(kept.map(\.assigneeID) == [f.member.id])
         await f.stop()
     }
 

@@ -17,8 +17,10 @@ public protocol TeamRepository: Sendable {
     /// `user` is whom `user(toAdd:as:)` or a lookup as `actor` found: one who is new to the
     /// actor is added by their address. Removal unassigns each of their tasks in the team as an
     /// edit by `actor` at `time` (a new version, history, one change each, in task order): an
-    /// assignee is a member. Removing one who is no member (any more) is `notFound`.
-    func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date) async throws
+    /// assignee is a member. Removing one who is no member (any more) is `notFound`. Returns how
+    /// many tasks the removal unassigned, counted in its transaction (0 when `role` is set).
+    @discardableResult
+    func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int
     /// Renames the team.
     func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team
     /// Deletes the team with its memberships, tasks and history.

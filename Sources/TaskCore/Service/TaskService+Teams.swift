@@ -42,13 +42,15 @@ extension TaskService {
     /// touching the owner role). The last enabled owner cannot step down (`OwnerRule`, judged by the store).
     @discardableResult
     public func setRole(_ role: Role, for user: UserRef, in key: TeamKey, as actor: UserRef) async throws -> Member {
-        Member(user: try await changeMembership(of: user, to: role, in: key, as: actor), role: role)
+        Member(user: try await changeMembership(of: user, to: role, in: key, as: actor).user, role: role)
     }
 
     /// Removes `user` from the team (admins; owners to remove an owner; anyone themself). The last
-    /// enabled owner cannot leave.
-    public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws {
-        try await changeMembership(of: user, to: nil, in: key, as: actor)
+    /// enabled owner cannot leave. Their tasks in the team are unassigned, and counted.
+    @discardableResult
+    public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws -> MemberRemoval {
+        let (removed, unassigned) = try await changeMembership(of: user, to: nil, in: key, as: actor)
+        return MemberRemoval(team: key, user: removed, unassignedTasks: unassigned)
     }
 
     /// The user a membership change names: by id someone the actor sees (a team mate); to be
@@ -62,9 +64,11 @@ extension TaskService {
     }
 
     /// The gate comes first, so that whoever may not manage members learns nothing of the user;
-    /// except that anyone may take themself out of a team (the last enabled owner cannot).
-    @discardableResult
-    private func changeMembership(of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef) async throws -> User {
+    /// except that anyone may take themself out of a team (the last enabled owner cannot). The
+    /// user changed, and how many of their tasks a removal unassigned.
+    private func changeMembership(
+        of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef
+    ) async throws -> (user: User, unassignedTasks: Int) {
         let access: TeamAccess
         do {
             access = try await self.access(key, .manageMembers, as: actor)
@@ -84,7 +88,7 @@ extension TaskService {
         let current = members.first { $0.user.id == target.id }?.role
         if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
         if current == .owner, !mayTouchOwners { throw ownersOnly }
-        try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
-        return target
+        let unassigned = try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
+        return (target, unassigned)
     }
 }

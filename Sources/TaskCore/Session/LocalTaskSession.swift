@@ -35,7 +35,10 @@ public struct LocalTaskSession: TaskSession {
         try await service.setRole(role, for: user, in: team, as: actor)
     }
     /// Removes a member.
-    public func removeMember(_ user: UserRef, from team: TeamKey) async throws { try await service.removeMember(user, from: team, as: actor) }
+    @discardableResult
+    public func removeMember(_ user: UserRef, from team: TeamKey) async throws -> MemberRemoval {
+        try await service.removeMember(user, from: team, as: actor)
+    }
 
     /// Creates a task.
     public func createTask(in team: TeamKey, _ draft: TaskDraft) async throws -> TaskItem { try await service.createTask(in: team, draft, as: actor) }

@@ -21,8 +21,10 @@ public protocol TaskSession: Sendable {
     /// Adds `user` with `role` or changes their role (admins; owners for the owner role).
     @discardableResult
     func setRole(_ role: Role, for user: UserRef, in team: TeamKey) async throws -> Member
-    /// Removes `user` from the team (admins; owners to remove an owner).
-    func removeMember(_ user: UserRef, from team: TeamKey) async throws
+    /// Removes `user` from the team (admins; owners to remove an owner; anyone themself),
+    /// saying how many of their tasks in the team it unassigned.
+    @discardableResult
+    func removeMember(_ user: UserRef, from team: TeamKey) async throws -> MemberRemoval
 
     /// Creates a task in the team (members).
     func createTask(in team: TeamKey, _ draft: TaskDraft) async throws -> TaskItem

@@ -46,6 +46,22 @@ extension TaskSessionContract {
             try await f.owner.session.removeMember(.email(odd.email), from: f.team)
             #expect(try await !f.viewer.session.members(of: f.team).contains { $0.user.id == odd.id })
         },
+        SessionCheck("a removal says how many of the member's tasks in the team it unassigned, leaving too; other teams' stay assigned") { f in
+            // Removing answered nothing (HTTP 204): nobody was told how many tasks lost their assignee.
+            let elsewhere = try await f.makeTeam()
+            var toMember = TaskDraftFields(), toViewer = TaskDraftFields()
+            toMember.assignee = f.member.ref
+            toViewer.assignee = f.viewer.ref
+            for title in ["One", "Two"] { try await f.makeTask(title, toMember) }
+            try await f.makeTask("Viewer's", toViewer)
+            let kept = try await f.makeTask("Member's elsewhere", in: elsewhere, toMember)
+            let removed = try await f.admin.session.removeMember(f.member.ref, from: f.team)
+            #expect(removed == MemberRemoval(team: f.team, user: f.member.user, unassignedTasks: 2))
+            let left = try await f.viewer.session.removeMember(f.viewer.address, from: f.team)
+            #expect(left == MemberRemoval(team: f.team, user: f.viewer.user, unassignedTasks: 1))
+            #expect(try await f.owner.session.task(kept.key) == kept)
+            #expect(try await f.member.session.removeMember(f.member.ref, from: elsewhere).unassignedTasks == 1)
+        },
         SessionCheck("only an owner touches the owner role, and the last owner cannot leave") { f in
             #expect(await Outcome.of { try await f.admin.session.setRole(.owner, for: f.member.ref, in: f.team) } == .denied)
             #expect(await Outcome.of { try await f.admin.session.removeMember(f.owner.ref, from: f.team) } == .denied)

@@ -78,6 +78,33 @@ extension TaskStoreContract {
             #expect(events.map(\.kind) == [.updated, .updated, .updated] && events.map(\.version) == [2, 2, 2])
             #expect(events.map(\.actorID) == [admin.id, admin.id, viewer.id])
         },
+        ContractCheck("a removal says how many of the member's tasks in the team it unassigned, whoever removes them; other teams' are not counted") {
+            f in
+            // A removal unassigned silently: nobody was told how many tasks lost their assignee.
+            // A viewer or member leaving on their own goes, in Postgres, through 0038's function.
+            let elsewhere = try await f.makeTeam(), extra = try await f.makeUser()
+            try await f.service.setRole(.member, for: extra, in: f.team, as: f.owner)
+            var toMember = TaskDraftFields(), toViewer = TaskDraftFields()
+            toMember.assignee = f.member
+            toViewer.assignee = f.viewer
+            for title in ["One", "Two", "Three"] { try await f.makeTask(title, toMember) }
+            try await f.makeTask("Viewer's", toViewer)
+            try await f.makeTask("Nobody's")
+            let membersElsewhere = try await f.makeTask("Member's elsewhere", in: elsewhere, toMember)
+            let viewersElsewhere = try await f.makeTask("Viewer's elsewhere", in: elsewhere, toViewer)
+            let member = try await f.service.user(f.member, as: f.owner), viewer = try await f.service.user(f.viewer, as: f.owner)
+
+            let removed = try await f.service.removeMember(f.member, from: f.team, as: f.admin)
+            #expect(removed == MemberRemoval(team: f.team, user: member, unassignedTasks: 3))
+            let left = try await f.service.removeMember(f.viewer, from: f.team, as: f.viewer)
+            #expect(left == MemberRemoval(team: f.team, user: viewer, unassignedTasks: 1))
+            #expect(try await f.service.removeMember(extra, from: f.team, as: f.admin).unassignedTasks == 0)
+            #expect(try await f.allTasks().allSatisfy { $0.assigneeID == nil })
+            for task in [membersElsewhere, viewersElsewhere] { #expect(try await f.service.task(task.key, as: f.owner) == task) }
+            // A member leaving on their own counts alike.
+            #expect(try await f.service.removeMember(f.member, from: elsewhere, as: f.member).unassignedTasks == 1)
+            #expect(try await f.service.task(viewersElsewhere.key, as: f.owner) == viewersElsewhere)
+        },
         ContractCheck("a member removed twice at once is removed once: the store refuses the removal of one no longer a member") { f in
             // The service reads the members first; two removals racing both passed that read,
             // and both answered done (204) while one did nothing.

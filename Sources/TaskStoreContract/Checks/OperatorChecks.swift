@@ -80,7 +80,7 @@ extension TaskStoreContract {
                 }
             }
             for attempt in [
-                { (ref: UserRef) in try await f.service.removeMember(ref, from: f.team, as: f.admin) },
+                { (ref: UserRef) in _ = try await f.service.removeMember(ref, from: f.team, as: f.admin) },
                 { (ref: UserRef) in _ = try await f.service.setRole(.owner, for: ref, in: f.team, as: f.admin) },
             ] {
                 let (known, unknown) = (await refusal(stranger, attempt), await refusal(nobody, attempt))

@@ -107,8 +107,8 @@ enum OpenAPIDocument {
                 body: ("application/json", "MemberRoleRequest"), successSchema: "Member", errors: [400, 403, 404, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
                 summary:
-                    "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event).",
-                success: 204, errors: [403, 404, 422]),
+                    "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event); the answer says how many (unassigned_tasks).",
+                successSchema: "MemberRemoval", errors: [403, 404, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 query: [
@@ -409,6 +409,10 @@ enum OpenAPIDocument {
             ]),
             "Member": object([
                 "user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean, "created_at": dateTime,
+            ]),
+            "MemberRemoval": object([
+                "team": string, "user_id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime,
+                "unassigned_tasks": ["type": "integer", "minimum": 0],
             ]),
             "Task": object([
                 "id": integer, "key": string, "team": string, "team_id": integer, "number": integer, "title": string, "notes": string,

@@ -157,8 +157,8 @@ struct APIHandlers: Sendable {
             Route("DELETE", "/v1/teams/{team}/members/{user}") { context in
                 let team = try teamKey(context)
                 defer { directories.forget(team) }
-                try await service.removeMember(UserRef(context.parameter("user")), from: team, as: try context.actor)
-                return .empty(204)
+                return try .json(
+                    MemberRemovalDocument(try await service.removeMember(UserRef(context.parameter("user")), from: team, as: try context.actor)))
             },
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },

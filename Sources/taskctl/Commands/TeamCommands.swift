@@ -88,12 +88,12 @@ enum TeamCommands {
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let (key, actor, user) = (try invocation.values.teamKey(), try invocation.actor(), invocation.values.userRef("email"))
-            let service = try await invocation.openService()
-            try await service.removeMember(user, from: key, as: actor)
+            let removal = try await invocation.openService().removeMember(user, from: key, as: actor)
             try invocation.write(
                 format == .json
-                    ? try JSONOutput.encode(["team": key.rawValue, "removed": invocation.values.requiredString("email")])
-                    : "removed \(user) from team \(key)\n")
+                    ? try JSONOutput.encode(MemberRemovalOutput(removal))
+                    : "removed \(TerminalText.clean(removal.user.email)) from \(key); unassigned \(Counted.phrase(removal.unassignedTasks, "task"))\n"
+            )
         })
 
     /// `team members`.

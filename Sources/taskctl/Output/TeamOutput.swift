@@ -34,3 +34,21 @@ enum TeamOutput {
             .init("disabled") { String($0.user.isDisabled) },
         ])
 }
+
+/// `team remove-member --json`: `team` (its key), `removed` (the user's email) and
+/// `unassigned_tasks`, how many of their tasks in the team the removal unassigned.
+struct MemberRemovalOutput: Encodable {
+    let team: String
+    let removed: String
+    let unassignedTasks: Int
+
+    enum CodingKeys: String, CodingKey {
+        case team, removed, unassignedTasks = "unassigned_tasks"
+    }
+
+    init(_ removal: MemberRemoval) {
+        team = removal.team.rawValue
+        removed = removal.user.email
+        unassignedTasks = removal.unassignedTasks
+    }
+}

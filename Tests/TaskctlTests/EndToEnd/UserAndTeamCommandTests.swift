@@ -127,9 +127,17 @@ struct UserAndTeamCommandTests {
         let table = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.viewer)
         #expect(table.standardOutput.hasPrefix("EMAIL "))
 
-        try await fixture.expectSuccess(["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
+        // A removal says how many of the member's tasks in the team it unassigned; leaving too.
+        _ = try await fixture.addTask("Newcomer's", ["--assignee", newcomer])
+        for title in ["Member's", "Member's too"] { _ = try await fixture.addTask(title, ["--assignee", fixture.member]) }
+        let removed = try await fixture.expectSuccess(["team", "remove-member", fixture.team, newcomer.uppercased()], as: fixture.admin)
+        #expect(removed.standardOutput == "removed \(newcomer) from \(fixture.team); unassigned 1 task\n")
         try await fixture.expectFailure(1, ["team", "remove-member", fixture.team, newcomer], as: fixture.admin)
         try await fixture.expectFailure(1, ["team", "members", fixture.team], as: newcomer)
+        let left = try await fixture.expectSuccess(["--json", "team", "remove-member", fixture.team, fixture.member], as: fixture.member).object()
+        #expect(left as NSDictionary == ["team": fixture.team, "removed": fixture.member, "unassigned_tasks": 2])
+        let viewerLeft = try await fixture.expectSuccess(["team", "remove-member", fixture.team, fixture.viewer], as: fixture.viewer)
+        #expect(viewerLeft.standardOutput == "removed \(fixture.viewer) from \(fixture.team); unassigned 0 tasks\n")
     }
 
     @Test("through a runtime login (as deployments run taskctl), an admin adds, changes and removes a member; a member is refused")
