@@ -56,6 +56,17 @@ public enum TestDatabases {
         _ = try await PGConnection.with(try admin()) { try await $0.execute(drop) }
     }
 
+    /// Makes the database `config` names anew on its own server (a cluster of a test's own):
+    /// dropped with its connections when an earlier run left it, whose tables and migration
+    /// history are that run's, then created empty.
+    public static func recreate(_ config: PGConfig) async throws {
+        var maintenance = config
+        maintenance["dbname"] = "postgres"
+        let name = PGQuery.quoteIdentifier(config["dbname"] ?? "")
+        try await execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), on: maintenance)
+        try await execute(PGQuery(unsafeSQL: "CREATE DATABASE \(name)"), on: maintenance)
+    }
+
     /// One migrated database for the whole test process, made on first use.
     public static let shared = Task<PGConfig, any Error> { try await createMigrated(purpose: "shared") }
 

@@ -25,10 +25,7 @@ struct FailoverTests {
             // default 10 s to take a first connection: this bounds a hang, as the suite's own
             // URLs (connect_timeout=30, scripts/test) do.
             primary.connectTimeout = .seconds(30)
-            var maintenance = primary
-            maintenance["dbname"] = "postgres"
-            try await TestDatabases.execute(PGQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), on: maintenance)
-            try await TestDatabases.execute(PGQuery(unsafeSQL: "CREATE DATABASE \(database)"), on: maintenance)
+            try await TestDatabases.recreate(primary)
             _ = try await MigrationRunner(directory: MigrationDirectory(path: PackagePaths.migrations.path), config: primary).up()
             try await body(primary)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import PGStore
 import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
@@ -32,7 +33,9 @@ struct DatabaseRestartTimingTests {
     func restart() async throws {
         try Self.cluster.pg("start")
         defer { _ = try? Self.cluster.pg("stop") }
-        let url = try Self.cluster.pg("url")
+        // A database of its own, made anew: one an earlier run left holds that run's migration history.
+        let url = try Self.cluster.pg("url", "serve_restart")
+        try await TestDatabases.recreate(try PGConfig(connectionString: url))
         var environment = [
             "DATABASE_URL": url + "?connect_timeout=3", "TASKBASE_TOKEN_KEY": "restart test key",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
