@@ -14,10 +14,16 @@ enum Scripts {
     /// when it exits non-zero.
     @discardableResult
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> String {
-        let outcome = try await BuiltProgram.run(
-            PackagePaths.script(name), arguments: arguments, environment: BuiltProgram.environment(adding: environment))
+        try await run(at: PackagePaths.script(name), arguments, environment: environment)
+    }
+
+    /// `run(_:_:environment:)` for the script at `script` (one in another checkout).
+    @discardableResult
+    static func run(at script: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> String {
+        let outcome = try await BuiltProgram.run(script, arguments: arguments, environment: BuiltProgram.environment(adding: environment))
         guard outcome.exitCode == 0, !outcome.killedBySignal else {
-            throw Failed(command: (["scripts/" + name] + arguments.map { $0.contains("://") ? "URL" : $0 }).joined(separator: " "), outcome: outcome)
+            let name = "scripts/" + script.lastPathComponent
+            throw Failed(command: ([name] + arguments.map { $0.contains("://") ? "URL" : $0 }).joined(separator: " "), outcome: outcome)
         }
         return outcome.standardOutput.trimmingCharacters(in: .newlines)
     }
