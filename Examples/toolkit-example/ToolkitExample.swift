@@ -6,7 +6,7 @@ import Foundation
 @main
 enum ToolkitExample {
     static func main() async {
-        await CommandRunner(root: root).main()
+        await CommandRunner.main { root }
     }
 
     static let root = Command(

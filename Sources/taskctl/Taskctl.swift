@@ -32,6 +32,6 @@ enum Taskctl {
 
     /// Runs the command line; Ctrl-C cancels the running command.
     static func main() async {
-        await CommandRunner(root: root).main()
+        await CommandRunner.main { root }
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 enum TaskImport {
     static func main() async {
         useOneMallocArena()
-        await CommandRunner(root: command).main()
+        await CommandRunner.main { command }
     }
 
     /// Batches are built on one thread and freed on another; with glibc's one malloc arena their

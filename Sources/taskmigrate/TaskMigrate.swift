@@ -7,7 +7,7 @@ import PGStore
 @main
 enum TaskMigrate {
     static func main() async {
-        await CommandRunner(root: root).main()
+        await CommandRunner.main { root }
     }
 
     private static let defaults = MigrationSettings()

@@ -13,7 +13,7 @@ enum TaskServe {
     static let version = "taskserve 0.1.0"
 
     static func main() async {
-        await CommandRunner(root: command).main()
+        await CommandRunner.main { command }
     }
 
     /// The whole command line: one command, no subcommands.
@@ -164,6 +164,7 @@ enum TaskServe {
                     "Share the port with other taskserve processes started with it (SO_REUSEPORT): the kernel spreads new connections among them, one per core."
             ),
         ],
+        exitsZeroWhenStopped: true,
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {

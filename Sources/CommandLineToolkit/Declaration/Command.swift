@@ -23,6 +23,10 @@ public struct Command: Sendable {
     public var subcommands: [Command]
     /// The work to do; nil for a pure grouping command such as `taskctl task`.
     public var action: Action?
+    /// Whether SIGINT, SIGTERM or SIGHUP is how this command is meant to end (a live watch, a
+    /// server): stopped by one, at any moment, it exits 0 without a word rather than 128 + the
+    /// signal number with "interrupted by ...".
+    public var exitsZeroWhenStopped: Bool
 
     /// Declares a command; `run` is nil for commands that only group subcommands.
     public init(
@@ -34,6 +38,7 @@ public struct Command: Sendable {
         options: [Option] = [],
         flags: [Flag] = [],
         subcommands: [Command] = [],
+        exitsZeroWhenStopped: Bool = false,
         run action: Action? = nil
     ) {
         self.name = name
@@ -44,6 +49,7 @@ public struct Command: Sendable {
         self.options = options
         self.flags = flags
         self.subcommands = subcommands
+        self.exitsZeroWhenStopped = exitsZeroWhenStopped
         self.action = action
     }
 

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// @main enum TaskCtl {
-///     static func main() async { await CommandRunner(root: TaskCtlCommands.root).main() }
+///     static func main() async { await CommandRunner.main { TaskCtlCommands.root } }
 /// }
 /// ```
 public struct CommandRunner: Sendable {
@@ -29,15 +29,23 @@ public struct CommandRunner: Sendable {
         self.standardError = standardError
     }
 
-    /// Runs with the process's arguments, Ctrl-C cancelling the command, and exits with the resulting code.
-    public func main() async -> Never {
+    /// Runs the program whose command tree `root` builds with the process's arguments and exits
+    /// with the resulting code; a program's `main` calls it first thing.
+    ///
+    /// Before anything else (the tree is built after) it takes SIGINT, SIGTERM and SIGHUP over:
+    /// from the first line of the program's own code a signal cancels the command, as `run(_:)`
+    /// describes, and one that comes before the command has begun keeps it from beginning (the
+    /// same exit code, a line saying nothing was done); none kills the program the default way.
+    public static func main(_ root: @Sendable () -> Command) async -> Never {
+        let watcher = InterruptWatcher()
+        let runner = CommandRunner(root: root())
         if let position = Self.firstInvalidUTF8Argument() {
             // CommandLine.arguments would have turned the bytes into U+FFFD without a word.
-            ErrorPrinter(program: root.name, output: standardError).error(
+            ErrorPrinter(program: runner.root.name, output: runner.standardError).error(
                 "argument \(position) is not valid UTF-8; pass text in UTF-8 (check the terminal's or the script's encoding)")
             exit(ExitCode.usage.rawValue)
         }
-        let code = await run(Array(CommandLine.arguments.dropFirst()), cancelsOnInterrupt: true)
+        let code = await runner.run(Array(CommandLine.arguments.dropFirst()), interrupts: watcher)
         exit(code.rawValue)
     }
 
@@ -52,13 +60,19 @@ public struct CommandRunner: Sendable {
         return nil
     }
 
-    /// Runs with `arguments` (program name excluded) and returns the exit code.
-    ///
-    /// With `cancelsOnInterrupt`, Ctrl-C, SIGTERM and SIGHUP cancel the command's task: a command
-    /// that returns normally on cancellation (such as a live watch) exits 0, one that throws
-    /// exits 128 + the signal number (130, 143, 129) with one line saying it was interrupted,
-    /// and a second signal exits so at once.
-    public func run(_ arguments: [String], cancelsOnInterrupt: Bool = false) async -> ExitCode {
+    /// Runs with `arguments` (program name excluded) and returns the exit code; signals are not
+    /// watched (`main(_:)` watches them).
+    public func run(_ arguments: [String]) async -> ExitCode {
+        await run(arguments, interrupts: nil)
+    }
+
+    /// `run(_:)`, Ctrl-C, SIGTERM and SIGHUP (seen by `watcher`) cancelling the command's task: a
+    /// command that returns normally on cancellation (such as a live watch) exits 0, one that
+    /// throws exits 128 + the signal number (130, 143, 129) with one line saying it was
+    /// interrupted, and a second signal exits so at once. A command a signal stopped before it
+    /// began is not begun: it exits 128 + the signal number, saying nothing was done. A command
+    /// declared `exitsZeroWhenStopped` exits 0 without a word in either case.
+    func run(_ arguments: [String], interrupts watcher: InterruptWatcher?) async -> ExitCode {
         assert(root.declarationProblems().isEmpty, root.declarationProblems().joined(separator: "\n"))
         let printer = ErrorPrinter(program: root.name, output: standardError)
         let outcome: ParseOutcome
@@ -77,8 +91,9 @@ public struct CommandRunner: Sendable {
             return .success
         case .run(let command, let values):
             guard let action = command.action else { return .usage }
-            let watcher = cancelsOnInterrupt ? InterruptWatcher() : nil
-            defer { watcher?.stop() }
+            if let number = watcher?.receivedSignal {
+                return Self.stopped(command, by: number, error: nil, printer: printer)
+            }
             let task = Task { try await InterruptWatcher.$current.withValue(watcher) { try await action(values) } }
             watcher?.watch(task)
             do {
@@ -87,9 +102,7 @@ public struct CommandRunner: Sendable {
             } catch  where watcher?.receivedSignal != nil {
                 // Stopped on purpose: whatever the cancelled work threw (a CancellationError, the
                 // server's "canceling statement due to user request"), say so, not "failed".
-                let number = watcher?.receivedSignal ?? SIGINT
-                printer.error(Self.stoppedMessage(error, signal: number))
-                return .stopped(by: number)
+                return Self.stopped(command, by: watcher?.receivedSignal ?? SIGINT, error: error, printer: printer)
             } catch is CancellationError {
                 return .interrupted
             } catch let usage as UsageError {
@@ -109,10 +122,20 @@ public struct CommandRunner: Sendable {
         InterruptWatcher.current?.receivedSignal.map(ExitCode.stopped(by:)) ?? .interrupted
     }
 
+    /// The exit code of `command` stopped by signal `number`, having thrown `error` (nil: stopped
+    /// before it began), after its line on stderr.
+    private static func stopped(_ command: Command, by number: Int32, error: (any Error)?, printer: ErrorPrinter) -> ExitCode {
+        if command.exitsZeroWhenStopped { return .success }
+        printer.error(stoppedMessage(error, signal: number))
+        return .stopped(by: number)
+    }
+
     /// The line for a command stopped by `signal`: the command's own words when it said what
-    /// stopping meant (taskimport: "nothing was imported"), else what the runner knows.
-    static func stoppedMessage(_ error: any Error, signal: Int32) -> String {
+    /// stopping meant (taskimport: "nothing was imported"), else what the runner knows; `error`
+    /// is nil for a command stopped before it began.
+    static func stoppedMessage(_ error: (any Error)?, signal: Int32) -> String {
         let name = ExitCode.signalName(signal)
+        guard let error else { return "interrupted by \(name) before it began: nothing was done" }
         if let failure = error as? CommandFailure, failure.exitCode == .interrupted {
             return "\(failure.message) (\(name))"
         }

@@ -1,34 +1,50 @@
 import Foundation
+import Synchronization
 
 /// Turns Ctrl-C (SIGINT), SIGTERM (`kill`, `timeout`, a service manager) and SIGHUP (a closed
 /// terminal) into cancellation of the running command's task, so it can clean up (cancel the
 /// running statement, roll back, close connections) and exit on its own with 128 + the signal
 /// number; a second signal exits at once with that code.
 ///
-/// The signal handler is installed synchronously and only writes the signal's number to this
-/// watcher's pipe (the one thing a handler may safely do); a thread reading the pipe does the
-/// rest, so no signal is lost between start-up and the command's first line of output.
+/// `CommandRunner.main` makes the one watcher of the process as its first act, before the
+/// command tree is even built: from then on none of the signals kills the program the default
+/// way. A signal that comes before the command's task exists is kept and cancels the task as soon
+/// as it starts (signals the program inherited blocked are unblocked, a pending one delivered).
+///
+/// The signal handler only records the signal's number (an atomic store) and writes it to this
+/// watcher's pipe, the things a handler may safely do; a thread reading the pipe does the rest.
 final class InterruptWatcher: @unchecked Sendable {
     /// The signals that stop a command the careful way.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
-    private static let stopByte: UInt8 = 0
     /// Where the handler writes; set before the handler is installed, never while it can run.
     nonisolated(unsafe) private static var handlerDescriptor: Int32 = -1
+    /// The first signal the handler saw, 0 before any: read without waiting for the pipe's reader.
+    private static let firstSignal = Atomic<Int32>(0)
 
     private let lock = NSLock()
     private let pipeEnds: (read: Int32, write: Int32)
     private var task: Task<Void, any Error>?
     private var interrupts = 0
-    private var firstSignal: Int32?
 
-    /// Starts watching; until `stop()` SIGINT, SIGTERM and SIGHUP no longer kill the process.
+    /// Starts watching; from now on SIGINT, SIGTERM and SIGHUP no longer kill the process. Made
+    /// once per process (`CommandRunner.main`).
     init() {
+        // The signals wait (blocked) while the handlers are put in place, then any that came
+        // meanwhile, or was pending when the program started, is delivered to them.
+        var watched = sigset_t()
+        sigemptyset(&watched)
+        for number in Self.signals { sigaddset(&watched, number) }
+        pthread_sigmask(SIG_BLOCK, &watched, nil)
+        defer { pthread_sigmask(SIG_UNBLOCK, &watched, nil) }
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) != 0 { fatalError("cannot create the interrupt pipe: errno \(errno)") }
         pipeEnds = (ends[0], ends[1])
         Self.handlerDescriptor = ends[1]
+        // Initialised here, once, so that the handler never runs a static's lazy initialiser.
+        _ = Self.firstSignal.load(ordering: .relaxed)
         for number in Self.signals {
             signal(number) { number in
+                _ = InterruptWatcher.firstSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(InterruptWatcher.handlerDescriptor, &byte, 1)
             }
@@ -41,37 +57,28 @@ final class InterruptWatcher: @unchecked Sendable {
     /// The watcher of the command running in this task, if it stops on signals.
     @TaskLocal static var current: InterruptWatcher?
 
-    /// The first signal that arrived, if any: the command was stopped by it.
+    /// The first signal that arrived, if any: the command was stopped by it. Known as soon as
+    /// the handler ran, before the pipe's reader has cancelled anything.
     var receivedSignal: Int32? {
-        lock.withLock { firstSignal }
+        let number = Self.firstSignal.load(ordering: .relaxed)
+        return number == 0 ? nil : number
     }
 
     /// Cancels `task` on the first signal, including one that came before it started.
     func watch(_ task: Task<Void, any Error>) {
         let alreadyInterrupted = lock.withLock {
             self.task = task
-            return interrupts > 0
+            return receivedSignal != nil
         }
         if alreadyInterrupted { task.cancel() }
     }
 
-    /// Stops watching and gives the signals their default meaning back.
-    func stop() {
-        for number in Self.signals { signal(number, SIG_DFL) }
-        var byte = Self.stopByte
-        _ = write(pipeEnds.write, &byte, 1)
-    }
-
     private func readInterrupts() {
-        defer {
-            close(pipeEnds.read)
-            close(pipeEnds.write)
-        }
         var byte: UInt8 = 0
         while true {
             let count = read(pipeEnds.read, &byte, 1)
             if count < 0 && errno == EINTR { continue }
-            guard count == 1, byte != Self.stopByte else { return }
+            guard count == 1 else { return }
             interrupted(by: Int32(byte))
         }
     }
@@ -79,7 +86,6 @@ final class InterruptWatcher: @unchecked Sendable {
     private func interrupted(by number: Int32) {
         let (count, task) = lock.withLock {
             interrupts += 1
-            if firstSignal == nil { firstSignal = number }
             return (interrupts, self.task)
         }
         if count == 1 {

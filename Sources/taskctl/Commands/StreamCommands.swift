@@ -14,14 +14,15 @@ enum StreamCommands {
             With --json, one JSON object per line (JSON Lines), with the change's "sequence" in the \
             team's change log; --after SEQ first prints every change logged after it, so a watcher \
             that stopped resumes without gaps. An import too large to list prints one "resync" \
-            line: reload the team. Ctrl-C stops watching and exits 0; a watcher removed from the \
-            team is refused (exit 4). "watching team KEY" is printed on stderr once changes are \
-            being received.
+            line: reload the team. Ctrl-C, SIGTERM or SIGHUP stops watching and exits 0, whenever \
+            it comes; a watcher removed from the team is refused (exit 4). "watching team KEY" is \
+            printed on stderr once changes are being received.
             """,
         options: [
             SharedDeclarations.team,
             Option("after", valueName: "SEQ", help: "Resume after this sequence of the team's change log.", type: .integer),
         ],
+        exitsZeroWhenStopped: true,
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
