@@ -27,7 +27,7 @@ let package = Package(
 
         // Migrations.
         .target(name: "Migrations", dependencies: ["PGStore", "Hashing"]),
-        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit", "CStopSignalsAtStart"]),
         .testTarget(
             name: "MigrationsTests", dependencies: ["Migrations", "Hashing", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
             exclude: ["LintCorpus"]),
@@ -70,6 +70,7 @@ let package = Package(
             name: "taskserve",
             dependencies: [
                 "TaskbaseServer", "TaskbaseCommandLine", "CommandLineToolkit", "TaskCore", "TaskbaseWire", "APITokens", "PGStore", "TaskStorePG",
+                "CStopSignalsAtStart",
             ]),
         .testTarget(
             name: "TaskbaseServerTests",
@@ -94,7 +95,13 @@ let package = Package(
         .target(name: "SafeText"),
         .target(name: "SafeFiles"),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TaskbaseTestSupport"]),
-        .target(name: "CommandLineToolkit", dependencies: ["SafeText"]),
+        .target(name: "CommandLineToolkit", dependencies: ["SafeText", "CStopSignals"]),
+        // Handlers that record SIGINT, SIGTERM and SIGHUP until CommandRunner.main takes over,
+        // installed before a program's libraries start by CStopSignalsAtStart: link that only
+        // into programs whose main is CommandRunner.main (in any other the signals would be
+        // recorded and never acted on).
+        .target(name: "CStopSignals"),
+        .target(name: "CStopSignalsAtStart", dependencies: ["CStopSignals"]),
         .testTarget(name: "CommandLineToolkitTests", dependencies: ["CommandLineToolkit", "SafeText", "toolkit-example", "TaskbaseTestSupport"]),
         // A team's tasks as the importer's CSV or as JSON, page by page: taskctl export and the API's.
         .target(name: "TaskbaseExport", dependencies: ["CommandLineToolkit", "TaskCore", "TaskbaseWire"]),
@@ -104,7 +111,7 @@ let package = Package(
             name: "taskctl",
             dependencies: [
                 "CommandLineToolkit", "SafeText", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskbaseExport", "APITokens",
-                "TaskStorePG", "PGStore",
+                "TaskStorePG", "PGStore", "CStopSignalsAtStart",
             ]),
         .testTarget(
             name: "TaskctlTests",
@@ -118,7 +125,9 @@ let package = Package(
         .testTarget(name: "CSVImportTests", dependencies: ["CSVImport", "TaskCore", "TaskStoreMemory"]),
         .executableTarget(
             name: "taskimport",
-            dependencies: ["CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore", "CommandLineToolkit"]),
+            dependencies: [
+                "CSVImport", "TaskbaseCommandLine", "TaskCore", "TaskbaseWire", "TaskStorePG", "PGStore", "CommandLineToolkit", "CStopSignalsAtStart",
+            ]),
         // Conformance/ holds the edge-case files, their manifest and the Python reference reader.
         .testTarget(
             name: "TaskimportTests", dependencies: ["taskimport", "taskctl", "TaskCore", "TaskStorePG", "TaskbaseTestSupport", "PGStore"],
@@ -136,7 +145,7 @@ let package = Package(
         // Examples and benchmarks.
         .executableTarget(name: "pgstore-roundtrip", dependencies: ["PGStore"], path: "Examples/pgstore-roundtrip"),
         .executableTarget(name: "board-watch", dependencies: ["TaskbaseClient", "TaskCore"], path: "Examples/board-watch"),
-        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit"], path: "Examples/toolkit-example"),
+        .executableTarget(name: "toolkit-example", dependencies: ["CommandLineToolkit", "CStopSignalsAtStart"], path: "Examples/toolkit-example"),
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(
             name: "taskbase-bench",

@@ -67,14 +67,15 @@ public final class RunningProgram: @unchecked Sendable {
         lock.withLock { if !reaped { _ = kill(processIdentifier, signal) } }
     }
 
-    /// Whether it has a handler for `signal` yet (SigCgt in /proc/PID/status): until then the
-    /// signal would end it the default way.
-    public func catches(_ signal: Int32) -> Bool {
-        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-        else { return false }
-        return mask & (1 << UInt64(signal - 1)) != 0
+    /// Whether it has taken `signal` over yet: blocked it (kept pending for later) or installed a
+    /// handler (SigBlk, SigCgt in /proc/PID/status). Until then the signal would end it the
+    /// default way.
+    public func takesOver(_ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8) else { return false }
+        let masks = status.split(separator: "\n").filter { $0.hasPrefix("SigBlk:") || $0.hasPrefix("SigCgt:") }.compactMap { line in
+            UInt64(line.drop(while: { $0 != ":" }).dropFirst().trimmingCharacters(in: .whitespaces), radix: 16)
+        }
+        return masks.contains { $0 & (1 << UInt64(signal - 1)) != 0 }
     }
 
     deinit {

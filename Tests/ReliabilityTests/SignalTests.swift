@@ -74,12 +74,13 @@ struct SignalTests {
         #expect(try await fixture.allTasks().filter { $0.title == title }.isEmpty)
     }
 
-    /// Starts `program` and signals it as soon as it catches the signal (the first line of its
-    /// `main`), before its command has begun or just as it begins; returns how it ended.
+    /// Starts `program` and signals it as soon as /proc shows it has taken the signal over (its
+    /// early handlers, before its libraries start; before, the runtime's own blocking): while it
+    /// is still starting, before its command has begun. Returns how it ended.
     static func signalledAtOnce(_ program: String, _ arguments: [String], _ signal: Int32, environment: [String: String]) async throws -> ProgramRun {
         let running = try BuiltProgram.start(
             BuiltProgram.url(program), arguments: arguments, environment: BuiltProgram.environment(adding: environment))
-        try await waitUntil("\(program) to catch signal \(signal)", every: .microseconds(200)) { running.catches(signal) }
+        try await waitUntil("\(program) to take signal \(signal) over", every: .microseconds(200)) { running.takesOver(signal) }
         running.send(signal)
         return try await running.finish(within: .seconds(20))
     }

@@ -32,10 +32,11 @@ public struct CommandRunner: Sendable {
     /// Runs the program whose command tree `root` builds with the process's arguments and exits
     /// with the resulting code; a program's `main` calls it first thing.
     ///
-    /// Before anything else (the tree is built after) it takes SIGINT, SIGTERM and SIGHUP over:
-    /// from the first line of the program's own code a signal cancels the command, as `run(_:)`
-    /// describes, and one that comes before the command has begun keeps it from beginning (the
-    /// same exit code, a line saying nothing was done); none kills the program the default way.
+    /// Before anything else (the tree is built after) it takes SIGINT, SIGTERM and SIGHUP over,
+    /// with a signal the program's early handlers (CStopSignalsAtStart, linked into every
+    /// program) recorded while it started: a signal cancels the command, as `run(_:)` describes,
+    /// and one that comes before the command has begun keeps it from beginning (the same exit
+    /// code, a line saying nothing was done); none kills the program the default way.
     public static func main(_ root: @Sendable () -> Command) async -> Never {
         let watcher = InterruptWatcher()
         let runner = CommandRunner(root: root())

@@ -1,3 +1,4 @@
+import CStopSignals
 import Foundation
 import Synchronization
 
@@ -7,9 +8,10 @@ import Synchronization
 /// number; a second signal exits at once with that code.
 ///
 /// `CommandRunner.main` makes the one watcher of the process as its first act, before the
-/// command tree is even built: from then on none of the signals kills the program the default
-/// way. A signal that comes before the command's task exists is kept and cancels the task as soon
-/// as it starts (signals the program inherited blocked are unblocked, a pending one delivered).
+/// command tree is even built. Until then the handlers CStopSignalsAtStart installs before the
+/// program's libraries start record a signal, and the watcher takes it over: from the loader's
+/// end on none of the signals kills the program the default way. A signal that comes before the
+/// command's task exists is kept and cancels the task as soon as it starts.
 ///
 /// The signal handler only records the signal's number (an atomic store) and writes it to this
 /// watcher's pipe, the things a handler may safely do; a thread reading the pipe does the rest.
@@ -29,13 +31,6 @@ final class InterruptWatcher: @unchecked Sendable {
     /// Starts watching; from now on SIGINT, SIGTERM and SIGHUP no longer kill the process. Made
     /// once per process (`CommandRunner.main`).
     init() {
-        // The signals wait (blocked) while the handlers are put in place, then any that came
-        // meanwhile, or was pending when the program started, is delivered to them.
-        var watched = sigset_t()
-        sigemptyset(&watched)
-        for number in Self.signals { sigaddset(&watched, number) }
-        pthread_sigmask(SIG_BLOCK, &watched, nil)
-        defer { pthread_sigmask(SIG_UNBLOCK, &watched, nil) }
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) != 0 { fatalError("cannot create the interrupt pipe: errno \(errno)") }
         pipeEnds = (ends[0], ends[1])
@@ -43,15 +38,22 @@ final class InterruptWatcher: @unchecked Sendable {
         // Initialised here, once, so that the handler never runs a static's lazy initialiser.
         _ = Self.firstSignal.load(ordering: .relaxed)
         for number in Self.signals {
-            signal(number) { number in
-                _ = InterruptWatcher.firstSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
-                var byte = UInt8(truncatingIfNeeded: number)
-                _ = write(InterruptWatcher.handlerDescriptor, &byte, 1)
-            }
+            signal(number) { number in InterruptWatcher.record(number) }
         }
+        // A signal the early handlers recorded before these replaced them, as if it came now.
+        let early = taskbase_early_stop_signal()
+        if early != 0 { Self.record(early) }
         Thread.detachNewThread { [self] in
             readInterrupts()
         }
+    }
+
+    /// What the handler does with signal `number`: keeps it as the first if none was, and
+    /// hands it to the pipe's reader. Async-signal-safe.
+    private static func record(_ number: Int32) {
+        _ = firstSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+        var byte = UInt8(truncatingIfNeeded: number)
+        _ = write(handlerDescriptor, &byte, 1)
     }
 
     /// The watcher of the command running in this task, if it stops on signals.
