@@ -1,3 +1,4 @@
+import CommandLineToolkit
 import PGStore
 
 /// What whoever holds the database login can leave behind that outlives a new password:
@@ -50,7 +51,7 @@ public struct LoginTraces: Sendable, Equatable {
         }
         if largeObjects > 0 {
             warnings.append(
-                "the database login \(login) owns \(largeObjects) large object\(largeObjects == 1 ? "" : "s"), which Taskbase never makes: "
+                "the database login \(login) owns \(Counted.phrase(Int(largeObjects), "large object")), which Taskbase never makes: "
                     + "whoever holds the login made them; look at them and remove them "
                     + "(SELECT lo_unlink(oid) FROM pg_largeobject_metadata WHERE lomowner = '\(role)'::regrole) "
                     + "(docs/operations.md, \"If the runtime login leaked\")")

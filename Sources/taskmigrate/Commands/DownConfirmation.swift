@@ -10,7 +10,7 @@ enum DownConfirmation {
         let losses = files.flatMap { file in file.dataDroppingDownStatements.map { "\(file.fileName): \($0)" } }
         guard !yes, toZero || !losses.isEmpty else { return }
         let what =
-            "rolling back \(files.count) migration\(files.count == 1 ? "" : "s")\(toZero ? " to version 0" : "")"
+            "rolling back \(Counted.phrase(files.count, "migration"))\(toZero ? " to version 0" : "")"
             + (losses.isEmpty ? "" : " drops data (\(losses.prefix(3).joined(separator: "; "))\(losses.count > 3 ? "; ..." : ""))")
         if isatty(STDIN_FILENO) == 1, StandardStream.standardError.isTerminal {
             try StandardStream.standardError.write("taskmigrate: \(what). Type yes to go on: ")

@@ -39,7 +39,7 @@ enum MigrateCommands {
                 let files = try await runner.pending(upTo: target)
                 for file in files {
                     try write(
-                        "would apply \(file.fileName) (\(file.runsInTransaction ? "in a transaction" : "no transaction"), \(file.up.count) statement\(file.up.count == 1 ? "" : "s"))\n"
+                        "would apply \(file.fileName) (\(file.runsInTransaction ? "in a transaction" : "no transaction"), \(Counted.phrase(file.up.count, "statement")))\n"
                     )
                 }
                 if files.isEmpty { try write("up to date: nothing to apply\n") }
@@ -52,7 +52,7 @@ enum MigrateCommands {
             if let newest = plan.ahead.last, applied.isEmpty {
                 // A newer release applied these, and its programs were rolled back: nothing to do.
                 try write(
-                    "up to date at version \(current): \(plan.ahead.count) applied migration\(plan.ahead.count == 1 ? "" : "s") up to \(newest.version) "
+                    "up to date at version \(current): \(Counted.phrase(plan.ahead.count, "applied migration")) up to \(newest.version) "
                         + "\(plan.ahead.count == 1 ? "is" : "are") newer than this folder (a newer release's); left as they are\n")
                 return
             }
@@ -132,7 +132,7 @@ enum MigrateCommands {
             let allowed = findings.filter(\.isAllowed).count
             let unreadable = target.errors.isEmpty ? "" : ", \(target.errors.count) could not be read"
             let summary =
-                "\(document.files) file\(document.files == 1 ? "" : "s")\(unreadable), \(document.refused) hazard\(document.refused == 1 ? "" : "s") not allowed, \(allowed) allowed"
+                "\(Counted.phrase(document.files, "file"))\(unreadable), \(Counted.phrase(document.refused, "hazard")) not allowed, \(allowed) allowed"
             guard document.refused == 0 else { throw CommandFailure("lint: " + summary, exitCode: .inputRejected) }
             try StandardStream.standardError.write("taskmigrate: lint: \(summary)\n")
         }
