@@ -535,6 +535,36 @@ struct APIRouteTests {
     }
 
     @Test(
+        "an Idempotency-Key retry may spell the JSON media type otherwise; an import's other charset is another request",
+        arguments: StoreKind.allCases)
+    func idempotencyAcrossMediaTypeSpellings(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let once = #"{"title": "Typed once"}"#
+        let first = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: once, headers: ["Idempotency-Key": "typed"])
+        #expect(first.status == 201, "\(first.text)")
+        for type in ["Application/JSON", "application/json; charset=utf-8", " application/json ;charset=\"UTF-8\""] {
+            let retry = try await member.send(
+                "POST", "/v1/teams/\(f.team)/tasks", json: once, headers: ["Idempotency-Key": "typed", "Content-Type": type])
+            #expect(retry.status == 201 && retry.body == first.body, "\(type): \(retry.status) \(retry.text)")
+        }
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.map(\.title) == ["Typed once"])
+        // An import decodes its body by the charset: another charset is another request.
+        let csv = Data("Title\nCaf\u{E9}\n".utf8)
+        let path = "/v1/teams/\(f.team)/imports?dry-run=true"
+        let imported = try await member.send(
+            "POST", path, body: csv, headers: ["Idempotency-Key": "typed-import", "Content-Type": "text/csv; charset=utf-8"])
+        #expect(imported.status == 200, "\(imported.text)")
+        let same = try await member.send(
+            "POST", path, body: csv, headers: ["Idempotency-Key": "typed-import", "Content-Type": "TEXT/CSV;charset=\"UTF-8\""])
+        #expect(same.status == 200 && same.body == imported.body, "\(same.status) \(same.text)")
+        let other = try await member.send(
+            "POST", path, body: csv, headers: ["Idempotency-Key": "typed-import", "Content-Type": "text/csv; charset=windows-1252"])
+        #expect(other.status == 422 && other.problem?.code == "idempotency_key_reused", "\(other.status) \(other.text)")
+        await f.stop()
+    }
+
+    @Test(
         "DELETE of a task already deleted is 410 to those who may read its history, 404 to outsiders and for a task never made",
         arguments: StoreKind.allCases)
     func deletedTaskIsGone(store: StoreKind) async throws {

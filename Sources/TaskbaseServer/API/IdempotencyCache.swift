@@ -33,8 +33,8 @@ struct IdempotencyCache: Sendable {
     /// What makes two requests the same: method, the resource the path names (`resource`, as
     /// the route read it: `/v1/teams/core/tasks/` and `/v1/teams/C%4FRE/tasks` name the team
     /// CORE as `/v1/teams/CORE/tasks` does, and a retry through either is the same request, not
-    /// a reuse of the key), query, the body's `Content-Type` and `Content-Encoding` (an import
-    /// reads its charset from the one and may unpack the other) and body, as a SHA-256 digest (an
+    /// a reuse of the key), query, the body's media type (`mediaType`) and `Content-Encoding` (an
+    /// import reads its charset from the one and may unpack the other) and body, as a SHA-256 digest (an
     /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
     /// the digest taken while it arrived. Each part is written with its length, since the
     /// resource and the query are decoded: `?a=1&b=2` and `?a=1%26b%3D2` are two requests.
@@ -42,8 +42,7 @@ struct IdempotencyCache: Sendable {
         var hasher = SHA256()
         var head = "\(request.method) \(resource.utf8.count):\(resource)"
         for (name, value) in request.query { head += " \(name.utf8.count):\(name)=\(value.utf8.count):\(value)" }
-        for name in ["content-type", "content-encoding"] {
-            let value = request.header(name) ?? ""
+        for (name, value) in [("content-type", mediaType(of: request)), ("content-encoding", request.header("content-encoding") ?? "")] {
             head += " \(name)=\(value.utf8.count):\(value)"
         }
         hasher.update((head + "\n").utf8)
@@ -54,6 +53,16 @@ struct IdempotencyCache: Sendable {
             hasher.update(request.body)
         }
         return hasher.finalize()
+    }
+
+    /// The body's `Content-Type` as far as a route reads it: the type without case or spaces,
+    /// and for any type but JSON (always UTF-8, RFC 8259) its `charset`, lowercased and unquoted
+    /// (an import decodes by it). `application/json` and `Application/JSON; charset=utf-8` are
+    /// one request; `text/csv` and `text/csv; charset=windows-1252` are two.
+    static func mediaType(of request: HTTPRequest) -> String {
+        guard let type = request.mediaType else { return "" }
+        guard type != "application/json", let charset = request.charset else { return type }
+        return "\(type); charset=\(charset.lowercased())"
     }
 
     /// Runs `body` unless this key already answered (or is answering) for `user`. With

@@ -92,7 +92,7 @@ extension APIHandlers {
         // `Content-Type: text/csv; charset=windows-1252` says how the body is encoded, unless
         // `encoding=` does (a byte-order mark wins over both). One the importer cannot read is
         // refused rather than read as UTF-8 and its accents refused row by row.
-        if request.queryValue("encoding") == nil, let charset = Self.charset(of: request) {
+        if request.queryValue("encoding") == nil, let charset = request.charset {
             guard let encoding = TextEncoding(argument: charset) else {
                 throw ProblemDocument(
                     .unsupportedMediaType,
@@ -103,18 +103,6 @@ extension APIHandlers {
             options.encoding = encoding
         }
         return options
-    }
-
-    /// The `charset` parameter of the request's `Content-Type`, unquoted, if any.
-    static func charset(of request: HTTPRequest) -> String? {
-        guard let type = request.header("content-type") else { return nil }
-        for parameter in type.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
-            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
-            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
-            return value.isEmpty ? nil : value
-        }
-        return nil
     }
 }
 

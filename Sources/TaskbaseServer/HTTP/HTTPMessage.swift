@@ -54,8 +54,26 @@ public struct HTTPRequest: Sendable {
     /// Whether the body is sent as one of `mediaTypes` (lowercased), or says no `Content-Type`:
     /// the type's case and its parameters (`; charset=utf-8`) do not matter.
     public func sendsBody(as mediaTypes: [String]) -> Bool {
-        guard let sent = header("content-type") else { return true }
-        return mediaTypes.contains(sent.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased())
+        guard let mediaType else { return true }
+        return mediaTypes.contains(mediaType)
+    }
+
+    /// The body's media type from `Content-Type`, lowercased and without its parameters; nil
+    /// when none was sent.
+    public var mediaType: String? {
+        header("content-type").map { $0.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces().lowercased() }
+    }
+
+    /// The `charset` parameter of the request's `Content-Type`, unquoted, if any.
+    public var charset: String? {
+        guard let type = header("content-type") else { return nil }
+        for parameter in type.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
+            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            return value.isEmpty ? nil : value
+        }
+        return nil
     }
 }
 
