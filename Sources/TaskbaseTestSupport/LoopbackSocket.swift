@@ -2,11 +2,11 @@ import Foundation
 
 /// A loopback TCP socket on a free port. Listening, it completes TCP handshakes and never
 /// answers (a server that hangs); closed, its port refuses connections (a server that is down).
-final class LoopbackSocket {
-    let port: Int
+public final class LoopbackSocket {
+    public let port: Int
     private var descriptor: Int32
 
-    init(listening: Bool) {
+    public init(listening: Bool) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -23,9 +23,9 @@ final class LoopbackSocket {
     }
 
     /// A port nothing listens on.
-    static func closedPort() -> Int { LoopbackSocket(listening: false).port }
+    public static func closedPort() -> Int { LoopbackSocket(listening: false).port }
 
-    func close() {
+    public func close() {
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
         descriptor = -1
     }
