@@ -32,7 +32,8 @@ enum TaskServe {
             program is served, /readyz answering 503 until taskmigrate up has run. It warns of \
             session defaults its database login gave itself and large objects it owns, which outlive \
             a new password (docs/operations.md). --check checks all of this and exits without listening. \
-            Exit codes: 0 stopped (or checked), 2 usage, 3 cannot connect or listen, or no schema.
+            Exit codes: 0 stopped (or checked), 2 usage, 3 cannot connect or listen, or no schema; \
+            a --check stopped by a signal, 128 + the signal.
             """,
         version: version,
         options: [
@@ -164,7 +165,8 @@ enum TaskServe {
                     "Share the port with other taskserve processes started with it (SO_REUSEPORT): the kernel spreads new connections among them, one per core."
             ),
         ],
-        exitsZeroWhenStopped: true,
+        // Serving ends with a signal; a check stopped by one did not check, and says so.
+        exitsZeroWhenStopped: { values in !values.flag("check") },
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {

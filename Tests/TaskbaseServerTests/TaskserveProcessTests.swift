@@ -129,6 +129,26 @@ struct TaskserveProcessTests {
         #expect(usage.exitCode == 2, "\(usage.standardError)")
     }
 
+    @Test("--check stopped by SIGTERM before it could check exits 143 saying so: 0 means checked, and it did not check")
+    func checkStopped() async throws {
+        // A database that accepts the connection and never answers: the check waits on it.
+        let silent = LoopbackSocket(listening: true)
+        defer { silent.close() }
+        let check = try BuiltProgram.start(
+            BuiltProgram.url("taskserve"), arguments: ["--check"],
+            environment: BuiltProgram.environment(adding: [
+                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=60",
+                "TASKBASE_TOKEN_KEY": Self.tokenKey,
+            ]))
+        try await waitUntil("taskserve --check to take SIGTERM over") { check.takesOver(SIGTERM) }
+        try await Task.sleep(for: .milliseconds(300))
+        check.send(SIGTERM)
+        let outcome = try await check.finish(within: .seconds(30))
+        #expect(!outcome.killedBySignal && outcome.exitCode == 128 + SIGTERM, "\(outcome)")
+        #expect(outcome.standardError.contains("interrupted by SIGTERM"), "\(outcome)")
+        #expect(outcome.standardOutput.isEmpty, "\(outcome)")
+    }
+
     @Test(
         "what a stolen runtime login leaves behind that outlives a new password (its own session defaults, large objects) is warned of, never the values"
     )

@@ -23,10 +23,11 @@ public struct Command: Sendable {
     public var subcommands: [Command]
     /// The work to do; nil for a pure grouping command such as `taskctl task`.
     public var action: Action?
-    /// Whether SIGINT, SIGTERM or SIGHUP is how this command is meant to end (a live watch, a
-    /// server): stopped by one, at any moment, it exits 0 without a word rather than 128 + the
-    /// signal number with "interrupted by ...".
-    public var exitsZeroWhenStopped: Bool
+    /// Whether SIGINT, SIGTERM or SIGHUP is how this command, run with these values, is meant to
+    /// end (a live watch, a server, but not the server's `--check`, whose 0 says "checked"):
+    /// stopped by one, at any moment, it exits 0 without a word rather than 128 + the signal
+    /// number with "interrupted by ...".
+    public var exitsZeroWhenStopped: @Sendable (ParsedValues) -> Bool
 
     /// Declares a command; `run` is nil for commands that only group subcommands.
     public init(
@@ -38,7 +39,7 @@ public struct Command: Sendable {
         options: [Option] = [],
         flags: [Flag] = [],
         subcommands: [Command] = [],
-        exitsZeroWhenStopped: Bool = false,
+        exitsZeroWhenStopped: @escaping @Sendable (ParsedValues) -> Bool = { _ in false },
         run action: Action? = nil
     ) {
         self.name = name

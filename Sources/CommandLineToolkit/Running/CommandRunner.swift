@@ -93,7 +93,7 @@ public struct CommandRunner: Sendable {
         case .run(let command, let values):
             guard let action = command.action else { return .usage }
             if let number = watcher?.receivedSignal {
-                return Self.stopped(command, by: number, error: nil, printer: printer)
+                return Self.stopped(command, values, by: number, error: nil, printer: printer)
             }
             let task = Task { try await InterruptWatcher.$current.withValue(watcher) { try await action(values) } }
             watcher?.watch(task)
@@ -103,7 +103,7 @@ public struct CommandRunner: Sendable {
             } catch  where watcher?.receivedSignal != nil {
                 // Stopped on purpose: whatever the cancelled work threw (a CancellationError, the
                 // server's "canceling statement due to user request"), say so, not "failed".
-                return Self.stopped(command, by: watcher?.receivedSignal ?? SIGINT, error: error, printer: printer)
+                return Self.stopped(command, values, by: watcher?.receivedSignal ?? SIGINT, error: error, printer: printer)
             } catch is CancellationError {
                 return .interrupted
             } catch let usage as UsageError {
@@ -123,10 +123,11 @@ public struct CommandRunner: Sendable {
         InterruptWatcher.current?.receivedSignal.map(ExitCode.stopped(by:)) ?? .interrupted
     }
 
-    /// The exit code of `command` stopped by signal `number`, having thrown `error` (nil: stopped
-    /// before it began), after its line on stderr.
-    private static func stopped(_ command: Command, by number: Int32, error: (any Error)?, printer: ErrorPrinter) -> ExitCode {
-        if command.exitsZeroWhenStopped { return .success }
+    /// The exit code of `command`, run with `values`, stopped by signal `number`, having thrown
+    /// `error` (nil: stopped before it began), after its line on stderr.
+    private static func stopped(_ command: Command, _ values: ParsedValues, by number: Int32, error: (any Error)?, printer: ErrorPrinter) -> ExitCode
+    {
+        if command.exitsZeroWhenStopped(values) { return .success }
         printer.error(stoppedMessage(error, signal: number))
         return .stopped(by: number)
     }

@@ -22,7 +22,7 @@ enum StreamCommands {
             SharedDeclarations.team,
             Option("after", valueName: "SEQ", help: "Resume after this sequence of the team's change log.", type: .integer),
         ],
-        exitsZeroWhenStopped: true,
+        exitsZeroWhenStopped: { _ in true },
         run: Invocation.action { invocation in
             let format = try invocation.format()
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
