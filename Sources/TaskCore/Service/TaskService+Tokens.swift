@@ -68,7 +68,7 @@ extension TaskService {
 
     private func storeToken(of user: User, name: String, lifetime: TimeInterval, digest: TokenDigest) async throws -> APIToken {
         let name = try TokenFields.name(name)
-        guard lifetime >= 60, lifetime <= TokenFields.maxLifetime else {
+        guard lifetime >= TokenFields.minLifetime, lifetime <= TokenFields.maxLifetime else {
             throw TaskError.validation(field: "expires_in", reason: "a lifetime is from 1 minute to 2 years")
         }
         let now = clock.now()

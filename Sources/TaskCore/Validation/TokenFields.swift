@@ -6,13 +6,16 @@ public enum TokenFields {
     public static let defaultLifetime: TimeInterval = 90 * 86_400
     /// The longest lifetime accepted: two years.
     public static let maxLifetime: TimeInterval = 2 * 366 * 86_400
+    /// The shortest lifetime accepted: one minute.
+    public static let minLifetime: TimeInterval = 60
+    /// The units a lifetime is written in, and their seconds.
+    public static let lifetimeUnits: KeyValuePairs<Character, TimeInterval> = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
 
     /// A lifetime written `90d`, `12h`, `30m` or `3600s`, between one minute and two years.
     public static func lifetime(_ text: String, field: String = "expires_in") throws -> TimeInterval {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
         let trimmed = text.trimmingSpaces()
-        guard let unit = trimmed.last.flatMap({ units[$0] }), let count = Int(trimmed.dropLast()), count > 0,
-            Double(count) * unit >= 60, Double(count) * unit <= maxLifetime
+        guard let unit = trimmed.last.flatMap({ last in lifetimeUnits.first { $0.key == last }?.value }), let count = Int(trimmed.dropLast()),
+            count > 0, Double(count) * unit >= minLifetime, Double(count) * unit <= maxLifetime
         else {
             throw TaskError.validation(
                 field: field, reason: "\(TaskError.quoting(text)) is not a lifetime like 90d, 12h or 30m, from 1 minute to 2 years")
