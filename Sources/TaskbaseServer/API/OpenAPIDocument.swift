@@ -40,8 +40,21 @@ enum OpenAPIDocument {
         return schema
     }
 
+    /// `schema` holding its strings to `pattern` (from `InputPatterns`).
+    static func matching(_ schema: [String: Any], _ pattern: String) -> [String: Any] {
+        schema.merging(["pattern": pattern]) { $1 }
+    }
+
+    /// A name as `UserFields.name` takes it (a team's or a token's).
+    static var nameText: [String: Any] { matching(string, InputPatterns.trimmedText(1...UserFields.nameMaxLength, oneLine: true)) }
+
     /// What a team's name may be.
-    static var teamName: String { "the team's name: one line of 1 to \(UserFields.nameMaxLength) characters after trimming" }
+    static var teamName: String {
+        "the team's name: one line of 1 to \(UserFields.nameMaxLength) characters (Unicode code points) after trimming white space, no NUL"
+    }
+
+    /// What the count of a composed text's characters means.
+    static let composedNote = "counted once composed (NFC), so text sent decomposed may be longer by its combining marks"
 
     /// `open, in_progress or done`: the names a field of `Value` takes.
     static func names<Value: NamedValue>(_ type: Value.Type) -> String {
@@ -54,21 +67,33 @@ enum OpenAPIDocument {
     static func taskFields(patch: Bool) -> [String: [String: Any]] {
         let forgiving = "case, spaces and hyphens are forgiven (In progress is in_progress)"
         let choice = patch ? string : nullable("string")
+        func oneLine(_ maxLength: Int) -> [String: Any] { matching(nullable("string"), InputPatterns.trimmedText(0...maxLength, oneLine: true)) }
         return [
             "title": described(
-                string, "1 to \(TaskFields.titleLength.upperBound) characters (Unicode code points) after trimming",
+                matching(string, InputPatterns.trimmedText(TaskFields.titleLength)),
+                "1 to \(TaskFields.titleLength.upperBound) characters (Unicode code points) after trimming white space, no NUL; \(composedNote)",
                 example: "Write the release notes"),
             "notes": described(
-                nullable("string"), "at most \(TaskFields.notesMaxLength) characters, trailing whitespace removed; null or empty for none"),
-            "status": described(choice, "\(names(TaskStatus.self)); \(forgiving)" + (patch ? "" : ". Open when not given"), example: "in_progress"),
-            "priority": described(choice, "\(names(TaskPriority.self)); \(forgiving)" + (patch ? "" : ". None when not given"), example: "high"),
-            "due_date": described(nullable("string"), "a calendar date, YYYY-MM-DD; null for none", example: "2026-12-31"),
+                matching(nullable("string"), InputPatterns.trailingTrimmedText(maxLength: TaskFields.notesMaxLength)),
+                "at most \(TaskFields.notesMaxLength) characters once trailing white space is removed, no NUL, \(composedNote); null or empty for none"
+            ),
+            "status": described(
+                matching(choice, InputPatterns.whole(InputPatterns.name(TaskStatus.self))),
+                "\(names(TaskStatus.self)); \(forgiving)" + (patch ? "" : ". Open when not given"), example: "in_progress"),
+            "priority": described(
+                matching(choice, InputPatterns.whole(InputPatterns.name(TaskPriority.self))),
+                "\(names(TaskPriority.self)); \(forgiving)" + (patch ? "" : ". None when not given"), example: "high"),
+            "due_date": described(
+                matching(nullable("string"), InputPatterns.date), "a real calendar date, YYYY-MM-DD, years 0001 to 9999; null for none",
+                example: "2026-12-31"),
             "assignee": described(nullable("string"), "the email of one of the team's members; null for nobody"),
             "category": described(
-                nullable("string"), "one line of at most \(TaskFields.categoryMaxLength) characters; null or empty for none", example: "Docs"),
+                oneLine(TaskFields.categoryMaxLength),
+                "one line of at most \(TaskFields.categoryMaxLength) characters after trimming white space, no NUL, \(composedNote); null or empty for none",
+                example: "Docs"),
             "external_id": described(
-                nullable("string"),
-                "another system's id for the task, one line of at most \(TaskFields.externalIDMaxLength) characters, unique in the team (what imports match rows by); null for none"
+                oneLine(TaskFields.externalIDMaxLength),
+                "another system's id for the task, one line of at most \(TaskFields.externalIDMaxLength) characters after trimming white space, no NUL, \(composedNote), unique in the team (what imports match rows by); null or empty for none"
             ),
         ]
     }
@@ -112,20 +137,20 @@ enum OpenAPIDocument {
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 query: [
-                    ("status", string, "open, in_progress or done; repeat or separate with commas"),
+                    ("status", matching(string, InputPatterns.names(TaskStatus.self)), "\(names(TaskStatus.self)); repeat or separate with commas"),
                     ("assignee", string, "an assignee's email or #id"), ("unassigned", boolean, "only tasks without an assignee"),
                     ("category", string, "only this category (ignoring case, Unicode's mappings, and how accents are encoded)"),
                     ("uncategorized", boolean, "only tasks without a category"),
-                    ("due_before", ["type": "string", "format": "date"], "due before this day"),
-                    ("due_after", ["type": "string", "format": "date"], "due after this day"),
+                    ("due_before", matching(string, InputPatterns.date), "due before this day, YYYY-MM-DD"),
+                    ("due_after", matching(string, InputPatterns.date), "due after this day, YYYY-MM-DD"),
                     ("overdue", boolean, "only tasks past due and not done"),
                     (
                         "text", string,
                         "title or notes contain this (ignoring case, Unicode's mappings, surrounding spaces and how accents are encoded)"
                     ),
-                    ("sort", ["type": "string", "enum": ["number", "created", "updated", "due", "priority"]], "the order"),
+                    ("sort", matching(string, InputPatterns.whole(InputPatterns.name(TaskSort.self))), "the order: \(names(TaskSort.self))"),
                     ("desc", boolean, "reverse the order"),
-                    ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "tasks per page (default 50)"),
+                    ("limit", pageSize(TaskQuery.limitRange), "tasks per page (default 50)"),
                     ("after", string, "the previous page's next_cursor"),
                 ], successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
             "POST /v1/teams/{team}/tasks": Operation(
@@ -136,18 +161,24 @@ enum OpenAPIDocument {
                     "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row.",
                 query: [
                     (
-                        "on-conflict", ["type": "string", "enum": ["update", "skip", "fail"]],
+                        "on-conflict",
+                        matching(
+                            string,
+                            InputPatterns.whole(ImportConflictPolicy.allCases.map { InputPatterns.caseless($0.rawValue) }.joined(separator: "|"))),
                         "a row whose external id the team has: update (default), skip, or fail the import (409)"
                     ),
                     ("dry-run", boolean, "check everything, write nothing"),
-                    ("max-errors", ["type": "integer", "minimum": 0], "leave out up to N bad rows (default 0: one bad row refuses the import)"),
+                    (
+                        "max-errors", ["type": "integer", "minimum": 0, "maximum": Int.max],
+                        "leave out up to N bad rows (default 0: one bad row refuses the import)"
+                    ),
                     ("map", string, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
                     (
                         "delimiter", ["type": "string", "enum": ["auto", ",", ";", "tab", "|", "comma", "semicolon", "pipe"]],
                         "the separator (default auto)"
                     ),
                     ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
-                    ("max-field-size", ["type": "integer", "minimum": 1], "the longest field, in bytes (default 1 MiB)"),
+                    ("max-field-size", ["type": "integer", "minimum": 1, "maximum": Int.max], "the longest field, in bytes (default 1 MiB)"),
                 ], headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
                 errors: [400, 403, 404, 409, 422],
                 errorSchemas: [422: "ImportProblem"]),
@@ -184,11 +215,16 @@ enum OpenAPIDocument {
                 summary:
                     "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",
                 query: [
-                    ("limit", ["type": "integer", "minimum": 1, "maximum": 1000], "entries per page (default 100)"),
+                    ("limit", pageSize(HistoryQuery.limitRange), "entries per page (default 100)"),
                     ("after", string, "the cursor in the previous page's Link header"),
                 ],
                 successSchema: "[HistoryEntry]", errors: [404, 422], successHeaders: [nextLink]),
         ]
+    }
+
+    /// A page size in `range`, as the service checks it.
+    static func pageSize(_ range: ClosedRange<Int>) -> [String: Any] {
+        ["type": "integer", "minimum": range.lowerBound, "maximum": range.upperBound]
     }
 
     /// The document as a response.
@@ -232,7 +268,7 @@ enum OpenAPIDocument {
         var operation = operation
         if digestTagged { operation.headers.append("If-None-Match") }
         var parameters: [[String: Any]] = route.parameterNames.map { name in
-            var parameter: [String: Any] = ["name": name, "in": "path", "required": true, "schema": string]
+            var parameter: [String: Any] = ["name": name, "in": "path", "required": true, "schema": pathSchemas[name] ?? string]
             if let (text, example) = pathParameters[name] {
                 parameter["description"] = text
                 parameter["example"] = example
@@ -369,6 +405,11 @@ enum OpenAPIDocument {
         ]
     }
 
+    /// Path parameters whose values the server reads by a rule (anything else names nothing: 404).
+    static var pathSchemas: [String: [String: Any]] {
+        ["team": matching(string, InputPatterns.teamKey), "key": matching(string, InputPatterns.taskKey)]
+    }
+
     /// Request headers whose values the server checks beyond "a string".
     static var headerSchemas: [String: [String: Any]] {
         [
@@ -378,7 +419,7 @@ enum OpenAPIDocument {
             // Entity tags compared byte for byte (a task's version, "3"), not numbers: "+3" or
             // "003" matches nothing (412); a list matches when any member does.
             "If-Match": [
-                "type": "string",
+                "type": "string", "pattern": InputPatterns.entityTags,
                 "description": #"* or a list of entity tags; matches when one is the task's ETag exactly ("3", not "+3", "003" or W/"3")"#,
             ],
         ]
@@ -483,23 +524,28 @@ enum OpenAPIDocument {
                 ], required: ["type", "title", "status", "detail", "code"]),
             "CreateTeamRequest": object([
                 "key": described(
-                    string,
-                    "\(TeamKey.lengthRange.lowerBound) to \(TeamKey.lengthRange.upperBound) letters A-Z and digits, starting with a letter, upper-cased: the prefix of the team's task keys",
+                    matching(string, InputPatterns.teamKey),
+                    "\(TeamKey.lengthRange.lowerBound) to \(TeamKey.lengthRange.upperBound) letters A-Z and digits, starting with a letter, upper-cased (spaces around are trimmed): the prefix of the team's task keys",
                     example: "CORE"),
-                "name": described(string, teamName, example: "Core platform"),
+                "name": described(nameText, teamName, example: "Core platform"),
             ]),
-            "RenameTeamRequest": object(["name": described(string, teamName, example: "Core platform")]),
+            "RenameTeamRequest": object(["name": described(nameText, teamName, example: "Core platform")]),
             "MemberRoleRequest": object([
                 "role": described(
-                    ["type": "string", "enum": Role.allCases.map(\.rawValue)],
-                    "viewers read; members also write tasks and import; admins also manage members (not owners); owners also the team itself and its owners",
+                    matching(string, InputPatterns.whole(InputPatterns.name(Role.self))),
+                    "\(names(Role.self)) (case, spaces and hyphens forgiven): viewers read; members also write tasks and import; admins also manage members (not owners); owners also the team itself and its owners",
                     example: "member")
             ]),
             "CreateTokenRequest": object(
                 [
-                    "name": described(nullable("string"), "a name to tell the token by; api when not given", example: "deploy script"),
+                    "name": described(
+                        matching(nullable("string"), InputPatterns.trimmedText(1...UserFields.nameMaxLength, oneLine: true)),
+                        "a name to tell the token by, one line of 1 to \(UserFields.nameMaxLength) characters after trimming white space; api when not given",
+                        example: "deploy script"),
                     "expires_in": described(
-                        nullable("string"), "its lifetime, like 90d, 12h, 30m or 3600s, from 1 minute to 2 years; 90d when not given", example: "30d"),
+                        matching(nullable("string"), InputPatterns.lifetime),
+                        "its lifetime, like 90d, 12h, 30m or 3600s (units s, m, h, d; spaces around are trimmed), from 1 minute to 2 years; 90d when not given",
+                        example: "30d"),
                 ], required: []),
         ]
     }
