@@ -47,8 +47,22 @@ public final class RunningProgram: @unchecked Sendable {
         let argv = (command + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // As a shell starts a program: no signal blocked, and SIGINT, SIGTERM, SIGHUP and SIGPIPE
+        // at their defaults, whatever the spawning thread of this test process had (a stop
+        // signal inherited blocked would never reach the program: seen in CI as a taskimport,
+        // sent SIGHUP at once, waiting out its test's 20 s).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t(), stopSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigemptyset(&stopSignals)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&stopSignals, number) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &stopSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        let code = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
         guard code == 0 else {
             try? FileManager.default.removeItem(at: folder)
             throw SpawnFailed(path: executable.path, code: code)
