@@ -137,7 +137,7 @@ struct TaskserveProcessTests {
         let check = try BuiltProgram.start(
             BuiltProgram.url("taskserve"), arguments: ["--check"],
             environment: BuiltProgram.environment(adding: [
-                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=60",
+                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=3",
                 "TASKBASE_TOKEN_KEY": Self.tokenKey,
             ]))
         try await waitUntil("taskserve --check to take SIGTERM over") { check.takesOver(SIGTERM) }

@@ -55,7 +55,6 @@ public final class PGConnection: @unchecked Sendable {
 
     /// Opens a connection, giving up after `config.connectTimeout`. Multi-host strings and
     /// `target_session_attrs` behave as libpq defines them, the timeout applying to each host.
-    /// Cancelling the calling task ends the attempt at once with `CancellationError`.
     public static func connect(_ config: PGConfig) async throws -> PGConnection {
         guard let attempts = config.perHostAttempts() else { return try await connect(attempt: config, config: config) }
         var failures: [String] = []
@@ -103,14 +102,10 @@ public final class PGConnection: @unchecked Sendable {
                 throw PGError.connection("could not connect to \(target): \(message)")
             default:
                 let fd = PQsocket(handle)
-                // A cancelled task (a program stopped by Ctrl-C or SIGTERM) stops waiting at once,
-                // rather than when a server that never answers has used up the connect timeout.
-                let readiness = await IOReactor.shared.wait(
-                    fd: fd, for: status == PGRES_POLLING_WRITING ? .write : .read, deadline: deadline, endOnCancel: true)
-                if readiness == .timedOut || readiness == .cancelled {
+                let readiness = await IOReactor.shared.wait(fd: fd, forWrite: status == PGRES_POLLING_WRITING, deadline: deadline)
+                if readiness == .timedOut {
                     IOReactor.shared.forget(fd: fd)
                     PQfinish(handle)
-                    if readiness == .cancelled { throw CancellationError() }
                     throw PGError.timeout("could not connect to \(target) within \(config.connectTimeout)")
                 }
                 status = PQconnectPoll(handle)
