@@ -44,6 +44,34 @@ def checked(command, input=None):
         raise failure(command, completed.returncode, completed.stderr)
     return completed
 
+def all_pids():
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def parent_of(pid):
+    """The parent's process id, or 0 once `pid` has gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return int(next(line for line in status if line.startswith("PPid:")).split()[1])
+    except (OSError, StopIteration):
+        return 0
+
+
+def pin(pids, cores):
+    """Holds every thread of each process in `pids` to `cores`; a process or thread that has
+    gone meanwhile is skipped. PermissionError when one belongs to another user."""
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except FileNotFoundError:
+            continue
+        for thread in threads:
+            try:
+                os.sched_setaffinity(int(thread), cores)
+            except ProcessLookupError:
+                pass
+
+
 BENCH_OWNER = "bench.owner@example.com"
 EXPORT_TEAM = "BX10"  # W10's team: export_rows tasks of the import generator's kind
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10")
@@ -219,13 +247,42 @@ class Bench:
                 "--loop", "uvloop", "--http", "httptools"], lambda: self.answers(port), cwd=os.path.join(HERE, "reference"), env=env)
         return port
 
-    def wrk_rate(self, port, seconds, path=None):
+    def postgres_processes(self):
+        """The benchmark cluster's processes: its postmaster (the checkpointer's parent) and every
+        child of it, backends included. Found through the cluster itself, so that another
+        cluster on this machine is never touched."""
+        checkpointer = checked(["psql", self.url, "-Atc", "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"])
+        postmaster = parent_of(int(checkpointer.stdout.split()[0]))
+        return [postmaster] + [pid for pid in all_pids() if parent_of(pid) == postmaster]
+
+    def may_pin(self):
+        """Whether this user may move the cluster's processes between cores (root, or the
+        user the cluster runs as)."""
+        try:
+            pin(self.postgres_processes(), os.sched_getaffinity(0))
+            return True
+        except PermissionError:
+            return False
+
+    def on_cores(self, cores, pids, run):
+        """Runs `run()` with every thread of `pids` held to `cores`, then frees them to all of
+        the machine's cores again (threads and processes started meanwhile inherit the mask)."""
+        everything = os.sched_getaffinity(0)
+        try:
+            pin(pids, cores)
+            return run()
+        finally:
+            pin(pids, everything)
+            pin(self.postgres_processes(), everything)  # backends forked while pinned
+
+    def wrk_rate(self, port, seconds, path=None, wrk_cores=None):
         """wrk's rate over `seconds` at 64 connections, GETs over the read team's 1,000 tasks
         (or of `path` alone, without the script); any answer but 200, or a socket error, fails
         the run."""
         target = ["-s", self.wrk_script, f"http://127.0.0.1:{port}"] if path is None else [f"http://127.0.0.1:{port}{path}"]
+        placed = ["taskset", "-c", ",".join(map(str, sorted(wrk_cores)))] if wrk_cores else []
         completed = subprocess.run(
-            ["wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", *target],
+            [*placed, "wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", *target],
             capture_output=True, text=True, timeout=seconds + 60)
         rate = re.search(r"Requests/sec:\s+([0-9.]+)", completed.stdout)
         if completed.returncode != 0 or not rate:
@@ -262,6 +319,23 @@ class Bench:
             # Each tool's seconds are cut into slices of about 2 s, the tools taking turns: this
             # VM's speed drifts by a third within a minute (W6 alone gave 6,623 to 9,640 across
             # one run's rounds), and a drift then falls on every tool alike, as in W1 and W2.
+            cores = sorted(os.sched_getaffinity(0))
+            if len(cores) >= 2 and shutil.which("taskset") and self.may_pin():
+                # Diagnostic: the issue's ratio with wrk on a core of its own. taskserve, its
+                # database and in-process W6 are held to the other cores, so the load generator
+                # takes nothing from the server it measures.
+                server_cores, wrk_cores = set(cores[:-1]), {cores[-1]}
+                placed = ["taskset", "-c", ",".join(map(str, sorted(server_cores)))]
+                tools += [
+                    ("taskserve-pinned", lambda slice_seconds: self.on_cores(
+                        server_cores, self.postgres_processes() + [self.servers["taskserve"][0].pid],
+                        lambda: self.wrk_rate(ours, slice_seconds, wrk_cores=wrk_cores))),
+                    ("in-process-w6-pinned", lambda slice_seconds: self.on_cores(
+                        server_cores, self.postgres_processes(),
+                        lambda: self.run_json([*placed, self.bin + "/taskbase-bench", "w6", "64", "8", str(slice_seconds)])))]
+            else:
+                self.notes["w7_pinned"] = ("skipped: the pinned diagnostic needs two cores, taskset (util-linux) and the right"
+                                           " to move the cluster's processes (root, or the user it runs as)")
             self.in_turn("w7", seconds, tools + [
                 ("in-process-w6", lambda slice_seconds: self.run_json(
                     [self.bin + "/taskbase-bench", "w6", "64", "8", str(slice_seconds)])),
@@ -654,6 +728,7 @@ end
         ratio("W6 taskbase / pgbench", "w6", "taskbase", "pgbench", 0.8)
         ratio("W7 taskserve GET / in-process W6", "w7", "taskserve", "in-process-w6", 0.8)
         ratio("W7 taskserve GET / FastAPI reference", "w7", "taskserve", "fastapi", 3.0)
+        ratio("W7 taskserve / W6, wrk on a core of its own (pinned, info)", "w7", "taskserve-pinned", "in-process-w6-pinned", None)
         ratio("W7 router in-process / in-process W6 (diagnostic: the route)", "w7", "router-in-process", "in-process-w6", None)
         ratio("W7 taskserve / router in-process (diagnostic: HTTP)", "w7", "taskserve", "router-in-process", None)
         if all(tool in medians.get("w7", {}) for tool in ("in-process-w6", "router-in-process", "taskserve-healthz")):
