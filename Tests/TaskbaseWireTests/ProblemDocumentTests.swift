@@ -154,6 +154,16 @@ struct DocumentRoundTripTests {
         #expect(try document.task(teamID: Self.team.id) { $0 == Self.ann.email ? Self.ann.id : nil } == task)
     }
 
+    @Test("a member and a removal write the user's fields alike, byte for byte as before they shared them")
+    func memberBytes() throws {
+        let encoder = WireJSON.makeEncoder()
+        let user = #""created_at":"2026-03-10T12:00:00.000000Z","disabled":false,"display_name":"Ann","email":"ann@example.com""#
+        let member = String(decoding: try encoder.encode(MemberDocument(Member(user: Self.ann, role: .viewer))), as: UTF8.self)
+        #expect(member == #"{"# + user + #","role":"viewer","user_id":1}"#)
+        let removal = MemberRemovalDocument(MemberRemoval(team: Self.team.key, user: Self.ann, unassignedTasks: 2))
+        #expect(String(decoding: try encoder.encode(removal), as: UTF8.self) == #"{"# + user + #","team":"CORE","unassigned_tasks":2,"user_id":1}"#)
+    }
+
     @Test("users, teams, members and changes rebuild their values")
     func others() throws {
         #expect(try roundTrip(UserDocument(Self.ann)).user == Self.ann)
@@ -161,6 +171,8 @@ struct DocumentRoundTripTests {
         #expect(
             try roundTrip(MemberDocument(Member(user: Self.ann, role: .viewer))).member() == Member(user: Self.ann, role: .viewer)
         )
+        let removal = MemberRemoval(team: Self.team.key, user: Self.ann, unassignedTasks: 2)
+        #expect(try roundTrip(MemberRemovalDocument(removal)).removal() == removal)
         let change = TaskChange(
             kind: .updated, key: TaskKey(team: Self.team.key, number: 7), taskID: TaskID(9), version: 2, actorID: Self.ann.id, at: Self.noon,
             sequence: 12)

@@ -439,6 +439,11 @@ enum OpenAPIDocument {
     static var dateTime: [String: Any] { ["type": "string", "format": "date-time"] }
     static var integer: [String: Any] { ["type": "integer"] }
 
+    /// The user's fields a member and a removal both hold (`MemberUserFields`).
+    static var memberUser: [String: [String: Any]] {
+        ["user_id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime]
+    }
+
     static var schemas: [String: Any] {
         [
             "Health": ["type": "object", "properties": ["status": string, "version": string], "required": ["status"]],
@@ -448,13 +453,8 @@ enum OpenAPIDocument {
                 "id": integer, "key": string, "name": string, "created_at": dateTime,
                 "role": ["type": "string", "enum": ["viewer", "member", "admin", "owner"]],
             ]),
-            "Member": object([
-                "user_id": integer, "email": string, "display_name": string, "role": string, "disabled": boolean, "created_at": dateTime,
-            ]),
-            "MemberRemoval": object([
-                "team": string, "user_id": integer, "email": string, "display_name": string, "disabled": boolean, "created_at": dateTime,
-                "unassigned_tasks": ["type": "integer", "minimum": 0],
-            ]),
+            "Member": object(memberUser.merging(["role": string]) { $1 }),
+            "MemberRemoval": object(memberUser.merging(["team": string, "unassigned_tasks": ["type": "integer", "minimum": 0]]) { $1 }),
             "Task": object([
                 "id": integer, "key": string, "team": string, "team_id": integer, "number": integer, "title": string, "notes": string,
                 "status": ["type": "string", "enum": ["open", "in_progress", "done"]],
