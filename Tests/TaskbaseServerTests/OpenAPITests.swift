@@ -1,3 +1,4 @@
+import CSVImport
 import Foundation
 import TaskCore
 import TaskbaseServer
@@ -343,6 +344,24 @@ struct OpenAPIRuleTests {
             "*", " * ", "\"3\"", "W/\"3\"", "\"3\", \"4\"", ",\"3\",,", "3", "\"3", "\"a b\"", "\"é\"", "", " ", "\"3\" \"4\"", "**", "w/\"3\"",
         ]
         Self.agree("If-Match", parameter("/v1/tasks/{key}", "patch", "If-Match"), tags) { _ = try ETag.condition(in: $0!, field: "If-Match") }
+
+        // An import's delimiter and encoding, as the importer reads them (every spelling it takes).
+        func option(_ name: String) -> (String?) throws -> Void {
+            { value in _ = try ImportOptions { $0 == name ? [value!] : [] } }
+        }
+        let imports = "/v1/teams/{team}/imports"
+        let delimiters =
+            [ImportOptions.automaticDelimiter, "AUTO", "Auto", "\\T", "Tab", "COMMA", "Semicolon", "PIPE"]
+            + CSVDelimiter.allCases.flatMap(\.spellings)
+            + ["", " tab", "tab ", "tabs", ":", ",,", "colon", "\\", "\t\t", "auto\n", "T", "\u{2C}\u{301}"]
+        Self.agree("delimiter", parameter(imports, "post", "delimiter"), delimiters, option("delimiter"))
+        var encodings = TextEncoding.allCases.flatMap { [$0.rawValue, $0.rawValue.uppercased(), $0.optionValue, $0.displayName] + $0.argumentKeys }
+        encodings += [
+            "UTF-8", "utf_8", " utf 8 ", "Utf-16LE", "UTF-16be", "win-1252", "CP-1252", "ISO-8859-1", "ISO_8859-1:1987", "L1", "u.t.f.8", "utf-8\n",
+            "\u{2013}utf\u{2013}8\u{2013}", "", "utf-9", "ascii", "utf8x", "xutf8", "windows-1251", "\u{FF35}\u{FF34}\u{FF26}-8", "utf", "8",
+            "utf-16-le-x", "latin",
+        ]
+        Self.agree("encoding", parameter(imports, "post", "encoding"), encodings, option("encoding"))
 
         // Query parameters, as the task list and the history answer them (anything but 422 is taken).
         let member = f.client("member")

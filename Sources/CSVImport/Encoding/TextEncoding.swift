@@ -18,15 +18,25 @@ public enum TextEncoding: String, Sendable, CaseIterable {
     /// Parses a command-line value, ignoring case and punctuation: `utf-8`, `UTF8`, `utf-16`,
     /// `utf-16le`, `utf-16be`, `windows-1252` (or `cp1252`), `latin1` (or `iso-8859-1`).
     public init?(argument: String) {
-        let key = String(argument.lowercased().filter { $0.isLetter || $0.isNumber })
-        switch key {
-        case "utf8": self = .utf8
-        case "utf16": self = .utf16
-        case "utf16le": self = .utf16LE
-        case "utf16be": self = .utf16BE
-        case "windows1252", "cp1252", "win1252": self = .windows1252
-        case "latin1", "iso88591", "l1": self = .latin1
-        default: return nil
+        let key = Self.argumentKey(argument)
+        guard let encoding = Self.allCases.first(where: { $0.argumentKeys.contains(key) }) else { return nil }
+        self = encoding
+    }
+
+    /// What of a command-line value names an encoding: its letters and digits, lowercased.
+    public static func argumentKey(_ argument: String) -> String {
+        String(argument.lowercased().filter { $0.isLetter || $0.isNumber })
+    }
+
+    /// The `argumentKey`s that name this encoding.
+    public var argumentKeys: [String] {
+        switch self {
+        case .utf8: ["utf8"]
+        case .utf16: ["utf16"]
+        case .utf16LE: ["utf16le"]
+        case .utf16BE: ["utf16be"]
+        case .windows1252: ["windows1252", "cp1252", "win1252"]
+        case .latin1: ["latin1", "iso88591", "l1"]
         }
     }
 

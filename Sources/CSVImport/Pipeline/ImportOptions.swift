@@ -26,6 +26,9 @@ public struct ImportOptions: Sendable, Equatable {
     /// `max-field-size`: the longest field read, in bytes.
     public var maxFieldBytes = CSVReader.Options.defaultMaxFieldBytes
 
+    /// The `delimiter` value that counts the separator on the header line (the default).
+    public static let automaticDelimiter = "auto"
+
     /// The defaults, as taskimport has them.
     public init() {}
 
@@ -56,7 +59,7 @@ public struct ImportOptions: Sendable, Equatable {
                 throw ImportOptionError(option: "map", reason: error.description)
             }
         }
-        if let text = values("delimiter").last, text.lowercased() != "auto" {
+        if let text = values("delimiter").last, text.lowercased() != Self.automaticDelimiter {
             guard let delimiter = CSVDelimiter(argument: text) else {
                 throw ImportOptionError(
                     option: "delimiter", reason: "expected one of , ; tab | (or comma, semicolon, pipe), or auto, got \"\(text)\"")

@@ -12,15 +12,21 @@ public enum CSVDelimiter: String, Sendable, CaseIterable {
     /// `|`.
     case pipe = "|"
 
-    /// Parses a command-line value: the character itself or its name (`comma`, `semicolon`,
-    /// `tab` or `\t`, `pipe`), ignoring case.
+    /// Parses a command-line value: one of its `spellings`, ignoring case.
     public init?(argument: String) {
-        switch argument.lowercased() {
-        case ",", "comma": self = .comma
-        case ";", "semicolon": self = .semicolon
-        case "\t", "\\t", "tab": self = .tab
-        case "|", "pipe": self = .pipe
-        default: return nil
+        let spelling = argument.lowercased()
+        guard let delimiter = Self.allCases.first(where: { $0.spellings.contains(spelling) }) else { return nil }
+        self = delimiter
+    }
+
+    /// How a command-line value names it, lowercased: the character itself or its name (`comma`,
+    /// `semicolon`, `tab` or `\t`, `pipe`).
+    public var spellings: [String] {
+        switch self {
+        case .comma: [",", "comma"]
+        case .semicolon: [";", "semicolon"]
+        case .tab: ["\t", "\\t", "tab"]
+        case .pipe: ["|", "pipe"]
         }
     }
 

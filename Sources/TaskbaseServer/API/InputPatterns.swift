@@ -1,3 +1,4 @@
+import CSVImport
 import Foundation
 import TaskCore
 
@@ -77,7 +78,12 @@ enum InputPatterns {
         word.map { character in
             if character == "_" { return underscore }
             let lower = character.lowercased(), upper = character.uppercased()
-            return lower == upper ? NSRegularExpression.escapedPattern(for: String(character)) : "[\(upper)\(lower)]"
+            guard lower == upper else { return "[\(upper)\(lower)]" }
+            // A control character (a tab) as an escape, as the patterns write characters.
+            if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.properties.generalCategory == .control {
+                return escaped(scalar.value)
+            }
+            return NSRegularExpression.escapedPattern(for: String(character))
         }.joined()
     }
 
@@ -92,6 +98,23 @@ enum InputPatterns {
     static func names<Value: NamedValue>(_ type: Value.Type) -> String {
         let one = name(type)
         return whole(",*(?:\(one)(?:,+\(one))*)?,*")
+    }
+
+    /// An import's `delimiter` as `ImportOptions` reads it: `auto` or one of `CSVDelimiter`'s
+    /// spellings, in any case, nothing around it.
+    static var delimiter: String {
+        whole(([ImportOptions.automaticDelimiter] + CSVDelimiter.allCases.flatMap(\.spellings)).map { caseless($0) }.joined(separator: "|"))
+    }
+
+    /// An import's `encoding` as `TextEncoding(argument:)` reads it: one of its `argumentKeys`,
+    /// in any case, with anything but letters and digits around and between its characters
+    /// (`UTF-8`, `iso 8859-1`, `Windows_1252`). The pattern spells letters and digits as ASCII's
+    /// alone, so it also takes a name with a letter or digit of another script (or a combining
+    /// mark) inside, which the importer refuses (422); it refuses nothing the importer takes.
+    static var encoding: String {
+        let other = "[^A-Za-z0-9]*"
+        let keys = TextEncoding.allCases.flatMap(\.argumentKeys).map { key in key.map { caseless(String($0)) }.joined(separator: other) }
+        return whole(other + "(?:" + keys.joined(separator: "|") + ")" + other)
     }
 
     /// A team key as `TeamKey` reads it: letters and digits starting with a letter, any case.

@@ -174,10 +174,13 @@ enum OpenAPIDocument {
                     ),
                     ("map", string, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
                     (
-                        "delimiter", ["type": "string", "enum": ["auto", ",", ";", "tab", "|", "comma", "semicolon", "pipe"]],
-                        "the separator (default auto)"
+                        "delimiter", matching(string, InputPatterns.delimiter),
+                        "the separator, in any case: auto (the default: counted on the header line), , or comma, ; or semicolon, a tab, \\t or tab, | or pipe"
                     ),
-                    ("encoding", ["type": "string", "enum": ["utf-8", "utf-16", "windows-1252", "latin1"]], "the body's encoding (default utf-8)"),
+                    (
+                        "encoding", matching(string, InputPatterns.encoding),
+                        "the body's encoding (default utf-8), its letters and digits in any case, punctuation ignored: utf-8, utf-16, utf-16le, utf-16be, windows-1252 (cp1252, win1252), latin1 (iso-8859-1, l1)"
+                    ),
                     ("max-field-size", ["type": "integer", "minimum": 1, "maximum": Int.max], "the longest field, in bytes (default 1 MiB)"),
                 ], headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
                 errors: [400, 403, 404, 409, 422],
