@@ -495,6 +495,43 @@ struct APIRouteTests {
     }
 
     @Test(
+        "Idempotency-Key: a retry adding a parameter the route ignores, or spelling an import's options otherwise, gets the first answer; another option is refused",
+        arguments: StoreKind.allCases)
+    func idempotencyAcrossQueries(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let path = "/v1/teams/\(f.team)/tasks"
+        let first = try await member.send("POST", path, json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "q-1"])
+        #expect(first.status == 201, "\(first.text)")
+        // The task route reads no parameter: one it ignores is no other request.
+        let retry = try await member.send("POST", path + "?utm=x&utm=y", json: #"{"title": "Once"}"#, headers: ["Idempotency-Key": "q-1"])
+        #expect(retry.status == 201 && retry.body == first.body && retry.header("Location") == first.header("Location"), "\(retry.text)")
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == 1)
+        // The import reads its options: spelled otherwise, in another order, repeated, or a
+        // default written out, they are the first request (replayed: no second task is made).
+        let imports = "/v1/teams/\(f.team)/imports"
+        func importing(_ query: String, key: String = "q-2") async throws -> HTTPClient.Reply {
+            try await member.send(
+                "POST", imports + query, body: Data("Name\nImported once\n".utf8), headers: ["Idempotency-Key": key, "Content-Type": "text/csv"])
+        }
+        let imported = try await importing("?delimiter=comma&map=title=Name")
+        #expect(imported.status == 200, "\(imported.text)")
+        let alike = try await importing("?map=Title=Name&dry-run=false&delimiter=,&on-conflict=UPDATE&delimiter=COMMA&encoding=UTF8")
+        #expect(alike.status == 200 && alike.body == imported.body, "\(alike.status) \(alike.text)")
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == 2)
+        // A value the import reads otherwise is another request, refused as before.
+        for other in ["?delimiter=comma&map=title=Name&dry-run=true", "?delimiter=semicolon&map=title=Name", "?delimiter=comma"] {
+            let refused = try await importing(other)
+            #expect(refused.problem?.code == "idempotency_key_reused", "\(other): \(refused.status) \(refused.text)")
+        }
+        // A parameter the import does not know is refused, not ignored.
+        let unknown = try await importing("?delimiter=comma&map=title=Name&utm=x", key: "q-3")
+        #expect(unknown.status == 422 && unknown.problem?.field == "utm", "\(unknown.text)")
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.count == 2)
+        await f.stop()
+    }
+
+    @Test(
         "Idempotency-Key: a retry through another spelling of the team's path (case, padding, an escape, a trailing slash) gets the first answer; another team is another request",
         arguments: StoreKind.allCases)
     func idempotencyAcrossSpellings(store: StoreKind) async throws {

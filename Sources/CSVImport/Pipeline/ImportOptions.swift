@@ -80,6 +80,19 @@ public struct ImportOptions: Sendable, Equatable {
         }
     }
 
+    /// Every option as one query parameter (`map` as one per override, in order), spelled one
+    /// way: what `init(values:)` reads back as these options. Two spellings the importer takes
+    /// alike (`dry-run=1` and `dry-run=true`, `delimiter=TAB` and a tab, an option left out and
+    /// its default) give the same arguments.
+    public var arguments: [(name: String, value: String)] {
+        [
+            ("on-conflict", policy.rawValue), ("dry-run", dryRun ? "true" : "false"), ("max-errors", String(maxErrors)),
+        ] + overrides.map { ("map", "\($0.field.rawValue)=\($0.header)") } + [
+            ("delimiter", delimiter?.spellings[0] ?? Self.automaticDelimiter), ("encoding", encoding.rawValue),
+            ("max-field-size", String(maxFieldBytes)),
+        ]
+    }
+
     /// How the reader reads the input under these options.
     public var readerOptions: CSVReader.Options {
         CSVReader.Options(

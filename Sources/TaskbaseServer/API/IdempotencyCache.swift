@@ -33,15 +33,18 @@ struct IdempotencyCache: Sendable {
     /// What makes two requests the same: method, the resource the path names (`resource`, as
     /// the route read it: `/v1/teams/core/tasks/` and `/v1/teams/C%4FRE/tasks` name the team
     /// CORE as `/v1/teams/CORE/tasks` does, and a retry through either is the same request, not
-    /// a reuse of the key), query, the body's media type (`mediaType`) and `Content-Encoding` (an
-    /// import reads its charset from the one and may unpack the other) and body, as a SHA-256 digest (an
-    /// import's body may be megabytes; the cache keeps 32 bytes of it). A spooled body counts by
-    /// the digest taken while it arrived. Each part is written with its length, since the
-    /// resource and the query are decoded: `?a=1&b=2` and `?a=1%26b%3D2` are two requests.
-    static func fingerprint(_ request: HTTPRequest, resource: String) -> [UInt8] {
+    /// a reuse of the key), the query as the route read it (`query`: none on a route that reads
+    /// none, so a retry that adds `?utm=x`, which such a route ignores, is the same request; an
+    /// import's options spelled one way), the body's media type (`mediaType`) and
+    /// `Content-Encoding` (an import reads its charset from the one and may unpack the other) and
+    /// body, as a SHA-256 digest (an import's body may be megabytes; the cache keeps 32 bytes of
+    /// it). A spooled body counts by the digest taken while it arrived. Each part is written with
+    /// its length, since the resource and the query are decoded: `?a=1&b=2` and `?a=1%26b%3D2`
+    /// are two requests.
+    static func fingerprint(_ request: HTTPRequest, resource: String, query: [(name: String, value: String)]) -> [UInt8] {
         var hasher = SHA256()
         var head = "\(request.method) \(resource.utf8.count):\(resource)"
-        for (name, value) in request.query { head += " \(name.utf8.count):\(name)=\(value.utf8.count):\(value)" }
+        for (name, value) in query { head += " \(name.utf8.count):\(name)=\(value.utf8.count):\(value)" }
         for (name, value) in [("content-type", mediaType(of: request)), ("content-encoding", request.header("content-encoding") ?? "")] {
             head += " \(name)=\(value.utf8.count):\(value)"
         }

@@ -163,7 +163,11 @@ struct APIHandlers: Sendable {
             Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
             Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
-                try await idempotent(context) { try await importTasks(context) }
+                // Its options as the import reads them; options it refuses (the request is refused,
+                // and its key freed) as sent.
+                try await idempotent(context, query: (try? importOptions(context.request))?.arguments ?? context.request.query) {
+                    try await importTasks(context)
+                }
             },
             Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
             Route("GET", "/v1/teams/{team}/export") { context in try await exportTasks(context) },
@@ -400,10 +404,15 @@ struct APIHandlers: Sendable {
     }
 
     /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer,
-    /// whichever spelling of the resource's path it takes (`resource`).
-    func idempotent(_ context: RouteContext, keepsBody: Bool = true, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    /// whichever spelling of the resource's path it takes (`resource`). `query` is the query as
+    /// the route reads it, spelled one way (none for a route that reads none): a retry that
+    /// differs only in what the route ignores or reads alike is the same request.
+    func idempotent(
+        _ context: RouteContext, query: [(name: String, value: String)] = [], keepsBody: Bool = true,
+        _ body: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard let key = context.request.header("idempotency-key"), let caller = context.caller else { return try await body() }
-        let fingerprint = IdempotencyCache.fingerprint(context.request, resource: try resource(context))
+        let fingerprint = IdempotencyCache.fingerprint(context.request, resource: try resource(context), query: query)
         return try await idempotency.run(key: key, user: caller.user.id, fingerprint: fingerprint, keepsBody: keepsBody, body)
     }
 
