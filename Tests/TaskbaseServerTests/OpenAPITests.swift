@@ -214,6 +214,7 @@ struct OpenAPIRuleTests {
                 guard regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil else { return false }
             }
             let length = text.unicodeScalars.count
+            if let options = schema["enum"] as? [String], !options.contains(text) { return false }
             if let minimum = schema["minLength"] as? Int, length < minimum { return false }
             if let maximum = schema["maxLength"] as? Int, length > maximum { return false }
             return true
@@ -340,6 +341,23 @@ struct OpenAPIRuleTests {
             "CORE-9223372036854775807", "CORE-9223372036854775808", "CORE-1-2", "A1-B2-3",
         ]
         Self.agree("path key", parameter("/v1/tasks/{key}", "get", "key"), taskKeys) { _ = try TaskKey(parsing: $0!) }
+        // A user by #id or email: one that names no one as these rules read it is 404, whoever asks.
+        let long = String(repeating: "a", count: UserFields.emailMaxLength - "@example.com".count) + "@example.com"
+        let users = [
+            "ann@example.com", "Ann@Example.COM", " ann@example.com\t", "\u{200B}ann@example.com", "\u{3000}ann@example.com\u{A0}", "#7", " #7 ",
+            "7", "+7", "#0007", "#9223372036854775807", "#9223372036854775808", "#0", "0", "#-1", "#", "#x", "# 7", "ann", "ann@", "@example.com",
+            "ann@example", "ann@.example.com", "ann@example.com.", "ann@@example.com", "a@b@example.com", "ann smith@example.com",
+            "ann\u{0}@example.com", "\u{212A}ate@example.com", "kate@example.com", "j\u{F6}rg@m\u{FC}ller.de", "J\u{D6}RG@example.com", "a@b.c",
+            "a@b..c", "a@.", "a.b@c.d", "ann@example.com\n", "ann@exa\u{2028}mple.com", "ann\u{85}@example.com", long, "\u{1F600}@example.com", "",
+        ]
+        Self.agree("path user", parameter("/v1/teams/{team}/members/{user}", "put", "user"), users) { value in
+            if case .id = UserRef(value!) { return }
+            _ = try UserFields.email(value!.trimmingSpaces())
+        }
+        let ids = ["1", "7", "+7", "0007", "9223372036854775807", "9223372036854775808", "0", "-1", " 7", "7 ", "", "x", "1e3", "\u{FF17}"]
+        Self.agree("path id", parameter("/v1/me/tokens/{id}", "get", "id"), ids) { value in
+            guard let id = Int64(value!), id > 0 else { throw TaskError.notFound(what: "token") }
+        }
         let tags = [
             "*", " * ", "\"3\"", "W/\"3\"", "\"3\", \"4\"", ",\"3\",,", "3", "\"3", "\"a b\"", "\"é\"", "", " ", "\"3\" \"4\"", "**", "w/\"3\"",
         ]

@@ -4,6 +4,8 @@ import Foundation
 public enum UserFields {
     /// The longest display or team name.
     public static let nameMaxLength = 200
+    /// The longest email address, in characters (RFC 5321's path, less its brackets).
+    public static let emailMaxLength = 254
 
     /// A trimmed, lowercased address with one `@`, something on both sides, no spaces, and
     /// no character that lower-cases into plain ASCII (`caseFoldsIntoASCII`).
@@ -18,7 +20,7 @@ public enum UserFields {
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
-            !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace)
+            !parts[1].hasSuffix("."), email.count <= emailMaxLength, !email.contains(where: \.isWhitespace)
         else {
             throw TaskError.validation(field: "email", reason: "\(TaskError.quoting(text)) is not an email address")
         }

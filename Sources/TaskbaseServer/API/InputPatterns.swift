@@ -117,6 +117,24 @@ enum InputPatterns {
         return whole(other + "(?:" + keys.joined(separator: "|") + ")" + other)
     }
 
+    /// A store id as the routes read one (`Int64(_:)`, above 0): a token's `{id}`.
+    static var id: String { whole(integer(1...Int64.max)) }
+
+    /// A user named in a path as `UserRef` reads one: `#` and an id, or an id alone, with spaces
+    /// around; or an email as `UserFields.email` takes it once `UserRef` trimmed its spaces: white
+    /// space around, then one `@` with something before it and, after it, a domain holding a
+    /// `.` that neither starts nor ends it, without NUL, white space or a character that
+    /// lower-cases into plain ASCII (`UserFields.caseFoldsIntoASCII`). Anything else names no one
+    /// (404). The length (`UserFields.emailMaxLength`, counted composed) is the description's:
+    /// a pattern cannot add the two parts' lengths without lookahead.
+    /// Built once: the document describes the path parameter on every route that has it.
+    static let user: String = {
+        let folding = members { !$0.isASCII && UserFields.caseFoldsIntoASCII(Character($0)) }
+        let character = "[^\(nul)\(whitespace)@\(folding)]", edge = "[^\(nul)\(whitespace)@.\(folding)]"
+        let email = "[\(spaces)\(whitespace)]*\(character)+@\(edge)\(character)*\\.\(character)*\(edge)[\(spaces)\(whitespace)]*"
+        return whole("[\(spaces)]*#?\(integer(1...Int64.max))[\(spaces)]*|\(email)")
+    }()
+
     /// A team key as `TeamKey` reads it: letters and digits starting with a letter, any case.
     static var teamKey: String { padded(teamKeyCore) }
 

@@ -403,14 +403,20 @@ enum OpenAPIDocument {
         return [
             "team": (team, "CORE"),
             "key": ("a task key: its team's key, a hyphen and its number (case is forgiven)", "CORE-42"),
-            "user": ("a user's email, or # and their id (%23 in a URL); escape a / ? # or % in an email, as in any path segment", "ann@example.com"),
-            "id": ("the token's id, as the token list gives it", "7"),
+            "user": (
+                "a user's email (at most \(UserFields.emailMaxLength) characters), or # and their id (%23 in a URL); escape a / ? # or % in an email, as in any path segment",
+                "ann@example.com"
+            ),
+            "id": ("the token's id, as the token list gives it: a number above 0", "7"),
         ]
     }
 
     /// Path parameters whose values the server reads by a rule (anything else names nothing: 404).
     static var pathSchemas: [String: [String: Any]] {
-        ["team": matching(string, InputPatterns.teamKey), "key": matching(string, InputPatterns.taskKey)]
+        [
+            "team": matching(string, InputPatterns.teamKey), "key": matching(string, InputPatterns.taskKey),
+            "user": matching(string, InputPatterns.user), "id": matching(string, InputPatterns.id),
+        ]
     }
 
     /// Request headers whose values the server checks beyond "a string".
