@@ -525,11 +525,16 @@ CREATE FUNCTION public.taskbase_user_by_email(address text) RETURNS SETOF public
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+    DECLARE
+        found public.users;
     BEGIN
         IF pg_catalog.cardinality(public.taskbase_team_ids('admin')) = 0 THEN
             RETURN;
         END IF;
-        RETURN QUERY SELECT u.* FROM public.users u WHERE pg_catalog.lower(u.email) = address COLLATE "default";
+        FOR found IN SELECT u.* FROM public.users u WHERE pg_catalog.lower(u.email) = address COLLATE "default" LOOP
+            found.is_operator := false;
+            RETURN NEXT found;
+        END LOOP;
     END
     $$;
 

@@ -18,9 +18,15 @@ extension MemoryTaskStore: UserRepository {
         state.withLock { state in state.user(ref).flatMap { state.sees($0, as: actor) ? $0 : nil } }
     }
 
-    /// Looks a user up by email as `actor` may see them when adding members.
+    /// Looks a user up by email as `actor` may see them when adding members: one seen only to
+    /// be added is found as `UserVisibility.foundToAdd` says.
     public func user(toAdd email: String, as actor: UserRef) async throws -> User? {
-        state.withLock { state in state.user(.email(email)).flatMap { state.sees($0, as: actor, toAdd: true) ? $0 : nil } }
+        state.withLock { state in
+            state.user(.email(email)).flatMap { user in
+                if state.sees(user, as: actor) { return user }
+                return state.sees(user, as: actor, toAdd: true) ? UserVisibility.foundToAdd(user) : nil
+            }
+        }
     }
 
     /// Every user `actor` may see, by email.

@@ -54,15 +54,18 @@ extension PostgresTaskStore: UserRepository {
         }
     }
 
-    /// Whom the row policy shows, and for an admin or owner of some team whoever holds the
-    /// address, through `taskbase_user_by_email` (migration 0025).
+    /// Whom the row policy shows, and for an admin or owner of some team whoever else holds the
+    /// address, through `taskbase_user_by_email` (migration 0025), which tells no one's operator
+    /// flag (0039: `UserVisibility.foundToAdd`).
     public func user(toAdd email: String, as actor: UserRef) async throws -> User? {
         let ref = UserRef.email(email)
         return try await transaction(as: actor, runtime: true) { tx in
             let rows = try await tx.query(
                 """
                 SELECT \(unsafeSQL: Self.userColumns) FROM users u WHERE \(Self.userMatch("u", ref))
-                 UNION SELECT \(unsafeSQL: Self.userColumns) FROM public.taskbase_user_by_email(\(Self.emailKey(email))) u
+                 UNION ALL
+                SELECT \(unsafeSQL: Self.userColumns) FROM public.taskbase_user_by_email(\(Self.emailKey(email))) u
+                 WHERE NOT EXISTS (SELECT FROM users seen WHERE seen.id = u.id)
                 """)
             return try rows.first.flatMap(Self.user(in:))
         }

@@ -144,4 +144,38 @@ struct RuntimeRoleLeakTests {
             }
         }
     }
+
+    @Test("an admin finding an operator by their address learns what they would of anyone, not that they are an operator (0039)")
+    func operatorsNotToldByAddress() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "operator_flag") { database in
+            try await database.withConnection { admin in
+                _ = try await admin.simpleQuery(
+                    unsafeSQL: """
+                        INSERT INTO users (email, display_name) VALUES ('alpha@example.com', 'Alpha'), ('adam@example.com', 'Adam');
+                        INSERT INTO users (email, display_name, is_operator) VALUES ('ops@example.com', 'Pat', true), ('plain@example.com', 'Pat', false);
+                        INSERT INTO teams (key, name, created_by) VALUES ('ALPHA', 'Alpha', 1);
+                        INSERT INTO memberships (team_id, user_id, role) VALUES (1, 1, 'owner'), (1, 2, 'admin');
+                        INSERT INTO task_counters (team_id, last_number) VALUES (1, 0)
+                        """)
+            }
+            try await RuntimeRoleSQL.asRuntimeLogin(database.config) { connection in
+                // Adam, an admin of ALPHA, looks up two addresses he knows, neither in his team.
+                let told = try await RuntimeRoleSQL.asRuntime(connection, actor: 2) {
+                    try await connection.query(
+                        """
+                        SELECT (SELECT count(*) FROM taskbase_user_by_email('ops@example.com')) AS found,
+                               (SELECT bool_or(u.is_operator) FROM taskbase_user_by_email('ops@example.com') u) AS operator,
+                               (SELECT to_jsonb(u) - 'id' - 'email' - 'created_at' FROM taskbase_user_by_email('ops@example.com') u)
+                                 IS NOT DISTINCT FROM
+                               (SELECT to_jsonb(u) - 'id' - 'email' - 'created_at' FROM taskbase_user_by_email('plain@example.com') u) AS alike
+                        """)[0]
+                }
+                _ = try await connection.simpleQuery(unsafeSQL: "ROLLBACK")
+                #expect(try told.decode(Int64.self, "found") == 1, "the lookup still finds the address")
+                // Before 0039: true, and the two rows differed in is_operator alone.
+                #expect(try told.decode(Bool.self, "operator") == false)
+                #expect(try told.decode(Bool.self, "alike"), "the operator's row differs from another's only in who they are")
+            }
+        }
+    }
 }

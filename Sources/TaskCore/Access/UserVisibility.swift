@@ -15,4 +15,12 @@ public enum UserVisibility {
         guard let actor, !actor.isDisabled || actor.id == target.id else { return false }
         return actor.id == target.id || sharesATeam || actor.isOperator || (managesATeam && toAdd)
     }
+
+    /// What an admin or owner learns of `target`, whom they see only to add them (`toAdd`): what
+    /// a member's record shows, never whether they are an operator (Postgres: migration 0039).
+    public static func foundToAdd(_ target: User) -> User {
+        var found = target
+        found.isOperator = false
+        return found
+    }
 }

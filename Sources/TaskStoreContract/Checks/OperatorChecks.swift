@@ -106,5 +106,19 @@ extension TaskStoreContract {
             #expect(try await f.service.user(.id(strangerID), as: f.outsider).email == added.user.email)
             #expect(await Outcome.of { try await f.service.setRole(.viewer, for: stranger, in: f.team, as: f.member) } == .denied)
         },
+        ContractCheck("finding someone to add by their address tells an admin not whether they are an operator (0039)") { f in
+            // Until 0039 it did, through the operator flag of the row taskbase_user_by_email
+            // returned: an admin of any team learned which addresses they knew were operators'.
+            let ops = try await f.service.createUser(
+                email: "ops.\(f.uniqueSuffix().lowercased())@example.com", displayName: "Ops", isOperator: true, as: f.provisioner)
+            for actor in [f.admin, f.owner] {
+                let found = try #require(try await f.store.user(toAdd: ops.email, as: actor))
+                #expect(found.id == ops.id && !found.isOperator, "\(found)")
+            }
+            // Whom the actor sees anyway (themself, a team mate) keeps it, as every lookup shows it.
+            #expect(try await f.store.user(toAdd: ops.email, as: .id(ops.id))?.isOperator == true)
+            _ = try await f.service.setRole(.viewer, for: .email(ops.email), in: f.team, as: f.admin)
+            #expect(try await f.store.user(toAdd: ops.email, as: f.admin)?.isOperator == true)
+        },
     ]
 }
