@@ -133,6 +133,12 @@ public struct PostgresTaskStore: Sendable {
     /// through `taskbase_user_id_for_email`, since `users` is not readable before a user is set.
     static func writtenSessionSetup(actor: UserRef?, role: String?, limits: PGSessionLimits? = nil) -> PGQuery {
         var query: PGQuery = "SELECT set_config('taskbase.user_id', \(actorIDText(actor)), true)"
+        // What every statement relies on, whatever the login's own session defaults say: any
+        // role may give itself defaults (`ALTER ROLE ... SET`) that its later sessions start
+        // with, and a stolen runtime login that left `search_path` without the schema, or
+        // `row_security` off, stopped every program for good (docs/security.md). Per
+        // transaction, as the limits, so it holds behind PgBouncer too.
+        query.append(", set_config('search_path', 'public', true), set_config('row_security', 'on', true)")
         if let role { query.append(", set_config('role', \(role), true)") }
         for setting in limits?.settings ?? [] {
             query.append(", set_config('\(unsafeSQL: setting.name)', \(setting.value), true)")

@@ -53,4 +53,39 @@ struct RuntimeRoleTests {
             try await TestDatabases.execute(PGQuery(unsafeSQL: "DROP ROLE IF EXISTS \(PGQuery.quoteIdentifier(role))"), on: admin)
         }
     }
+
+    @Test("session defaults the runtime login gave itself (a search_path without the schema, row_security off) change nothing the store does")
+    func plantedDefaultsChangeNothing() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "planted_defaults") { database in
+            let operatorEmail = "ops.\(UInt32.random(in: 0...UInt32.max))@example.com"
+            let administrator = TaskService(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 1))
+            _ = try await administrator.createUser(email: operatorEmail, displayName: "Ops", isOperator: true)
+            try await TestLogin.with(memberOf: ["taskbase_app"]) { login in
+                let config = login.config(for: database.config)
+                // The attack, with nothing but the login: defaults every later session of it
+                // starts with, whatever its password. Before the store set both itself, every
+                // program stopped (42P01 "relation users does not exist"; 42501 "query would be
+                // affected by row-level security policy").
+                try await PGConnection.with(config) { connection in
+                    _ = try await connection.simpleQuery(
+                        unsafeSQL: """
+                            ALTER ROLE \(login.name) SET search_path = pg_catalog;
+                            ALTER ROLE \(login.name) IN DATABASE \(PGQuery.quoteIdentifier(database.config["dbname"] ?? "")) SET row_security = off
+                            """)
+                }
+                let session = try await PGConnection.with(config) { connection in
+                    try await connection.query("SELECT current_setting('search_path') AS path, current_setting('row_security') AS rls")[0]
+                }
+                #expect(try session.decode(String.self, "path") == "pg_catalog" && session.decode(String.self, "rls") == "off")
+                let store = try await PostgresTaskStore.open(config: config, maxConnections: 2)
+                #expect(try await store.schemaStatus() == .current)
+                let fixture = try await ContractFixture.make(store: store, provisioner: .email(operatorEmail))
+                let task = try await fixture.makeTask("Written under planted defaults")
+                #expect(try await fixture.service.task(task.key, as: fixture.viewer).title == task.title)
+                #expect(try await fixture.service.listTasks(in: fixture.team, as: fixture.member).tasks.contains { $0.key == task.key })
+                // Row security still holds: the outsider sees nothing of the team.
+                await #expect(throws: TaskError.self) { _ = try await fixture.service.task(task.key, as: fixture.outsider) }
+            }
+        }
+    }
 }
