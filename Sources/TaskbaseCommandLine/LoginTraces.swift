@@ -18,23 +18,19 @@ public struct LoginTraces: Sendable, Equatable {
 
     /// Reads them with the login's own rights (the catalogs say them to every role).
     public static func read(_ pool: PGPool) async throws -> LoginTraces {
-        let row = try await pool.withConnection { connection in
-            try await connection.query(
+        try await pool.withConnection { connection in
+            let row = try await connection.query(
                 """
                 SELECT r.rolname::text AS login,
-                       coalesce((SELECT array_agg(DISTINCT split_part(setting, '=', 1) ORDER BY split_part(setting, '=', 1))
-                                   FROM pg_catalog.pg_db_role_setting s, unnest(s.setconfig) AS setting
-                                  WHERE s.setrole = r.oid
-                                    AND s.setdatabase IN (0, (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))),
-                                '{}') AS settings,
                        (SELECT count(*) FROM pg_catalog.pg_largeobject_metadata WHERE lomowner = r.oid) AS large_objects
                   FROM pg_catalog.pg_roles r
                  WHERE r.rolname = session_user
                 """)[0]
+            let defaults = try await PGRoleDefaults.read(on: connection, rolesWhere: "r.rolname = session_user")
+            return LoginTraces(
+                login: try row.decode(String.self, "login"), settings: defaults.first?.settings ?? [],
+                largeObjects: try row.decode(Int64.self, "large_objects"))
         }
-        return LoginTraces(
-            login: try row.decode(String.self, "login"), settings: try row.decode([String].self, "settings"),
-            largeObjects: try row.decode(Int64.self, "large_objects"))
     }
 
     /// What to tell an operator, a sentence each: nothing when the login left nothing.
@@ -43,11 +39,9 @@ public struct LoginTraces: Sendable, Equatable {
         var warnings: [String] = []
         if !settings.isEmpty {
             warnings.append(
-                "the database login \(login) has session defaults of its own (ALTER ROLE ... SET): \(settings.joined(separator: ", ")); "
-                    + "whoever holds the login can set these, and they outlive a new password: if you did not set them, remove them "
-                    + "(ALTER ROLE \(role) RESET ALL; ALTER ROLE \(role) IN DATABASE ... RESET ALL), and keep settings you want on the "
-                    + "database (ALTER DATABASE ... SET) or in the connection string's options, which the login cannot change "
-                    + "(docs/operations.md, \"If the runtime login leaked\")")
+                PGRoleDefaults(role: login, settings: settings).warning
+                    + ", and keep settings you want on the database (ALTER DATABASE ... SET) or in the connection string's options, "
+                    + "which the login cannot change (docs/operations.md, \"If the runtime login leaked\")")
         }
         if largeObjects > 0 {
             warnings.append(

@@ -43,6 +43,20 @@ public struct MigrationRunner: Sendable {
         try await withConnection { try await ConcurrentIndexBuild.invalidIndexes(on: $0) }
     }
 
+    /// The session defaults carried by the logins granted the runtime role `taskbase_app` (the
+    /// programs' logins), which any of them may give itself and which outlive a new password: a
+    /// stolen runtime login can leave them behind (docs/security.md). None before the role exists.
+    public func runtimeLoginDefaults() async throws -> [PGRoleDefaults] {
+        try await withConnection { connection in
+            try await PGRoleDefaults.read(
+                on: connection,
+                rolesWhere: """
+                    r.rolcanlogin AND r.oid IN (SELECT m.member FROM pg_catalog.pg_auth_members m
+                                                 WHERE m.roleid = pg_catalog.to_regrole('taskbase_app'))
+                    """)
+        }
+    }
+
     /// What `up --to target` would run, after verification and lint, without running it.
     public func pending(upTo target: Int64? = nil) async throws -> [MigrationFile] {
         let files = try directory.load()

@@ -13,6 +13,7 @@ enum MigrateCommands {
             let runner = try runner(values)
             let plan = try await runner.plan()
             let invalid = try await runner.invalidIndexes()
+            try await warnOfRuntimeLoginDefaults(runner)
             if values.flag("json") {
                 try StandardStream.standardOutput.write(try StatusDocument(plan: plan, invalidIndexes: invalid).encoded())
                 return
@@ -57,6 +58,17 @@ enum MigrateCommands {
                 return
             }
             try write(applied.isEmpty ? "up to date at version \(current)\n" : "now at version \(current)\n")
+            try await warnOfRuntimeLoginDefaults(runner)
+        }
+    }
+
+    /// A warning on stderr for each runtime login carrying session defaults (`status`, `up`):
+    /// the deploy step sees what a stolen login left behind, which a new password does not end.
+    private static func warnOfRuntimeLoginDefaults(_ runner: MigrationRunner) async throws {
+        for login in try await runner.runtimeLoginDefaults() {
+            try StandardStream.standardError.write(
+                "taskmigrate: warning: \(login.warning) as a superuser or a role with CREATEROLE, and restart the servers "
+                    + "(docs/operations.md, \"If the runtime login leaked\")\n")
         }
     }
 
