@@ -33,6 +33,10 @@ struct MigrationFaultTests {
 
     static let taskmigrate = BuiltProgram.url("taskmigrate")
 
+    /// The advisory lock a test holds while its probe migration waits for it ("prob" in ASCII;
+    /// not the migration lock's key).
+    static let probeGate: Int64 = 0x7072_6F62
+
     static func taskmigrate(_ arguments: [String], on database: TestDatabase) throws -> RunningProgram {
         try BuiltProgram.start(
             taskmigrate, arguments: arguments,
@@ -69,7 +73,8 @@ struct MigrationFaultTests {
             try #require(setup.exitCode == 0, "\(setup)")
             let before = try await SchemaSnapshot.take(database)
 
-            // The project's migrations plus one that creates a table, then works for 5 s.
+            // The project's migrations plus one that creates a table, then waits on the test's
+            // gate: it cannot commit before it is killed, however late this test gets to kill it.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-migrations-\(UUID().uuidString)")
             try FileManager.default.copyItem(at: PackagePaths.migrations, to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -79,27 +84,28 @@ struct MigrationFaultTests {
             -- migrate:up
             CREATE TABLE reliability_probe (id bigint PRIMARY KEY);
             INSERT INTO reliability_probe VALUES (1);
-            SELECT pg_sleep(5);
+            SELECT pg_advisory_xact_lock(\(Self.probeGate));
             """.write(to: folder.appendingPathComponent(slow), atomically: true, encoding: .utf8)
 
-            let runner = try Self.taskmigrate(["up", "--dir", folder.path], on: database)
-            // Kill it once the table exists (uncommitted) and the sleep runs.
-            try await database.withConnection { connection in
-                try await waitUntil("the slow migration to start") {
-                    try await connection.query(
-                        """
-                        SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep(5)%'
-                        """)[0].decode(Int.self, "n") > 0
+            try await database.withConnection { gate in
+                _ = try await gate.query("SELECT pg_advisory_lock(\(Self.probeGate))")
+                // A lock timeout longer than the test's time limit: the probe waits, never retries.
+                let runner = try Self.taskmigrate(["up", "--dir", folder.path, "--lock-timeout", "5min"], on: database)
+                // Kill it once the table exists (uncommitted) and the probe waits on the gate.
+                try await waitUntil("the slow migration to wait on the gate", limit: .seconds(60)) {
+                    try await gate.query(
+                        "SELECT count(*) AS n FROM pg_stat_activity WHERE \(Int64(gate.backendPID)) = ANY(pg_blocking_pids(pid))"
+                    )[0].decode(Int.self, "n") > 0
                 }
+                kill(runner.processIdentifier, SIGKILL)
+                let killed = await runner.finish()
+                #expect(killed.killedBySignal && killed.exitCode == SIGKILL)
             }
-            kill(runner.processIdentifier, SIGKILL)
-            let killed = await runner.finish()
-            #expect(killed.killedBySignal && killed.exitCode == SIGKILL)
 
-            // The server rolls back when it notices the client is gone (at the latest when
-            // the sleep ends and it finds no COMMIT coming).
+            // The gate open (its session closed), the server rolls back when it notices the
+            // client is gone: once the probe has the lock and finds no COMMIT coming.
             try await database.withConnection { connection in
-                try await waitUntil("the killed migration's sessions to end") {
+                try await waitUntil("the killed migration's sessions to end", limit: .seconds(60)) {
                     try await connection.query(
                         """
                         SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'taskmigrate'
