@@ -57,17 +57,19 @@ extension PostgresTaskStore: IdempotencyRepository {
 
     public func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool {
         // Only the claim this run made, and only while it is unsettled: a settled claim, or one
-        // another run took over (a new claimed_at), is never revived.
-        try await transaction(as: .id(user)) { tx in
-            try await !tx.query(
-                """
-                UPDATE idempotency_keys SET renewed_at = \(time)
-                 WHERE user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt)
-                   AND answered_at IS NULL AND failed_at IS NULL
-                RETURNING 1
-                """
-            ).isEmpty
-        }
+        // another run took over (a new claimed_at), is never revived. One round trip, which the
+        // server commits on its own: in a transaction of several, a process paused between the
+        // update and its COMMIT (SIGSTOP, a stalled VM) would keep the key's row locked, and a
+        // retry elsewhere could not take the lapsed claim over until that process went on.
+        try await !statement(
+            as: .id(user),
+            """
+            UPDATE idempotency_keys SET renewed_at = \(time)
+             WHERE user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt)
+               AND answered_at IS NULL AND failed_at IS NULL
+            RETURNING 1
+            """
+        ).isEmpty
     }
 
     public func settleIdempotencyKey(

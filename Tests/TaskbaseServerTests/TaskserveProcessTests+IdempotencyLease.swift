@@ -52,14 +52,19 @@ extension TaskserveProcessTests {
         /// Waits until `count` requests wait on the counter: on the lock, or queued behind one
         /// that does (a row lock's second waiter waits on the first).
         func waitForHeldRequests(_ count: Int = 1) async throws {
-            let holder = Int64(blocker.backendPID)
+            try await Self.waitForSessions(count, heldBy: blocker)
+        }
+
+        /// Waits until `count` sessions wait on a lock `holder` holds, or queue behind one that does.
+        static func waitForSessions(_ count: Int, heldBy holder: PGConnection) async throws {
+            let pid = Int64(holder.backendPID)
             try await waitUntil("\(count) request(s) to wait on the lock", limit: .seconds(45), every: .milliseconds(20)) {
-                try await blocker.execute("SELECT pg_stat_clear_snapshot()")
-                return try await blocker.query(
+                try await holder.execute("SELECT pg_stat_clear_snapshot()")
+                return try await holder.query(
                     """
                     SELECT count(*)::int AS n FROM pg_stat_activity a
-                     WHERE \(holder) = ANY(pg_blocking_pids(a.pid))
-                        OR EXISTS (SELECT FROM pg_stat_activity h WHERE h.pid = ANY(pg_blocking_pids(a.pid)) AND \(holder) = ANY(pg_blocking_pids(h.pid)))
+                     WHERE \(pid) = ANY(pg_blocking_pids(a.pid))
+                        OR EXISTS (SELECT FROM pg_stat_activity h WHERE h.pid = ANY(pg_blocking_pids(a.pid)) AND \(pid) = ANY(pg_blocking_pids(h.pid)))
                     """
                 )[0].decode(Int.self, "n") >= count
             }
@@ -141,11 +146,19 @@ extension TaskserveProcessTests {
         let (first, second) = (servers.first, servers.second)
         let key = "paused-\(UUID().uuidString)", title = "Paused mid-request"
         // The first server's request waits on the counter, its statement sent; then its process
-        // stops (SIGSTOP: a paused VM, a long stall), and its renewals with it.
+        // stops (SIGSTOP: a paused VM, a long stall), and its renewals with it. It stops at its
+        // worst moment, mid-renewal: the test holds the key's row until a renewal waits on it,
+        // and frees it once the process is stopped. The renewal must leave the row unlocked.
         try await servers.holdTheCounter()
         let paused = Task { try await servers.create(first, key: key, title: title) }
         try await servers.waitForHeldRequests()
+        let keyHolder = try await PGConnection.connect(try await TestDatabases.shared.value)
+        try await keyHolder.execute("BEGIN")
+        try await keyHolder.execute("SELECT FROM idempotency_keys WHERE key = \(key) FOR UPDATE")
+        try await LeasedServers.waitForSessions(1, heldBy: keyHolder)
         kill(first.process.processIdentifier, SIGSTOP)
+        try await keyHolder.execute("COMMIT")
+        await keyHolder.close()
         // Past the lease, a retry on the other server takes the claim over and waits on the
         // counter behind the paused request's statement.
         try await Task.sleep(for: .seconds(Double(Self.leaseSeconds) + 1.5))
