@@ -1,6 +1,7 @@
 import APITokens
 import CommandLineToolkit
 import Foundation
+import PGStore
 import TaskCore
 import TaskbaseCommandLine
 import TaskbaseServer
@@ -290,11 +291,11 @@ enum TaskServe {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
         let grace = Duration.seconds(try positive(values, "shutdown-grace"))
-        // Shutdown waits; a fresh task is not cancelled, so its sleeps do wait.
-        await Task {
+        // Shutdown waits: shielded from this task's cancellation, its sleeps do wait.
+        await withCancellationShield {
             await server.shutdown(grace: grace)
             await metricsServer?.shutdown(grace: .seconds(1))
-        }.value
+        }
         say(#"{"stopped":"\#(server.baseURL)"}"# + "\n")
     }
 

@@ -91,6 +91,53 @@ struct ConnectionTests {
         }
     }
 
+    /// `config` aimed at a loopback listener that completes the TCP handshake and never answers.
+    static func silent(_ silent: LoopbackSocket) throws -> PGConfig {
+        var config = try TestDatabase.config()
+        config["host"] = "127.0.0.1"
+        config["hostaddr"] = nil
+        config["port"] = "\(silent.port)"
+        config["sslmode"] = "disable"
+        config.connectTimeout = .seconds(120)
+        return config
+    }
+
+    @Test("connecting to a server that never answers ends at once when the task is cancelled, not at the connect timeout")
+    func cancelledWhileConnecting() async throws {
+        let silent = LoopbackSocket(listening: true)
+        defer { silent.close() }
+        let config = try Self.silent(silent)
+        let started = ContinuousClock.now
+        let attempt = Task { try await PGConnection.connect(config) }
+        try await Task.sleep(for: .milliseconds(300))
+        attempt.cancel()
+        let outcome = await attempt.result
+        let elapsed = ContinuousClock.now - started
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        // Far below the 120 s timeout, however loaded the machine.
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
+    }
+
+    @Test("work shielded from cancellation connects and runs although its task was cancelled, as settling a request's claim must")
+    func shieldedWorkConnects() async throws {
+        let config = try TestDatabase.config()
+        let (cancelled, cancel) = AsyncStream.makeStream(of: Void.self)
+        let work = Task {
+            // Waits, in a task of its own (the stream would end on cancellation), to be cancelled.
+            await Task { for await _ in cancelled { break } }.value
+            // Cancelled, it cannot connect unshielded.
+            await #expect(throws: CancellationError.self) { _ = try await PGConnection.connect(config) }
+            return try await withCancellationShield { () async throws -> Int in
+                let connection = try await PGConnection.connect(config)
+                defer { Task { await connection.close() } }
+                return try await connection.query("SELECT 1 AS one")[0].decode(Int.self, "one")
+            }
+        }
+        work.cancel()
+        cancel.yield()
+        #expect(try await work.value == 1)
+    }
+
     @Test("a transaction whose task is cancelled after its last statement commits nothing")
     func cancelledBeforeCommit() async throws {
         try await TestDatabase.withConnection { (connection: PGConnection) async throws -> Void in

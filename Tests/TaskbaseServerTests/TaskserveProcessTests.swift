@@ -137,12 +137,13 @@ struct TaskserveProcessTests {
         let check = try BuiltProgram.start(
             BuiltProgram.url("taskserve"), arguments: ["--check"],
             environment: BuiltProgram.environment(adding: [
-                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=3",
+                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=60",
                 "TASKBASE_TOKEN_KEY": Self.tokenKey,
             ]))
         try await waitUntil("taskserve --check to take SIGTERM over") { check.takesOver(SIGTERM) }
         try await Task.sleep(for: .milliseconds(300))
         check.send(SIGTERM)
+        // At once, not when the 60 s connect timeout has passed.
         let outcome = try await check.finish(within: .seconds(30))
         #expect(!outcome.killedBySignal && outcome.exitCode == 128 + SIGTERM, "\(outcome)")
         #expect(outcome.standardError.contains("interrupted by SIGTERM"), "\(outcome)")

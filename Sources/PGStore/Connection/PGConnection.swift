@@ -55,6 +55,9 @@ public final class PGConnection: @unchecked Sendable {
 
     /// Opens a connection, giving up after `config.connectTimeout`. Multi-host strings and
     /// `target_session_attrs` behave as libpq defines them, the timeout applying to each host.
+    /// Cancelling the calling task ends the attempt at once with `CancellationError` (the next
+    /// host is not tried); work that must connect although its task was cancelled runs in
+    /// `withCancellationShield`.
     public static func connect(_ config: PGConfig) async throws -> PGConnection {
         guard let attempts = config.perHostAttempts() else { return try await connect(attempt: config, config: config) }
         var failures: [String] = []
@@ -102,10 +105,14 @@ public final class PGConnection: @unchecked Sendable {
                 throw PGError.connection("could not connect to \(target): \(message)")
             default:
                 let fd = PQsocket(handle)
-                let readiness = await IOReactor.shared.wait(fd: fd, forWrite: status == PGRES_POLLING_WRITING, deadline: deadline)
-                if readiness == .timedOut {
+                // A cancelled task (a program stopped by Ctrl-C or SIGTERM) stops waiting at once,
+                // rather than when a server that never answers has used up the connect timeout.
+                let readiness = await IOReactor.shared.wait(
+                    fd: fd, for: status == PGRES_POLLING_WRITING ? .write : .read, deadline: deadline, endOnCancel: true)
+                if readiness == .timedOut || readiness == .cancelled {
                     IOReactor.shared.forget(fd: fd)
                     PQfinish(handle)
+                    if readiness == .cancelled { throw CancellationError() }
                     throw PGError.timeout("could not connect to \(target) within \(config.connectTimeout)")
                 }
                 status = PQconnectPoll(handle)

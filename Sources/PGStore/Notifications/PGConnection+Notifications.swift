@@ -55,9 +55,9 @@ final class ListenState: @unchecked Sendable {
             if readiness == .cancelled {
                 finished = true
                 defer { connection.endExclusiveUse() }
-                // UNLISTEN in a task of its own: this task's cancellation must not cancel it.
+                // UNLISTEN shielded: this task's cancellation must not cancel it.
                 let connection = self.connection, channel = self.channel
-                _ = await Task { try await connection.unlisten(channel) }.result
+                try? await withCancellationShield { try await connection.unlisten(channel) }
                 return nil
             }
             if PQconsumeInput(handle) == 0 {

@@ -34,15 +34,15 @@ extension PGConnection {
     /// Brings a connection back to a clean idle session: finishes abandoned streams and rolls
     /// back an open transaction. False when that failed (the connection should be dropped).
     func resetForReuse() async -> Bool {
-        let outcome = await Task {
+        let done: Void? = try? await withCancellationShield {
             try await self.beginExclusiveUse()
             self.endExclusiveUse()
             if self.transactionStatus != .idle {
                 self.transactionDepth = 0
                 try await self.execute("ROLLBACK")
             }
-        }.result
-        if case .failure = outcome { return false }
+        }
+        if done == nil { return false }
         return !isClosed && transactionStatus == .idle
     }
 }

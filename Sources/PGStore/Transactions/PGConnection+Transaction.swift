@@ -98,7 +98,7 @@ extension PGConnection {
     /// Rolls back, shielded from the caller's cancellation; a failure here means the session
     /// is unusable, so the connection is closed.
     private func rollbackQuietly(_ statement: String) async {
-        let outcome = await Task { try await self.execute(PGQuery(unsafeSQL: statement)) }.result
-        if case .failure = outcome, transactionStatus != .idle { await close() }
+        let done: Void? = try? await withCancellationShield { _ = try await self.execute(PGQuery(unsafeSQL: statement)) }
+        if done == nil, transactionStatus != .idle { await close() }
     }
 }

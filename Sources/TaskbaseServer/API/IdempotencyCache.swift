@@ -1,5 +1,6 @@
 import Hashing
 import Foundation
+import PGStore
 import Synchronization
 import TaskCore
 import TaskbaseWire
@@ -99,8 +100,10 @@ struct IdempotencyCache: Sendable {
         let settle: @Sendable (KeptAnswer?) async -> Void = { [service] answer in
             // Not cancelled with the request: a claim left unsettled would hold its key until
             // its lease lapsed, and a retry meanwhile would be told it is still running.
-            await Task { try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, answer: answer) }
-                .value
+            // Connecting too: a connection attempt ends when its task is cancelled.
+            await withCancellationShield {
+                try? await service.settleIdempotencyKey(key, of: user, fingerprint: fingerprint, claimedAt: claimedAt, answer: answer)
+            }
         }
         let renewal = renewing(key: key, user: user, fingerprint: fingerprint, claimedAt: claimedAt)
         do {
