@@ -118,6 +118,32 @@ struct ConnectionTests {
         #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
+    @Test("a cancelled task's statement is cancelled although the first cancel request reached the session still reading it: the request goes again")
+    func cancelSentAgain() async throws {
+        try await TestDatabase.withConnection { (holder: PGConnection) async throws -> Void in
+            try await TestDatabase.withConnection { (waiter: PGConnection) async throws -> Void in
+                try await holder.execute("SELECT pg_advisory_lock(7311)")
+                // 32 MB of parameter: the task, cancelled before it sends, sends its one cancel
+                // request while the session still reads the statement, and the session ignores it.
+                let padding = String(repeating: "x", count: 32 << 20)
+                let started = ContinuousClock.now
+                let work = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await waiter.execute("SELECT pg_advisory_lock(7311), length(\(padding))", timeout: .seconds(40))
+                }
+                let outcome = await work.result
+                let elapsed = ContinuousClock.now - started
+                #expect {
+                    try outcome.get()
+                } throws: { error in
+                    (error as? PGError)?.code == .queryCanceled && (error as? PGError)?.kind != .timeout
+                }
+                // Sent once only, the lock wait ran until the 40 s timeout.
+                #expect(elapsed < .seconds(20), "took \(elapsed)")
+            }
+        }
+    }
+
     @Test("work shielded from cancellation connects and runs although its task was cancelled, as settling a request's claim must")
     func shieldedWorkConnects() async throws {
         let config = try TestDatabase.config()

@@ -99,7 +99,7 @@ extension PGConnection {
             while true {
                 reader.drain(handle)
                 if reader.isComplete { break }
-                try await waitUntilResultReady(deadline: deadline, cancelState: cancelState)
+                try await waitUntilResultReady(deadline: deadline, cancelState: cancelState, followsCancellation: followsCancellation)
             }
         }
         do {
