@@ -126,4 +126,25 @@ struct SignalTests {
             }
         }
     }
+
+    @Test(
+        "taskctl stopped while connecting to a database that never answers exits 130 at once, and names no statement it never ran",
+        .timeLimit(.minutes(1)))
+    func stoppedWhileConnecting() async throws {
+        let silent = LoopbackSocket(listening: true)
+        defer { silent.close() }
+        let taskctl = try BuiltProgram.start(
+            BuiltProgram.url("taskctl"), arguments: ["--as", "nobody@example.com", "team", "list"],
+            environment: BuiltProgram.environment(adding: [
+                "DATABASE_URL": "host=127.0.0.1 port=\(silent.port) dbname=none sslmode=disable connect_timeout=60"
+            ]))
+        try await waitUntil("taskctl to take SIGINT over") { taskctl.takesOver(SIGINT) }
+        try await Task.sleep(for: .milliseconds(300))
+        taskctl.send(SIGINT)
+        // At once, not when the 60 s connect timeout has passed.
+        let outcome = try await taskctl.finish(within: .seconds(30))
+        #expect(!outcome.killedBySignal && outcome.exitCode == 128 + SIGINT, "\(outcome)")
+        #expect(outcome.standardError.contains("interrupted by Ctrl-C (SIGINT): what it was doing was stopped"), "\(outcome)")
+        #expect(!outcome.standardError.contains("the running statement was cancelled"), "\(outcome)")
+    }
 }

@@ -141,6 +141,12 @@ public struct CommandRunner: Sendable {
         if let failure = error as? CommandFailure, failure.exitCode == .interrupted {
             return "\(failure.message) (\(name))"
         }
+        // Not the database's answer to a cancelled statement (that is its own error): stopped
+        // while connecting, waiting for a pooled connection, between statements, or mid-COPY
+        // (cancelled first). There may have been no statement, so none is named.
+        if error is CancellationError {
+            return "interrupted by \(name): what it was doing was stopped, and any open transaction rolled back"
+        }
         return "interrupted by \(name): the running statement was cancelled and its transaction rolled back"
     }
 
