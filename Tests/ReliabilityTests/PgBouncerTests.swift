@@ -34,7 +34,11 @@ enum PgBouncerHarness {
     }
 }
 
-@Suite("through PgBouncer in transaction pooling mode", .timeLimit(.minutes(3)))
+/// Serialized: its tests share the one PgBouncer on `PgBouncerHarness.port`, and
+/// `scripts/faults pgbouncer start` stops a running one first (a PAUSE that holds new
+/// connections, then a restart), as `stop` ends it: run side by side, one test's start or stop
+/// cut the other's connections ("could not connect ... within 10.0 seconds" in a CI run).
+@Suite("through PgBouncer in transaction pooling mode", .serialized, .timeLimit(.minutes(3)))
 struct PgBouncerTests {
     @Test(
         "the store contract holds through PgBouncer in transaction mode with the statement cache off, the change feed listening on a direct connection",
