@@ -77,7 +77,9 @@ struct TransportTests {
         let started = ContinuousClock.now
         let error = await #expect(throws: TaskbaseClientError.self) { _ = try await stuck.createTeam(key: "CORE", name: "Core") }
         #expect(String(describing: error).contains("whether it took effect is unknown"), "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // About 1 s on a quiet machine; 10.06 s once in a loaded CI run. The server says "still
+        // running" forever: without the request timeout the call would never end.
+        #expect(ContinuousClock.now - started < .seconds(25), "not asked again without end, past the 1 s request timeout")
     }
 
     @Test("a retried POST told its first attempt took effect but lost its answer (409 answer_lost) stops at once with the server's words")
