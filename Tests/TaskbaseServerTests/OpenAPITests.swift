@@ -154,6 +154,60 @@ struct OpenAPITests {
         #expect(Set(try declared("get", "/healthz", 429).keys) == ["Retry-After", "X-Request-Id"], "a route without a token has no allowance")
         await f.stop()
     }
+
+    @Test(
+        "every query parameter the document declares is one its route takes, any other is refused (422 naming it), and the import's are the importer's"
+    )
+    func queryParametersAreTheRoutes() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Queried"), as: .id(f.member.id))
+        let slots = ["{team}": f.team.rawValue, "{key}": task.key.description]
+        let member = f.client("member")
+        var checked: [String: [String]] = [:]
+        for (pattern, methods) in paths {
+            for (method, described) in methods {
+                let operation = try #require(described as? [String: Any])
+                let parameters = operation["parameters"] as? [[String: Any]] ?? []
+                let declared = parameters.filter { $0["in"] as? String == "query" }.compactMap { $0["name"] as? String }
+                let media = ((operation["responses"] as? [String: Any])?["200"] as? [String: Any])?["content"] as? [String: Any]
+                // The event stream never ends, and ignores other parameters (a browser reopens
+                // it by the URL it was given); EventStreamTests read its `after`.
+                guard !declared.isEmpty, media?["text/event-stream"] == nil else { continue }
+                var path = pattern
+                for (slot, value) in slots { path = path.replacingOccurrences(of: slot, with: value) }
+                #expect(!path.contains("{"), "\(pattern) has a path parameter this test gives no value")
+                func send(_ query: String) async throws -> HTTPClient.Reply {
+                    let posts = method == "post"
+                    return try await member.send(
+                        method.uppercased(), path + "?" + query, body: posts ? Data("Title\nQueried\n".utf8) : nil,
+                        headers: posts ? ["Content-Type": "text/csv"] : [:])
+                }
+                let undeclared = try await send("undeclared-name=1")
+                #expect(undeclared.status == 422 && undeclared.problem?.field == "undeclared-name", "\(method) \(pattern): \(undeclared.text)")
+                let refusal = try #require(undeclared.problem?.reason, "\(method) \(pattern)")
+                for name in declared {
+                    let reply = try await send("\(name)=1")
+                    #expect(reply.problem?.reason != refusal, "\(method) \(pattern) refuses \(name), which the document declares: \(reply.text)")
+                }
+                checked["\(method.uppercased()) \(pattern)"] = declared
+            }
+        }
+        #expect(
+            Set(checked.keys) == [
+                "GET /v1/teams/{team}/tasks", "GET /v1/tasks/{key}/history", "POST /v1/teams/{team}/imports", "GET /v1/teams/{team}/export",
+            ])
+        // The import's parameters are the options the importer reads, no more and no fewer, as
+        // its list of them says.
+        var read: [String] = []
+        _ = try ImportOptions { name in
+            read.append(name)
+            return []
+        }
+        #expect(checked["POST /v1/teams/{team}/imports"] == read && read == ImportOptions.names)
+        await f.stop()
+    }
 }
 
 @Suite("What the document says of libmicrohttpd's own answers")

@@ -19,7 +19,7 @@ extension APIHandlers {
     static let exportPatience: Duration = .seconds(30)
     func exportTasks(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        try context.request.refuseParameters(except: ["defuse-formulas"], of: "export")
+        try context.refuseUndeclaredParameters()
         let defuses = try context.request.flag("defuse-formulas")
         // Refusals (404 to outsiders) are problems, answered before the stream begins.
         _ = try await service.team(team, as: actor)

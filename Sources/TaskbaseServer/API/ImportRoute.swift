@@ -19,7 +19,7 @@ extension APIHandlers {
         let (team, actor) = (try teamKey(context), try context.actor)
         // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked at.
         try await service.requireAccess(.writeTasks, in: team, as: actor)
-        let options = try importOptions(context.request)
+        let options = try importOptions(context)
         guard context.request.sendsBody(as: ["text/csv", "application/csv", "text/plain", "application/octet-stream"]) else {
             throw ProblemDocument(
                 .unsupportedMediaType,
@@ -76,13 +76,11 @@ extension APIHandlers {
         return spool.finish().source()
     }
 
-    /// The query's importer options; an unknown parameter is refused too, so a misspelt option
-    /// is never silently ignored.
-    func importOptions(_ request: HTTPRequest) throws -> ImportOptions {
-        if let unknown = request.query.first(where: { !ImportOptions.names.contains($0.name) }) {
-            throw TaskError.validation(
-                field: unknown.name, reason: "not an import option; the options are \(ImportOptions.names.joined(separator: ", "))")
-        }
+    /// The query's importer options; a parameter the route does not declare
+    /// (`RouteQuery.imports`) is refused too, so a misspelt option is never silently ignored.
+    func importOptions(_ context: RouteContext) throws -> ImportOptions {
+        try context.refuseUndeclaredParameters()
+        let request = context.request
         var options: ImportOptions
         do {
             options = try ImportOptions { request.queryValues($0) }

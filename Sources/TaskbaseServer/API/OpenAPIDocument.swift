@@ -8,7 +8,6 @@ enum OpenAPIDocument {
     /// One operation's description.
     struct Operation {
         var summary: String
-        var query: [(name: String, schema: [String: Any], description: String)] = []
         var headers: [String] = []
         var body: (media: String, schema: String)? = nil
         var success: Int = 200
@@ -136,69 +135,24 @@ enum OpenAPIDocument {
                 successSchema: "MemberRemoval", errors: [403, 404, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
-                query: [
-                    ("status", matching(string, InputPatterns.names(TaskStatus.self)), "\(names(TaskStatus.self)); repeat or separate with commas"),
-                    ("assignee", string, "an assignee's email or #id"), ("unassigned", boolean, "only tasks without an assignee"),
-                    ("category", string, "only this category (ignoring case, Unicode's mappings, and how accents are encoded)"),
-                    ("uncategorized", boolean, "only tasks without a category"),
-                    ("due_before", matching(string, InputPatterns.date), "due before this day, YYYY-MM-DD"),
-                    ("due_after", matching(string, InputPatterns.date), "due after this day, YYYY-MM-DD"),
-                    ("overdue", boolean, "only tasks past due and not done"),
-                    (
-                        "text", string,
-                        "title or notes contain this (ignoring case, Unicode's mappings, surrounding spaces and how accents are encoded)"
-                    ),
-                    ("sort", matching(string, InputPatterns.whole(InputPatterns.name(TaskSort.self))), "the order: \(names(TaskSort.self))"),
-                    ("desc", boolean, "reverse the order"),
-                    ("limit", pageSize(TaskQuery.limitRange), "tasks per page (default 50)"),
-                    ("after", string, "the previous page's next_cursor"),
-                ], successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
+                successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
             "POST /v1/teams/{team}/tasks": Operation(
                 summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
                 successSchema: "Task", errors: [400, 403, 404, 409, 422]),
             "POST /v1/teams/{team}/imports": Operation(
                 summary:
                     "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row.",
-                query: [
-                    (
-                        "on-conflict",
-                        matching(
-                            string,
-                            InputPatterns.whole(ImportConflictPolicy.allCases.map { InputPatterns.caseless($0.rawValue) }.joined(separator: "|"))),
-                        "a row whose external id the team has: update (default), skip, or fail the import (409)"
-                    ),
-                    ("dry-run", boolean, "check everything, write nothing"),
-                    (
-                        "max-errors", ["type": "integer", "minimum": 0, "maximum": Int.max],
-                        "leave out up to N bad rows (default 0: one bad row refuses the import)"
-                    ),
-                    ("map", string, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
-                    (
-                        "delimiter", matching(string, InputPatterns.delimiter),
-                        "the separator, in any case: auto (the default: counted on the header line), , or comma, ; or semicolon, a tab, \\t or tab, | or pipe"
-                    ),
-                    (
-                        "encoding", matching(string, InputPatterns.encoding),
-                        "the body's encoding (default utf-8), its letters and digits in any case, punctuation ignored: utf-8, utf-16, utf-16le, utf-16be, windows-1252 (cp1252, win1252), latin1 (iso-8859-1, l1)"
-                    ),
-                    ("max-field-size", ["type": "integer", "minimum": 1, "maximum": Int.max], "the longest field, in bytes (default 1 MiB)"),
-                ], headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
+                headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
                 errors: [400, 403, 404, 409, 422],
                 errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:
                     "The team's changes as Server-Sent Events: `id: <team id>:<sequence>`, `event: change` with a Change as data, or `event: resync` with `{\"through\": N}`; `: keep-alive` comments. Resume with Last-Event-ID (an id of another team once under this key is 404).",
-                query: [
-                    (
-                        "after", ["type": "string", "pattern": "^([0-9]+:)?[0-9]+$"],
-                        "resume after this event id (team id:sequence, as sent) or sequence, as Last-Event-ID does"
-                    )
-                ], headers: ["Last-Event-ID"],
+                headers: ["Last-Event-ID"],
                 successMedia: "text/event-stream", errors: [404, 422]),
             "GET /v1/teams/{team}/export": Operation(
                 summary:
                     "Every task of the team as the CSV the imports route reads (columns External ID, Title, Notes, Status, Priority, Due Date, Assignee, Category; a task without an external id exports its key as one), streamed, as the team was when it began. A body cut off without its end is incomplete; past the server's --max-exports at once, 503 with Retry-After.",
-                query: [("defuse-formulas", boolean, "start cells beginning with = + - or @ with ' so a spreadsheet shows them as text")],
                 successSchema: "CSV", successMedia: "text/csv", errors: [404, 422],
                 successHeaders: [
                     ("Content-Disposition", "`attachment; filename=\"TEAM-tasks.csv\"`"),
@@ -217,10 +171,6 @@ enum OpenAPIDocument {
             "GET /v1/tasks/{key}/history": Operation(
                 summary:
                     "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",
-                query: [
-                    ("limit", pageSize(HistoryQuery.limitRange), "entries per page (default 100)"),
-                    ("after", string, "the cursor in the previous page's Link header"),
-                ],
                 successSchema: "[HistoryEntry]", errors: [404, 422], successHeaders: [nextLink]),
         ]
     }
@@ -278,7 +228,10 @@ enum OpenAPIDocument {
             }
             return parameter
         }
-        parameters += operation.query.map { ["name": $0.name, "in": "query", "required": false, "schema": $0.schema, "description": $0.description] }
+        // The query parameters the route declares, which its handler takes (`RouteQuery`).
+        parameters += route.query.parameters.map {
+            ["name": $0.name, "in": "query", "required": false, "schema": $0.schema(), "description": $0.description]
+        }
         // X-Request-Id is not declared as a parameter: any value is taken (an unusable one is
         // replaced, not refused), which a schema cannot say for a header.
         parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }

@@ -16,6 +16,8 @@ public final class Route: Sendable {
     public let maxBodyBytes: Int?
     /// Whether its body goes to a temporary file as it arrives (`HTTPRequest.spooledBody`).
     public let spoolsBody: Bool
+    /// The query parameters it reads: what its handler takes and the OpenAPI document lists.
+    let query: RouteQuery
     let handler: @Sendable (RouteContext) async throws -> HTTPResponse
     let segments: [Substring]
     /// `GET /v1/tasks/{key}`: the route as the access log and the OpenAPI operations name it.
@@ -26,10 +28,11 @@ public final class Route: Sendable {
 
     /// A route answering `method pattern` with `handler`.
     init(
-        _ method: String, _ pattern: String, authenticated: Bool = true, maxBodyBytes: Int? = nil, spoolsBody: Bool = false,
-        _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse
+        _ method: String, _ pattern: String, authenticated: Bool = true, query: RouteQuery = .none, maxBodyBytes: Int? = nil,
+        spoolsBody: Bool = false, _ handler: @escaping @Sendable (RouteContext) async throws -> HTTPResponse
     ) {
         self.spoolsBody = spoolsBody
+        self.query = query
         self.method = method
         self.pattern = pattern
         self.authenticated = authenticated
@@ -63,8 +66,10 @@ public struct RouteContext: Sendable {
     public let parameters: [String: String]
     /// The token's user; nil on routes that need none.
     public let caller: Caller?
+    /// The route answering.
+    let route: Route
     /// The pattern of the route answering, e.g. `/v1/teams/{team}/tasks`.
-    let pattern: String
+    var pattern: String { route.pattern }
 
     /// The acting user, for the service.
     var actor: UserRef {
@@ -83,6 +88,12 @@ public struct RouteContext: Sendable {
     /// Path parameter `name`.
     func parameter(_ name: String) -> String {
         parameters[name] ?? ""
+    }
+
+    /// Refuses a query parameter the route does not declare (`Route.query`), unless the route
+    /// ignores others: a validation error naming it.
+    func refuseUndeclaredParameters() throws {
+        try route.query.refuseUndeclared(in: request)
     }
 
     /// The body decoded as `type`; anything wrong is a validation error (a body that is not
@@ -257,7 +268,7 @@ public struct Router: Sendable {
                     allowance = Self.allowanceHeaders(limiter.limit, remaining: remaining)
                 }
             }
-            let context = RouteContext(request: request, parameters: parameters, caller: caller, pattern: route.pattern)
+            let context = RouteContext(request: request, parameters: parameters, caller: caller, route: route)
             var response: HTTPResponse
             do {
                 response = try await route.handler(context)

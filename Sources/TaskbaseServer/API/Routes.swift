@@ -108,7 +108,8 @@ struct APIHandlers: Sendable {
     /// client sends it; never RFC 6902's JSON Patch, which means something else.
     static let patchTypes = ["application/merge-patch+json", "application/json"]
 
-    /// The route table, which the OpenAPI document mirrors.
+    /// The route table, which the OpenAPI document mirrors; each route's query parameters are
+    /// declared with it (`RouteQuery`).
     var routes: [Route] {
         // The same bytes for every probe: encoded once, not per request.
         let health = Result { try HTTPResponse.json(["status": "ok", "version": options.version]) }
@@ -160,17 +161,17 @@ struct APIHandlers: Sendable {
                 return try .json(
                     MemberRemovalDocument(try await service.removeMember(UserRef(context.parameter("user")), from: team, as: try context.actor)))
             },
-            Route("GET", "/v1/teams/{team}/tasks") { context in try await listTasks(context) },
+            Route("GET", "/v1/teams/{team}/tasks", query: .taskList) { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
-            Route("POST", "/v1/teams/{team}/imports", maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
+            Route("POST", "/v1/teams/{team}/imports", query: .imports, maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
                 // Its options as the import reads them; options it refuses (the request is refused,
                 // and its key freed) as sent.
-                try await idempotent(context, query: (try? importOptions(context.request))?.arguments ?? context.request.query) {
+                try await idempotent(context, query: (try? importOptions(context))?.arguments ?? context.request.query) {
                     try await importTasks(context)
                 }
             },
-            Route("GET", "/v1/teams/{team}/events") { context in try await events(context) },
-            Route("GET", "/v1/teams/{team}/export") { context in try await exportTasks(context) },
+            Route("GET", "/v1/teams/{team}/events", query: .events) { context in try await events(context) },
+            Route("GET", "/v1/teams/{team}/export", query: .export) { context in try await exportTasks(context) },
             Route("GET", "/v1/tasks/{key}") { context in try await showTask(context) },
             Route("PATCH", "/v1/tasks/{key}") { context in try await updateTask(context) },
             Route("DELETE", "/v1/tasks/{key}") { context in
@@ -187,7 +188,7 @@ struct APIHandlers: Sendable {
                 }
                 return .empty(204)
             },
-            Route("GET", "/v1/tasks/{key}/history") { context in try await history(context) },
+            Route("GET", "/v1/tasks/{key}/history", query: .history) { context in try await history(context) },
         ]
     }
 
@@ -315,7 +316,7 @@ struct APIHandlers: Sendable {
     /// of entries, with a `Link: <…>; rel="next"` header while there is more. A long page is
     /// read and written on the global executor, as a long task page is.
     func history(_ context: RouteContext) async throws -> HTTPResponse {
-        let query = try Self.historyQuery(context.request)
+        let query = try Self.historyQuery(context)
         return try await Self.page(of: query.limit) { try await historyPage(context, query) }
     }
 
@@ -329,8 +330,9 @@ struct APIHandlers: Sendable {
     }
 
     /// The history route's `limit` and `after`; any other parameter is refused.
-    static func historyQuery(_ request: HTTPRequest) throws -> HistoryQuery {
-        try request.refuseParameters(except: ["limit", "after"], of: "history")
+    static func historyQuery(_ context: RouteContext) throws -> HistoryQuery {
+        try context.refuseUndeclaredParameters()
+        let request = context.request
         return HistoryQuery(limit: try request.limit(default: 100), after: try request.queryValue("after").map(HistoryCursor.init(encoded:)))
     }
 
@@ -347,7 +349,7 @@ struct APIHandlers: Sendable {
     }
 
     func listTasks(_ context: RouteContext) async throws -> HTTPResponse {
-        let query = try TaskListParameters.query(from: context.request)
+        let query = try TaskListParameters.query(from: context)
         return try await Self.page(of: query.limit) { try await listPage(context, query) }
     }
 

@@ -7,17 +7,12 @@ import TaskCore
 /// `sort` (number, created, updated, due, priority), `desc`, `limit` (1-1000, default 50) and
 /// `after` (the previous page's `next_cursor`).
 enum TaskListParameters {
-    /// Every parameter name the route reads; others are refused so a typo does not list everything.
-    static let names: Set<String> = [
-        "status", "assignee", "unassigned", "category", "uncategorized", "due_before", "due_after", "overdue", "text", "sort", "desc", "limit",
-        "after",
-    ]
-
-    /// The query `request` asks for; a bad or contradictory parameter is a validation error naming it.
-    static func query(from request: HTTPRequest) throws -> TaskQuery {
-        if let unknown = request.query.first(where: { !names.contains($0.name) }) {
-            throw TaskError.validation(field: unknown.name, reason: "the task list takes no such parameter")
-        }
+    /// The query `context`'s request asks for; a bad or contradictory parameter is a validation
+    /// error naming it, as is one the route does not declare (`RouteQuery.taskList`), so a typo
+    /// does not list everything.
+    static func query(from context: RouteContext) throws -> TaskQuery {
+        try context.refuseUndeclaredParameters()
+        let request = context.request
         let statuses = try request.queryValues("status").flatMap { $0.split(separator: ",") }.map { try TaskStatus(parsing: String($0)) }
         var query = TaskQuery(
             statuses: Set(statuses),
@@ -58,15 +53,6 @@ enum TaskListParameters {
 }
 
 extension HTTPRequest {
-    /// Refuses a query parameter other than `names` (a validation error naming it and saying
-    /// which `route` takes), so a misspelt one is never silently ignored.
-    func refuseParameters(except names: [String], of route: String) throws {
-        if let unknown = query.first(where: { !names.contains($0.name) }) {
-            throw TaskError.validation(
-                field: unknown.name, reason: "the \(route) takes no such parameter; it takes \(names.joined(separator: " and "))")
-        }
-    }
-
     /// The `Link: <…>; rel="next"` header of a page whose next one starts at `cursor` (none
     /// on the last page): this request's path and parameters with `after` set to it.
     func nextPageLink(cursor: String?) -> [(name: String, value: String)] {
