@@ -257,6 +257,16 @@ struct ImportRouteTests {
         #expect(try await post(f, as: "outsider", Self.file).status == 404)
         #expect(try await post(f, as: "outsider", "no title here\n").status == 404)
         #expect(try await post(f, as: "viewer", "no title here\n").problem?.code == "permission_denied")
+        // Nor are its options looked at first: an unknown or bad one is still 404 and 403, with
+        // an Idempotency-Key too (whose fingerprint reads them before the access check).
+        for query in ["?undeclared=1", "?delimiter=nope", "?map=nothing"] {
+            for headers in [[:], ["Idempotency-Key": "roles\(query)"]] {
+                let outsider = try await post(f, as: "outsider", Self.file, query: query, headers: headers)
+                #expect(outsider.status == 404, "\(query) \(headers): \(outsider.text)")
+                let viewer = try await post(f, as: "viewer", Self.file, query: query, headers: headers)
+                #expect(viewer.status == 403, "\(query) \(headers): \(viewer.text)")
+            }
+        }
         #expect(try await f.client().send("POST", "/v1/teams/\(f.team)/imports", body: Data(Self.file.utf8)).status == 401)
         #expect(try await taskCount(f) == 0)
         await f.stop()

@@ -12,14 +12,23 @@ import TaskbaseWire
 extension APIHandlers {
     func importTasks(_ context: RouteContext) async throws -> HTTPResponse {
         // Advice names the query parameters this route takes, not taskimport's flags.
-        try await OptionSpelling.$current.withValue(.query) { try await importTasksAnswered(context) }
+        try await OptionSpelling.$current.withValue(.query) {
+            // Read once. `Idempotency-Key` counts them as the import reads them, or as sent when
+            // it refuses them (the request is refused, and its key freed); the refusal itself
+            // comes after the access check.
+            let options = Result { try importOptions(context) }
+            return try await idempotent(context, query: (try? options.get())?.arguments ?? context.request.query) {
+                try await importTasksAnswered(context, options: options)
+            }
+        }
     }
 
-    private func importTasksAnswered(_ context: RouteContext) async throws -> HTTPResponse {
+    private func importTasksAnswered(_ context: RouteContext, options: Result<ImportOptions, any Error>) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked at.
+        // Outsiders learn nothing (404) and viewers are refused (403) before the body is looked
+        // at, or its options.
         try await service.requireAccess(.writeTasks, in: team, as: actor)
-        let options = try importOptions(context)
+        let options = try options.get()
         guard context.request.sendsBody(as: ["text/csv", "application/csv", "text/plain", "application/octet-stream"]) else {
             throw ProblemDocument(
                 .unsupportedMediaType,

@@ -163,12 +163,9 @@ struct APIHandlers: Sendable {
             },
             Route("GET", "/v1/teams/{team}/tasks", query: .taskList) { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
+            // Idempotent, counting its options as it reads them (`importTasks`).
             Route("POST", "/v1/teams/{team}/imports", query: .imports, maxBodyBytes: options.maxImportBytes, spoolsBody: true) { context in
-                // Its options as the import reads them; options it refuses (the request is refused,
-                // and its key freed) as sent.
-                try await idempotent(context, query: (try? importOptions(context))?.arguments ?? context.request.query) {
-                    try await importTasks(context)
-                }
+                try await importTasks(context)
             },
             Route("GET", "/v1/teams/{team}/events", query: .events) { context in try await events(context) },
             Route("GET", "/v1/teams/{team}/export", query: .export) { context in try await exportTasks(context) },
