@@ -9,50 +9,53 @@ extension PostgresTaskStore: IdempotencyRepository {
         _ key: String, of user: UserID, fingerprint: [UInt8], at time: Date, lifetime: TimeInterval, lapsesAfter: TimeInterval,
         abandonedAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
-        try await transaction(as: .id(user)) { tx in
-            // The user's keys past their lifetime go first: nothing else ever would, and every
-            // POST of the Swift client sends a new one.
-            try await tx.execute(
-                "DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND claimed_at < \(time.addingTimeInterval(-lifetime))")
-            // Whether a claim's request is gone: its lease lapsed (0036). A claim with no
-            // renewal of its own (renewed_at null, or older than claimed_at: a taskserve older
-            // than 0036 took the row over and left the last run's stamp) has no lease, and is
-            // given the long bound instead.
-            let lapsed: PGQuery = """
-                CASE WHEN k.renewed_at >= k.claimed_at THEN k.renewed_at < \(time.addingTimeInterval(-lapsesAfter))
-                     ELSE k.claimed_at < \(time.addingTimeInterval(-abandonedAfter)) END
-                """
-            // A standing claim is left alone (the insert waits for one being made elsewhere,
-            // then finds it); an expired one is taken over, and an abandoned one unless its
-            // request took effect (0030).
-            let claimed = try await tx.query(
-                """
-                INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at, renewed_at)
-                VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time), \(time))
-                ON CONFLICT (user_id, key) DO UPDATE
-                   SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at, renewed_at = excluded.renewed_at,
-                       answered_at = NULL, status = NULL, headers = NULL, body = NULL, took_effect_at = NULL, failed_at = NULL
-                 WHERE k.claimed_at < \(time.addingTimeInterval(-lifetime))
-                    OR (k.answered_at IS NULL AND k.took_effect_at IS NULL AND \(lapsed))
-                RETURNING 1
-                """)
-            if !claimed.isEmpty { return .claimed(at: time) }
-            // A statement of its own: its snapshot sees a claim that committed while the insert waited.
-            let rows = try await tx.query(
-                """
-                SELECT fingerprint, status, headers, body, failed_at IS NOT NULL OR (took_effect_at IS NOT NULL AND \(lapsed)) AS ended
-                  FROM idempotency_keys k WHERE user_id = \(user.rawValue) AND key = \(key)
-                """)
-            guard let row = rows.first else { return .claimed(at: time) }
-            let seen = [UInt8](try row.decode(Data.self, "fingerprint"))
-            guard let status = try row.decode(Int32?.self, "status") else {
-                return try row.decode(Bool.self, "ended") ? .tookEffect(fingerprint: seen) : .running(fingerprint: seen)
-            }
-            let answer = KeptAnswer(
-                status: Int(status), headers: try row.decode([String]?.self, "headers") ?? [],
-                body: try row.decode(Data?.self, "body").map { [UInt8]($0) })
-            return .answered(fingerprint: seen, answer)
+        // The user's keys past their lifetime go first: nothing else ever would, and every
+        // POST of the Swift client sends a new one.
+        let expired: PGQuery = "DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND claimed_at < \(time.addingTimeInterval(-lifetime))"
+        // Whether a claim's request is gone: its lease lapsed (0036). A claim with no
+        // renewal of its own (renewed_at null, or older than claimed_at: a taskserve older
+        // than 0036 took the row over and left the last run's stamp) has no lease, and is
+        // given the long bound instead.
+        let lapsed: PGQuery = """
+            CASE WHEN k.renewed_at >= k.claimed_at THEN k.renewed_at < \(time.addingTimeInterval(-lapsesAfter))
+                 ELSE k.claimed_at < \(time.addingTimeInterval(-abandonedAfter)) END
+            """
+        // A standing claim is left alone (the insert waits for one being made elsewhere,
+        // then finds it); an expired one is taken over, and an abandoned one unless its
+        // request took effect (0030).
+        let claim: PGQuery = """
+            INSERT INTO idempotency_keys AS k (user_id, key, fingerprint, claimed_at, renewed_at)
+            VALUES (\(user.rawValue), \(key), \(Data(fingerprint)), \(time), \(time))
+            ON CONFLICT (user_id, key) DO UPDATE
+               SET fingerprint = excluded.fingerprint, claimed_at = excluded.claimed_at, renewed_at = excluded.renewed_at,
+                   answered_at = NULL, status = NULL, headers = NULL, body = NULL, took_effect_at = NULL, failed_at = NULL
+             WHERE k.claimed_at < \(time.addingTimeInterval(-lifetime))
+                OR (k.answered_at IS NULL AND k.took_effect_at IS NULL AND \(lapsed))
+            RETURNING 1
+            """
+        // What stands when the insert claimed nothing. A statement of its own after the insert,
+        // so under READ COMMITTED its snapshot, taken once the insert is done, sees a claim that
+        // committed while the insert waited (one statement's snapshot would not). Sent whether
+        // or not the insert claims, since its answer is not known before the round trip ends.
+        let standing: PGQuery = """
+            SELECT fingerprint, status, headers, body, failed_at IS NOT NULL OR (took_effect_at IS NOT NULL AND \(lapsed)) AS ended
+              FROM idempotency_keys k WHERE user_id = \(user.rawValue) AND key = \(key)
+            """
+        // The three in one round trip, committed by the server on its own (`statements`): in a
+        // transaction of several, a process paused between the insert and its COMMIT (SIGSTOP,
+        // a stalled VM) would keep the key's row locked, and a retry elsewhere would wait on it
+        // instead of being answered.
+        let rows = try await statements(as: .id(user), [expired, claim, standing])
+        if !rows[1].isEmpty { return .claimed(at: time) }
+        guard let row = rows[2].first else { return .claimed(at: time) }
+        let seen = [UInt8](try row.decode(Data.self, "fingerprint"))
+        guard let status = try row.decode(Int32?.self, "status") else {
+            return try row.decode(Bool.self, "ended") ? .tookEffect(fingerprint: seen) : .running(fingerprint: seen)
         }
+        let answer = KeptAnswer(
+            status: Int(status), headers: try row.decode([String]?.self, "headers") ?? [],
+            body: try row.decode(Data?.self, "body").map { [UInt8]($0) })
+        return .answered(fingerprint: seen, answer)
     }
 
     public func renewIdempotencyKey(_ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, at time: Date) async throws -> Bool {
@@ -75,29 +78,29 @@ extension PostgresTaskStore: IdempotencyRepository {
     public func settleIdempotencyKey(
         _ key: String, of user: UserID, fingerprint: [UInt8], claimedAt: Date, answer: KeptAnswer?, at time: Date
     ) async throws {
-        try await transaction(as: .id(user)) { tx in
-            // Only the claim this run made: a run whose claim was taken over (0037) neither
-            // answers nor frees the retry's, though the request is the same.
-            let mine: PGQuery = """
-                user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt) \
-                AND answered_at IS NULL
+        // Only the claim this run made: a run whose claim was taken over (0037) neither
+        // answers nor frees the retry's, though the request is the same.
+        let mine: PGQuery = """
+            user_id = \(user.rawValue) AND key = \(key) AND fingerprint = \(Data(fingerprint)) AND claimed_at = \(claimedAt) \
+            AND answered_at IS NULL
+            """
+        let settle: PGQuery
+        if let answer {
+            settle = """
+                UPDATE idempotency_keys
+                   SET answered_at = \(time), status = \(Int32(answer.status)), headers = \(answer.headers), body = \(answer.body.map { Data($0) })
+                 WHERE \(mine)
                 """
-            if let answer {
-                try await tx.execute(
-                    """
-                    UPDATE idempotency_keys
-                       SET answered_at = \(time), status = \(Int32(answer.status)), headers = \(answer.headers), body = \(answer.body.map { Data($0) })
-                     WHERE \(mine)
-                    """)
-            } else {
-                // A failure frees the key, unless the request took effect: then it stands,
-                // answered with nothing, so that no retry runs it again.
-                try await tx.execute(
-                    """
-                    WITH freed AS (DELETE FROM idempotency_keys WHERE \(mine) AND took_effect_at IS NULL RETURNING 1)
-                    UPDATE idempotency_keys SET failed_at = \(time) WHERE \(mine) AND took_effect_at IS NOT NULL
-                    """)
-            }
+        } else {
+            // A failure frees the key, unless the request took effect: then it stands,
+            // answered with nothing, so that no retry runs it again.
+            settle = """
+                WITH freed AS (DELETE FROM idempotency_keys WHERE \(mine) AND took_effect_at IS NULL RETURNING 1)
+                UPDATE idempotency_keys SET failed_at = \(time) WHERE \(mine) AND took_effect_at IS NOT NULL
+                """
         }
+        // One statement in one round trip, which the server commits on its own, as a renewal:
+        // a process paused mid-settle holds no lock on the key.
+        _ = try await statement(as: .id(user), settle)
     }
 }

@@ -85,12 +85,21 @@ public struct PostgresTaskStore: Sendable {
     /// statement go out together in a pipeline, which PostgreSQL runs as one implicit
     /// transaction (the settings end with it).
     func statement(as actor: UserRef?, _ query: PGQuery) async throws -> PGRows {
+        try await statements(as: actor, [query])[0]
+    }
+
+    /// Runs `queries` acting as `actor`, in one round trip: the session setup and the queries go
+    /// out together in a pipeline ending in one sync, which PostgreSQL runs as one implicit
+    /// transaction and commits at that sync without waiting on the client. So no lock the
+    /// queries take outlives the round trip, even when this process stops mid-call. Each query
+    /// is a statement of its own, with its own snapshot under READ COMMITTED. The rows of each.
+    func statements(as actor: UserRef?, _ queries: [PGQuery]) async throws -> [PGRows] {
         let setup = Self.sessionSetup(actor: actor, role: runtimeRole, limits: limits)
-        statementObserver?([setup, query])
+        statementObserver?([setup] + queries)
         do {
-            let results = try await source.pipeline([setup, query])
+            let results = try await source.pipeline([setup] + queries)
             if let failure = results.firstFailure { throw failure.error }
-            return try results[1].get()
+            return try results.dropFirst().map { try $0.get() }
         } catch let error as PGError {
             throw Self.translate(error)
         }

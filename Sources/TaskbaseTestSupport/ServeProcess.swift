@@ -58,6 +58,33 @@ public final class ServeProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Pauses it (SIGSTOP: a paused VM, a long stall) and returns once every thread of it has
+    /// stopped. `kill` returns once the signal is queued: one thread of the process takes it
+    /// and stops the others, and until that thread has a CPU (tens of milliseconds on a loaded
+    /// machine) the rest run on, answering what arrives meanwhile.
+    public func pause() async throws {
+        kill(process.processIdentifier, SIGSTOP)
+        try await waitUntil("taskserve to stop on SIGSTOP", limit: .seconds(30), every: .milliseconds(5)) { isStopped }
+    }
+
+    /// Lets it go on after `pause()`.
+    public func resume() {
+        kill(process.processIdentifier, SIGCONT)
+    }
+
+    /// Every thread of it stopped: state T in /proc/PID/task/TID/stat (the state follows the
+    /// command name in parentheses, which may hold any character).
+    var isStopped: Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let commandEnd = stat.lastIndex(of: ")")
+            else { return true }  // Gone meanwhile: a thread that ended stops nothing.
+            return stat[stat.index(after: commandEnd)...].drop { $0 == " " }.first == "T"
+        }
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logURL)

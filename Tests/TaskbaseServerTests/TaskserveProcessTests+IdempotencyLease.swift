@@ -55,6 +55,27 @@ extension TaskserveProcessTests {
             try await Self.waitForSessions(count, heldBy: blocker)
         }
 
+        /// A session of the test's own holding `key`'s row, as a slow writer would, until
+        /// `stop(_:onceItWaitsOn:)` frees it.
+        func holdTheKey(_ key: String) async throws -> PGConnection {
+            let holder = try await PGConnection.connect(try await TestDatabases.shared.value)
+            try await holder.execute("BEGIN")
+            try await holder.execute("SELECT FROM idempotency_keys WHERE key = \(key) FOR UPDATE")
+            return holder
+        }
+
+        /// Stops `serve` (SIGSTOP: a paused VM, a long stall) once a statement of its waits on the
+        /// row `holder` holds, then frees the row: that statement goes on in the database without
+        /// its process, which is stopped mid-statement. Freed only once the process has stopped:
+        /// freed as soon as SIGSTOP is sent, a loaded machine's process can read the statement's
+        /// answer and go on before it stops.
+        func stop(_ serve: ServeProcess, onceItWaitsOn holder: PGConnection) async throws {
+            try await Self.waitForSessions(1, heldBy: holder)
+            try await serve.pause()
+            try await holder.execute("COMMIT")
+            await holder.close()
+        }
+
         /// Waits until `count` sessions wait on a lock `holder` holds, or queue behind one that does.
         static func waitForSessions(_ count: Int, heldBy holder: PGConnection) async throws {
             let pid = Int64(holder.backendPID)
@@ -152,13 +173,7 @@ extension TaskserveProcessTests {
         try await servers.holdTheCounter()
         let paused = Task { try await servers.create(first, key: key, title: title) }
         try await servers.waitForHeldRequests()
-        let keyHolder = try await PGConnection.connect(try await TestDatabases.shared.value)
-        try await keyHolder.execute("BEGIN")
-        try await keyHolder.execute("SELECT FROM idempotency_keys WHERE key = \(key) FOR UPDATE")
-        try await LeasedServers.waitForSessions(1, heldBy: keyHolder)
-        kill(first.process.processIdentifier, SIGSTOP)
-        try await keyHolder.execute("COMMIT")
-        await keyHolder.close()
+        try await servers.stop(first, onceItWaitsOn: try await servers.holdTheKey(key))
         // Past the lease, a retry on the other server takes the claim over and waits on the
         // counter behind the paused request's statement.
         try await Task.sleep(for: .seconds(Double(Self.leaseSeconds) + 1.5))
@@ -169,13 +184,57 @@ extension TaskserveProcessTests {
         try await servers.release()
         let retried = try await retry.value
         #expect(retried.status == 201, "\(retried.status) \(retried.text)")
-        kill(first.process.processIdentifier, SIGCONT)
+        first.resume()
         let resumed = try await paused.value
         #expect(resumed.status == 409 && resumed.problem?.code == "idempotency_key_in_use", "\(resumed.status) \(resumed.text)")
         #expect(try await servers.tasks(titled: title) == 1, "made once, by the retry")
         // The client's next retry is answered with the retry's answer.
         let replayed = try await servers.create(first, key: key, title: title)
         #expect(replayed.status == 201 && replayed.header("Location") == retried.header("Location"), "\(replayed.status) \(replayed.text)")
+        await servers.blocker.close()
+        #expect(try await first.stop() == 0)
+        #expect(try await second.stop() == 0)
+    }
+
+    @Test(
+        "a server paused mid-claim, once it has taken a lapsed claim over, holds no lock on the key: a retry elsewhere is answered without waiting for it, and the request is made once"
+    )
+    func idempotencyClaimPausedMidClaimHoldsNoLock() async throws {
+        let servers = try await LeasedServers(self)
+        let (first, second) = (servers.first, servers.second)
+        let key = "mid-claim-\(UUID().uuidString)", title = "Paused mid-claim"
+        // The claim of a server that died a minute ago, its lease long lapsed: the next request
+        // under the key takes it over.
+        let died = Date().addingTimeInterval(-60)
+        try await servers.blocker.execute(
+            """
+            INSERT INTO idempotency_keys (user_id, key, fingerprint, claimed_at, renewed_at)
+            SELECT m.user_id, \(key), \(Data(count: 32)), \(died), \(died)
+              FROM memberships m JOIN teams t ON t.id = m.team_id WHERE t.key = \(servers.team)
+            """)
+        // The first server's claim stops at its worst moment: the test holds the key's row until
+        // the claim's takeover waits on it, stops the process (SIGSTOP: a paused VM, a long
+        // stall), then frees the row. The takeover goes on in the database without its process,
+        // and must leave the row unlocked.
+        let keyHolder = try await servers.holdTheKey(key)
+        let paused = Task { try await servers.create(first, key: key, title: title) }
+        try await servers.stop(first, onceItWaitsOn: keyHolder)
+        // Past the lease of the paused claim, a retry on the other server takes it over and is
+        // answered, instead of waiting on a row the paused process keeps locked.
+        try await Task.sleep(for: .seconds(Double(Self.leaseSeconds) + 1.5))
+        let retried: HTTPClient.Reply
+        do {
+            retried = try await servers.create(second, key: key, title: title)
+        } catch {
+            first.resume()
+            throw error
+        }
+        #expect(retried.status == 201, "\(retried.status) \(retried.text)")
+        // Resumed, the paused request writes nothing under the claim it lost.
+        first.resume()
+        let resumed = try await paused.value
+        #expect(resumed.status == 409 && resumed.problem?.code == "idempotency_key_in_use", "\(resumed.status) \(resumed.text)")
+        #expect(try await servers.tasks(titled: title) == 1, "made once, by the retry")
         await servers.blocker.close()
         #expect(try await first.stop() == 0)
         #expect(try await second.stop() == 0)
