@@ -31,6 +31,35 @@ struct ScriptHelpTests {
         }
     }
 
+    /// Every script with a header comment, scripts/faults included (it prints its header on
+    /// --help too). scripts/pg prints a usage of its own.
+    static let withHeaders = scripts + ["faults"]
+
+    /// What --help must print: the script's whole leading comment block, after the `#!` line, up
+    /// to the first line that is not a comment, each line without its `# `. Before, three
+    /// scripts printed fixed line ranges of themselves, and scripts/faults' range had already
+    /// lost its header's last line.
+    static func header(of script: String) throws -> String {
+        let text = try String(contentsOf: PackagePaths.script(script), encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+        return lines.prefix { $0.hasPrefix("#") }
+            .map { line in
+                let rest = line.dropFirst()
+                return String(rest.hasPrefix(" ") ? rest.dropFirst() : rest) + "\n"
+            }
+            .joined()
+    }
+
+    @Test("--help prints the script's whole header comment, however long it grows", arguments: withHeaders)
+    func helpIsTheWholeHeader(script: String) async throws {
+        let outcome = try await BuiltProgram.run(
+            PackagePaths.script(script), arguments: ["--help"], environment: BuiltProgram.environment(adding: Self.environment))
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let header = try Self.header(of: script)
+        #expect(header.split(separator: "\n").count >= 2, "scripts/\(script) has no header comment")
+        #expect(outcome.standardOutput == header, "\(outcome.standardOutput)")
+    }
+
     @Test("an argument a script does not take is refused with exit 2, naming it", arguments: withoutArguments)
     func unknownArgument(script: String) async throws {
         let outcome = try await BuiltProgram.run(
