@@ -123,13 +123,18 @@ struct ConnectionTests {
         try await TestDatabase.withConnection { (holder: PGConnection) async throws -> Void in
             try await TestDatabase.withConnection { (waiter: PGConnection) async throws -> Void in
                 try await holder.execute("SELECT pg_advisory_lock(7311)")
-                // 32 MB of parameter: the task, cancelled before it sends, sends its one cancel
-                // request while the session still reads the statement, and the session ignores it.
+                // 32 MB of parameter: the task, cancelled once libpq has its statement (a task
+                // cancelled earlier sends none), sends its one cancel request while the session
+                // still reads the statement, and the session ignores it.
                 let padding = String(repeating: "x", count: 32 << 20)
+                let statement: PGQuery = "SELECT pg_advisory_lock(7311), length(\(padding))"
                 let started = ContinuousClock.now
                 let work = Task {
-                    withUnsafeCurrentTask { $0?.cancel() }
-                    return try await waiter.execute("SELECT pg_advisory_lock(7311), length(\(padding))", timeout: .seconds(40))
+                    try await waiter.withExclusiveUse {
+                        try waiter.send(statement)
+                        withUnsafeCurrentTask { $0?.cancel() }
+                        return try await waiter.awaitSingleResult(timeout: .seconds(40), sql: statement.sql)
+                    }
                 }
                 let outcome = await work.result
                 let elapsed = ContinuousClock.now - started

@@ -212,4 +212,39 @@ struct PoolPipelineTests {
         #expect(held.pool.statistics.discarded == 1)
         await held.pool.shutdown()
     }
+
+    @Test("a caller cancelled once it holds the connection sends nothing of its own, and still runs the pipelines it took from the line")
+    func cancelledHolderServesTheLine() async throws {
+        let sequence = "pool_pipeline_seq_\(UUID().uuidString.prefix(8).lowercased())"
+        try await Self.execute(PGQuery(unsafeSQL: "CREATE SEQUENCE \(sequence)"))
+        let next = PGQuery(unsafeSQL: "SELECT nextval('\(sequence)')::int AS n")
+        let pool = PGPool(config: try TestDatabase.config(), options: PGPoolOptions(maxConnections: 1, acquireTimeout: .seconds(300)))
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        // Holds the pool's connection, then is cancelled just before it would send its pipeline
+        // and the one waiting behind it, in one round trip.
+        let holder = Task {
+            let lease = try await pool.acquire()
+            // In a task of its own: the stream would end on this task's cancellation.
+            await Task { for await _ in gate { break } }.value
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await pool.runPipeline([next], on: lease)
+        }
+        try await waitUntil("the holder to check the connection out", limit: .seconds(30), every: .milliseconds(2)) {
+            pool.statistics.inUse == 1
+        }
+        let waiter = Task { try await pool.pipeline([next])[0].get()[0].decode(Int.self, "n") }
+        try await waitUntil("the waiter to line up", limit: .seconds(30), every: .milliseconds(2)) { pool.statistics.waiting == 1 }
+        open.yield()
+        await #expect(throws: CancellationError.self) { try await holder.value }
+        // The waiter's statement ran, and first: the holder's never did.
+        #expect(try await waiter.value == 1)
+        #expect(pool.statistics.servedPipelines == 1)
+        #expect(pool.statistics.discarded == 0)
+        let handedOut = try await pool.withConnection { connection in
+            try await connection.query(PGQuery(unsafeSQL: "SELECT last_value::int AS n FROM \(sequence)"))[0].decode(Int.self, "n")
+        }
+        #expect(handedOut == 1)
+        await pool.shutdown()
+        try await Self.execute(PGQuery(unsafeSQL: "DROP SEQUENCE \(sequence)"))
+    }
 }

@@ -175,7 +175,8 @@ public final class PGConnection: @unchecked Sendable {
     /// Runs a statement and returns its rows.
     ///
     /// With a `timeout`, the statement is cancelled on the server when it runs longer and the
-    /// call throws a `.timeout` error; cancelling the calling task cancels it the same way.
+    /// call throws a `.timeout` error; cancelling the calling task cancels it the same way. A
+    /// task cancelled before the call sends nothing and throws `CancellationError`.
     public func query(_ query: PGQuery, timeout: Duration? = nil) async throws -> PGRows {
         try await withExclusiveUse {
             try await self.run(query, timeout: timeout)
@@ -212,25 +213,34 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Runs `body` with this connection marked busy; a second concurrent user gets an error.
-    nonisolated(nonsending) func withExclusiveUse<T>(_ body: () async throws -> T) async throws -> T {
-        try await beginExclusiveUse()
+    /// A task already cancelled gets `CancellationError` and `body` does not run (see
+    /// `beginExclusiveUse`).
+    nonisolated(nonsending) func withExclusiveUse<T>(evenIfCancelled: Bool = false, _ body: () async throws -> T) async throws -> T {
+        try await beginExclusiveUse(evenIfCancelled: evenIfCancelled)
         defer { endExclusiveUse() }
         return try await body()
     }
 
     /// Marks the connection busy (for streams that outlive one call) and finishes what an
     /// abandoned stream left behind. Pair with `endExclusiveUse()`.
-    func beginExclusiveUse() async throws {
+    ///
+    /// Every statement, pipeline, COPY and LISTEN starts here, so this is where a cancelled
+    /// task is turned away: it throws `CancellationError` and sends nothing, rather than send
+    /// its statement and cancel it with `PQcancel` (a fast one would run to its end first). What
+    /// an abandoned stream left behind then waits for the connection's next use (a pool runs it,
+    /// shielded, when the connection is handed back). Work that must go out although its task
+    /// was cancelled (a ROLLBACK) runs in `withCancellationShield`; `evenIfCancelled` is for
+    /// a pool running other callers' pipelines together with its own.
+    func beginExclusiveUse(evenIfCancelled: Bool = false) async throws {
         guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             throw PGError.client("the connection is already in use by another task")
         }
-        if !pendingCleanup.isEmpty {
-            do {
-                try await runPendingCleanup()
-            } catch {
-                endExclusiveUse()
-                throw error
-            }
+        do {
+            if !pendingCleanup.isEmpty, evenIfCancelled || !Task.isCancelled { try await runPendingCleanup() }
+            if !evenIfCancelled { try Task.checkCancellation() }
+        } catch {
+            endExclusiveUse()
+            throw error
         }
     }
 

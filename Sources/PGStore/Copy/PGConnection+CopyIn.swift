@@ -36,8 +36,10 @@ public final class PGCopyWriter {
         if buffer.count >= Self.messageSize { try await sendBuffer() }
     }
 
-    /// Sends what is gathered so far, in messages of at most 64 KiB.
+    /// Sends what is gathered so far, in messages of at most 64 KiB. A cancelled task sends no
+    /// more: it throws `CancellationError`, and `copyIn` ends the COPY as failed.
     nonisolated(nonsending) func sendBuffer() async throws {
+        try Task.checkCancellation()
         var offset = 0
         while offset < buffer.count {
             let end = min(offset + Self.messageSize, buffer.count)
@@ -55,7 +57,9 @@ extension PGConnection {
     /// Table and column names are quoted identifiers (`schema.table` is one name, not two). When
     /// `feed` throws, the COPY is ended with that error so nothing of it remains, and the error
     /// is rethrown; a server error (a bad row) is thrown with its context line, e.g.
-    /// `COPY items, line 50001, column n: "x"`. Either way the connection stays usable.
+    /// `COPY items, line 50001, column n: "x"`. Cancelling the task ends the COPY the same way
+    /// as a throwing `feed`: the writer sends no more and throws `CancellationError`, which is
+    /// rethrown. Either way the connection stays usable.
     @discardableResult
     nonisolated(nonsending) public func copyIn(
         table: String, columns: [String] = [], format: PGCopyFormat = .text,

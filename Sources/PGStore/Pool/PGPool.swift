@@ -125,7 +125,9 @@ public final class PGPool: Sendable {
     /// a caller of `withConnection` waiting ahead of a pipeline is served first. A pipeline
     /// run by another caller is not cancelled on the server when its own task is cancelled
     /// (the statement running then could be anyone's); cancelled while it still waits in
-    /// line, it is dropped and throws `CancellationError`.
+    /// line, it is dropped and throws `CancellationError`. A caller cancelled once it holds
+    /// the connection sends nothing of its own and throws `CancellationError`, after running
+    /// the pipelines it took from the line.
     public func pipeline(_ queries: [PGQuery]) async throws -> [PGPipelineResult] {
         guard !queries.isEmpty else { return [] }
         for query in queries { try query.checkSendable() }
@@ -135,21 +137,35 @@ public final class PGPool: Sendable {
         case .served(let results): return results
         case .openNew: preconditionFailure("acquire opens the connection itself")
         }
+        return try await runPipeline(queries, on: lease)
+    }
+
+    /// Runs `queries` on `lease`'s connection together with the pipelines waiting at the head
+    /// of the line, hands each waiter its results and the connection back to the pool. When
+    /// the calling task is cancelled, its own pipeline is left out (the waiters' still run)
+    /// and it throws `CancellationError`.
+    func runPipeline(_ queries: [PGQuery], on lease: Lease) async throws -> [PGPipelineResult] {
         let waiting = takeWaitingPipelines(limit: options.pipelinesPerRoundTrip - 1)
-        var pipelines = [queries]
-        pipelines += waiting.map(\.queries)
+        var ownCancelled = false
         let results: [[PGPipelineResult]]
         do {
-            results = try await lease.connection.withExclusiveUse {
-                try await lease.connection.runPipelines(pipelines, timeout: nil, followsCancellation: waiting.isEmpty)
+            // Decided here, with nothing between it and the send that could suspend.
+            results = try await lease.connection.withExclusiveUse(evenIfCancelled: true) {
+                ownCancelled = Task.isCancelled
+                var pipelines = ownCancelled ? [] : [queries]
+                pipelines += waiting.map(\.queries)
+                if pipelines.isEmpty { return [] }
+                return try await lease.connection.runPipelines(pipelines, timeout: nil, followsCancellation: waiting.isEmpty)
             }
         } catch {
             for waiter in waiting { waiter.continuation.resume(throwing: error) }
             await release(lease)
             throw error
         }
-        for (waiter, served) in zip(waiting, results.dropFirst()) { waiter.continuation.resume(returning: .served(served)) }
+        let others = ownCancelled ? results[...] : results.dropFirst()
+        for (waiter, served) in zip(waiting, others) { waiter.continuation.resume(returning: .served(served)) }
         await release(lease)
+        if ownCancelled { throw CancellationError() }
         return results[0]
     }
 
@@ -212,9 +228,12 @@ public final class PGPool: Sendable {
     }
 
     /// A connection, checked; or, for a waiting `pipeline` that another caller ran, its results.
+    /// A cancelled task takes no connection: it throws `CancellationError` (one granted as it
+    /// was cancelled goes back to the pool unchecked, rather than fail its health check).
     private func acquire(pipeline: [PGQuery]?) async throws -> Grant {
         let deadline = ContinuousClock.now + options.acquireTimeout
         while true {
+            try Task.checkCancellation()
             let grant: Grant
             let immediate = try state.withLock { state -> Grant? in
                 if state.isShutDown { throw PGError.client("the pool is shut down") }
@@ -227,6 +246,10 @@ public final class PGPool: Sendable {
             }
             switch grant {
             case .connection(let lease):
+                if Task.isCancelled {
+                    await release(lease, used: false)
+                    throw CancellationError()
+                }
                 if let ready = await checkedOut(lease) { return .connection(ready) }
             case .openNew:
                 return .connection(try await openConnection())
@@ -307,7 +330,9 @@ public final class PGPool: Sendable {
         }
     }
 
-    func release(_ lease: Lease) async {
+    /// Hands a connection back: to the first waiter, or to the idle list. `used` false keeps
+    /// its last use as it was (for one handed back untouched), so its idle checks still apply.
+    func release(_ lease: Lease, used: Bool = true) async {
         let connection = lease.connection
         var reusable = true
         if !connection.pendingCleanup.isEmpty || connection.transactionStatus != .idle {
@@ -320,7 +345,7 @@ public final class PGPool: Sendable {
             return
         }
         var returned = lease
-        returned.lastUsed = now
+        if used { returned.lastUsed = now }
         // Under one lock: closed if the pool is shut down, else handed to the first waiter or kept idle.
         let (isShutDown, waiter) = state.withLock { state -> (Bool, Waiter?) in
             if state.isShutDown { return (true, nil) }

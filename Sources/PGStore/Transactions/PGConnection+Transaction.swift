@@ -7,6 +7,9 @@ public enum PGIsolationLevel: String, Sendable {
 
 extension PGConnection {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// A task cancelled meanwhile sends no further statement, COMMIT included: its next one
+    /// throws `CancellationError` and the transaction is rolled back (the ROLLBACK is shielded
+    /// from the cancellation, so it does go out).
     ///
     /// `settings` are applied with `set_config(name, value, true)` — `SET LOCAL`, the values
     /// sent as parameters — so they end with the transaction (safe behind PgBouncer in
@@ -34,14 +37,13 @@ extension PGConnection {
         do {
             try await applySettings(settings)
             value = try await body(self)
-            // A task cancelled while its last statement ran (or after it) commits nothing: the
-            // cancel reached an idle session, or none was sent, and COMMIT would still go through.
-            try Task.checkCancellation()
         } catch {
             await rollbackQuietly("ROLLBACK")
             throw error
         }
         do {
+            // A task cancelled while its last statement ran (or after it) commits nothing: the
+            // COMMIT is not sent (`beginExclusiveUse`), and the ROLLBACK below is.
             try await execute("COMMIT")
         } catch {
             await rollbackQuietly("ROLLBACK")
