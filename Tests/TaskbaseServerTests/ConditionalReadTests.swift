@@ -53,6 +53,35 @@ struct ConditionalReadTests {
         await f.stop()
     }
 
+    /// RFC 9110 §15.4.5: a 304 carries the `ETag` and `Vary` the 200 would have; §8.6: its
+    /// `Content-Length`, when it has one, is the 200's. Before, a 304 said `Content-Length: 0`
+    /// and, for a list, no `Vary: Accept-Encoding`: a cache freshening its copy from it took both.
+    @Test("a 304 says what the 200 would have: its Vary, and its Content-Length, gzipped or plain, for a list and a task")
+    func notModifiedHeaders() async throws {
+        let f = try await CompressionTests.fixture()
+        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let token = try #require(f.tokens["member"])
+        for path in ["/v1/teams/\(f.team.rawValue)/tasks", "/v1/tasks/\(f.team.rawValue)-1"] {
+            for encoding in ["gzip", "identity"] {
+                let whole = try await CompressionTests.rawGet(port: port, path, token: token, acceptEncoding: encoding)
+                let tag = try #require(whole.header("ETag"), "\(path)")
+                #expect(whole.status == 200 && whole.header("Content-Length") == String(whole.body.count), "\(path) \(encoding)")
+                for method in ["GET", "HEAD"] {
+                    let unchanged = try await CompressionTests.rawGet(
+                        port: port, path, token: token, acceptEncoding: encoding, method: method, headers: ["If-None-Match": tag])
+                    #expect(unchanged.status == 304 && unchanged.body.isEmpty, "\(method) \(path) \(encoding): \(unchanged.status)")
+                    #expect(unchanged.header("ETag") == tag)
+                    #expect(unchanged.header("Vary") == whole.header("Vary"), "\(method) \(path) \(encoding)")
+                    #expect(
+                        unchanged.header("Content-Length") == whole.header("Content-Length"),
+                        "\(method) \(path) \(encoding): \(unchanged.header("Content-Length") ?? "none"), the 200's \(whole.body.count)")
+                    #expect(unchanged.header("Content-Type") == nil && unchanged.header("Content-Encoding") == nil)
+                }
+            }
+        }
+        await f.stop()
+    }
+
     @Test("a task keeps its strong ETag, its version; teams, members, the summary, /v1/me and the OpenAPI document are tagged")
     func otherReads() async throws {
         let f = try await CompressionTests.fixture()

@@ -212,13 +212,15 @@ public struct Router: Sendable {
     /// refusal into a problem document. Also says which route and token answered, for the log.
     /// From a browser page (an `Origin` header) under a CORS policy, a preflight of a path the
     /// API answers gets 204 and the grant, and every other answer the grant when the origin
-    /// is allowed. A JSON read without a version of its own gets a weak `ETag`, and `304` when
-    /// `If-None-Match` names it (`DigestETag`). A larger answer goes gzipped to a client that
-    /// takes it (`ResponseCompression`).
+    /// is allowed. A JSON read without a version of its own gets a weak `ETag` (`DigestETag`).
+    /// A larger answer goes gzipped to a client that takes it (`ResponseCompression`). Then a
+    /// read whose `ETag` `If-None-Match` names is `304`: last, so that it says what the 200
+    /// would have said (its `Vary`, its `Content-Length`).
     public func respond(to request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         var answered = await grantedAnswer(request)
-        DigestETag.apply(to: &answered.response, for: request)
+        DigestETag.tag(&answered.response, for: request)
         await compression?.apply(to: &answered.response, for: request)
+        DigestETag.notModified(&answered.response, for: request)
         return answered
     }
 

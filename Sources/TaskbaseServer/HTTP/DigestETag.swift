@@ -30,26 +30,30 @@ enum DigestETag {
         return tagged
     }
 
-    /// Gives a `200` JSON answer to `GET` or `HEAD` with no `ETag` its weak tag, and turns it
-    /// into `304` (its headers kept but `Content-Type`, no body) when `request`'s
-    /// `If-None-Match` names the tag. A strong `ETag` (a task's version) is not touched.
-    static func apply(to response: inout HTTPResponse, for request: HTTPRequest) {
-        guard response.status == 200, request.method == "GET" || request.method == "HEAD", case .bytes(let body) = response.body
+    /// Gives a `200` JSON answer to `GET` or `HEAD` with no `ETag` its weak tag. A strong
+    /// `ETag` (a task's version) is not touched.
+    static func tag(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        guard response.status == 200, request.method == "GET" || request.method == "HEAD", case .bytes(let body) = response.body,
+            response.header("etag") == nil, response.header("content-type")?.hasPrefix("application/json") == true
         else { return }
-        guard !hasStrongTag(response) else { return }
-        let tag: String
-        if let given = response.header("etag") {
-            tag = given
-        } else {
-            guard response.header("content-type")?.hasPrefix("application/json") == true else { return }
-            tag = of(body)
-            response.headers.append(("ETag", tag))
-        }
-        guard let header = request.header("if-none-match"), matches(header, tag) else { return }
+        response.headers.append(("ETag", of(body)))
+    }
+
+    /// Turns a `200` answer to `GET` or `HEAD` into `304` when `request`'s `If-None-Match` names
+    /// its `ETag`, weak or strong (the weak comparison, RFC 9110 §13.1.2). Run on the answer as
+    /// it would go (compressed or not, `Vary` said): a 304 keeps every header the 200 would have
+    /// had (§15.4.5: `ETag` and `Vary` among them) but `Content-Type` and `Content-Encoding`,
+    /// which describe a body, and keeps the 200's body, which is never sent (libmicrohttpd
+    /// sends no body with a 304) but counted: its `Content-Length` is then the 200's, as §8.6
+    /// requires of a 304 that has one (libmicrohttpd always writes one, from the body it is
+    /// given: an empty one made it `0`).
+    static func notModified(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        guard response.status == 200, request.method == "GET" || request.method == "HEAD", case .bytes = response.body,
+            let tag = response.header("etag"), let header = request.header("if-none-match"), matches(header, tag)
+        else { return }
         response.status = 304
-        response.body = .bytes([])
         response.gzippedBody = nil
-        response.headers.removeAll { $0.name.lowercased() == "content-type" }
+        response.headers.removeAll { ["content-type", "content-encoding"].contains($0.name.lowercased()) }
     }
 
     /// Whether `header`, an `If-None-Match` value, names `tag`: `*`, or an entity tag whose

@@ -200,7 +200,7 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: [("Content-Type", contentType)] + headers, body: .bytes(bytes))
     }
 
-    /// A status with no body (204, 304).
+    /// A status with no body (204).
     public static func empty(_ status: Int, headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: headers)
     }
