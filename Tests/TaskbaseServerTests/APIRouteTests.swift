@@ -81,6 +81,28 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    /// RFC 9110 §15.5.6: a 405 MUST carry `Allow` with every method the path supports. A GET
+    /// route answers HEAD too; `Allow` said `GET` alone (`POST /v1/me`: `Allow: GET`).
+    @Test("a 405's Allow names every method the path answers, HEAD beside GET")
+    func allowNamesHead() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let member = f.client("member")
+        let cases: [(method: String, path: String, allowed: Set<String>)] = [
+            ("POST", "/v1/me", ["GET", "HEAD"]),
+            ("PUT", "/v1/tasks/\(f.team)-1", ["GET", "HEAD", "PATCH", "DELETE"]),
+            ("DELETE", "/v1/teams", ["GET", "HEAD", "POST"]),
+            ("GET", "/v1/teams/\(f.team)/imports", ["POST"]),
+        ]
+        for (method, path, allowed) in cases {
+            let refused = try await member.send(method, path)
+            let allow = refused.header("Allow").map { Set($0.components(separatedBy: ", ")) }
+            #expect(refused.status == 405 && allow == allowed, "\(method) \(path): \(refused.status) \(refused.header("Allow") ?? "no Allow")")
+            // Each method it names is answered, not refused 405.
+            for named in allow ?? [] { #expect(try await member.send(named, path).status != 405, "\(named) \(path)") }
+        }
+        await f.stop()
+    }
+
     @Test("an empty segment is no route: PATCH or DELETE /v1/teams//summary leaves the team SUMMARY alone; a trailing slash is forgiven")
     func emptySegments() async throws {
         let f = try await ServerFixture.start(.memory)

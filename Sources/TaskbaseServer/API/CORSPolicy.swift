@@ -54,11 +54,10 @@ public struct CORSPolicy: Sendable, Equatable {
     /// (204); nil when the origin is not allowed, which is then answered as any other request.
     func preflight(origin: String, methods: [String]) -> HTTPResponse? {
         guard allows(origin) else { return nil }
-        let listed = methods.contains("GET") && !methods.contains("HEAD") ? methods + ["HEAD"] : methods
         return .empty(
             204,
             headers: grant(origin) + [
-                ("Access-Control-Allow-Methods", listed.joined(separator: ", ")),
+                ("Access-Control-Allow-Methods", methods.joined(separator: ", ")),
                 ("Access-Control-Allow-Headers", Self.allowedHeaders), ("Access-Control-Max-Age", Self.preflightMaxAge),
             ])
     }

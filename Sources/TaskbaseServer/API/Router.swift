@@ -191,7 +191,9 @@ public struct Router: Sendable {
         for route in routesByLength[parts.count] ?? [] {
             guard let parameters = route.match(parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") { return .success((route, parameters)) }
-            methods.append(route.method)
+            // A GET route answers HEAD too, so a 405's `Allow` (RFC 9110 §15.5.6: every method the
+            // path supports) and a preflight's methods name it.
+            methods += route.method == "GET" ? ["GET", "HEAD"] : [route.method]
         }
         return .failure(methods.isEmpty ? .noRoute : .wrongMethod(allowed: methods))
     }
@@ -302,7 +304,8 @@ extension Router {
 enum RoutingMiss: Error {
     /// No pattern matches the path: 404.
     case noRoute
-    /// Patterns match but not with this method: 405.
+    /// Patterns match but not with this method: 405, `allowed` naming the methods that do
+    /// (`HEAD` beside `GET`).
     case wrongMethod(allowed: [String])
 }
 
