@@ -186,7 +186,8 @@ struct APIRouteTests {
     }
 
     @Test(
-        "teams and members: create (201), list, show, rename, summary, set roles, remove, delete; admins' limits hold", arguments: StoreKind.allCases)
+        "teams and members: create (201), list, show, rename, summary, add a member (201) and change a role (200), remove, delete; admins' limits hold",
+        arguments: StoreKind.allCases)
     func teamsAndMembers(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
         let owner = f.client("owner")
@@ -202,16 +203,23 @@ struct APIRouteTests {
         #expect(try renamed.decode(TeamDocument.self).name == "Renamed")
         #expect(try await f.client("member").send("PATCH", "/v1/teams/\(f.team)", json: #"{"name": "No"}"#).status == 403)
 
-        let put = try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.viewer.email)", json: #"{"role": "admin"}"#)
-        #expect(put.status == 200)
-        #expect(try put.decode(MemberDocument.self).role == "admin")
+        // A PUT that adds a member made the resource: 201 (RFC 9110 §9.3.4); one that changes a
+        // role, 200. Before, both were 200.
+        let put = try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.viewer.email)", json: #"{"role": "member"}"#)
+        #expect(put.status == 201, "\(put.status) \(put.text)")
+        #expect(try put.decode(MemberDocument.self).role == "member")
+        let changed = try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.viewer.email)", json: #"{"role": "admin"}"#)
+        #expect(changed.status == 200, "\(changed.status) \(changed.text)")
+        #expect(try changed.decode(MemberDocument.self).role == "admin")
+        let same = try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.viewer.email)", json: #"{"role": "admin"}"#)
+        #expect(same.status == 200, "\(same.status) \(same.text)")
         let one = try await owner.get("/v1/teams/\(key)/members/\(f.viewer.email)")
         #expect(try one.decode(MemberDocument.self).email == f.viewer.email)
         #expect(try await owner.get("/v1/teams/\(key)/members/\(f.outsider.email)").status == 404)
         let admin = f.client("viewer")
         let promote = try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "owner"}"#)
         #expect(promote.status == 403)
-        #expect(try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "member"}"#).status == 200)
+        #expect(try await admin.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "member"}"#).status == 201)
         #expect(try await owner.get("/v1/teams/\(key)/members").decode([MemberDocument].self).count == 3)
         #expect(try await owner.send("PUT", "/v1/teams/\(key)/members/\(f.outsider.email)", json: #"{"role": "boss"}"#).status == 422)
         #expect(try await owner.send("DELETE", "/v1/teams/\(key)/members/\(f.outsider.email)").status == 200)

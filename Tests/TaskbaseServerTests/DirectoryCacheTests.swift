@@ -89,7 +89,7 @@ struct DirectoryCacheTests {
         let again = "again." + f.viewer.email
         try await TestDatabases.execute("UPDATE users SET email = \(again) WHERE id = \(f.viewer.id.rawValue)", on: database)
         let role = try await patientOwner.send("PUT", "/v1/teams/\(f.team)/members/\(f.outsider.email)", json: #"{"role": "viewer"}"#)
-        #expect(role.status == 200)
+        #expect(role.status == 201)
         #expect(try await patientOwner.get("/v1/tasks/\(task.key)").decode(TaskDocument.self).assignee.value == again)
         await patient.shutdown(grace: .seconds(2))
         await server.shutdown(grace: .seconds(2))

@@ -98,7 +98,7 @@ struct MemberVisibilityTests {
             #expect(listed.status == 200 && !listed.text.contains(f.member.email), "\(listed.text)")
             // The address they know adds the person, as before; then the id names them too.
             let added = try await outsider.send("PUT", members + f.member.email.uppercased(), json: #"{"role": "viewer"}"#)
-            #expect(added.status == 200, "\(added.text)")
+            #expect(added.status == 201, "\(added.text)")
             #expect(try await outsider.get(members + "%23\(f.member.id)").status == 200)
         }
     }

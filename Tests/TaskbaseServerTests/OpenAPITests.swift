@@ -111,6 +111,18 @@ struct OpenAPITests {
         await f.stop()
     }
 
+    @Test("PUT of a member is declared 201 (added) and 200 (role changed), the same document, no Location")
+    func memberPutDeclaresCreated() async throws {
+        let f = try await ServerFixture.start()
+        let document = try #require(try JSONSerialization.jsonObject(with: try await f.client().get("/openapi.json").body) as? [String: Any])
+        let put = (document["paths"] as? [String: [String: Any]])?["/v1/teams/{team}/members/{user}"]?["put"] as? [String: Any]
+        let responses = try #require(put?["responses"] as? [String: [String: Any]])
+        let (created, changed) = (try #require(responses["201"]), try #require(responses["200"]))
+        #expect(created["content"] as? NSDictionary == changed["content"] as? NSDictionary)
+        #expect((created["headers"] as? [String: Any])?["Location"] == nil)
+        await f.stop()
+    }
+
     @Test("the response headers the document declares are the ones sent: Location, the challenge, Retry-After and the allowance")
     func declaredHeadersAreSent() async throws {
         let f = try await ServerFixture.start(rateLimit: RateLimit(requests: 2, per: .seconds(60)))

@@ -42,15 +42,23 @@ extension TaskService {
     /// touching the owner role). The last enabled owner cannot step down (`OwnerRule`, judged by the store).
     @discardableResult
     public func setRole(_ role: Role, for user: UserRef, in key: TeamKey, as actor: UserRef) async throws -> Member {
-        Member(user: try await changeMembership(of: user, to: role, in: key, as: actor).user, role: role)
+        try await putMember(user, role: role, in: key, as: actor).member
+    }
+
+    /// `setRole`, also saying whether `user` was added (no member when their membership was
+    /// read, just before the change): an HTTP `PUT` that makes a member answers 201, one that
+    /// changes a role 200 (RFC 9110 §9.3.4).
+    public func putMember(_ user: UserRef, role: Role, in key: TeamKey, as actor: UserRef) async throws -> (member: Member, added: Bool) {
+        let change = try await changeMembership(of: user, to: role, in: key, as: actor)
+        return (Member(user: change.user, role: role), !change.wasMember)
     }
 
     /// Removes `user` from the team (admins; owners to remove an owner; anyone themself). The last
     /// enabled owner cannot leave. Their tasks in the team are unassigned, and counted.
     @discardableResult
     public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws -> MemberRemoval {
-        let (removed, unassigned) = try await changeMembership(of: user, to: nil, in: key, as: actor)
-        return MemberRemoval(team: key, user: removed, unassignedTasks: unassigned)
+        let removal = try await changeMembership(of: user, to: nil, in: key, as: actor)
+        return MemberRemoval(team: key, user: removal.user, unassignedTasks: removal.unassignedTasks)
     }
 
     /// The user a membership change names: by id someone the actor sees (a team mate); to be
@@ -65,10 +73,11 @@ extension TaskService {
 
     /// The gate comes first, so that whoever may not manage members learns nothing of the user;
     /// except that anyone may take themself out of a team (the last enabled owner cannot). The
-    /// user changed, and how many of their tasks a removal unassigned.
+    /// user changed, how many of their tasks a removal unassigned, and whether they were a
+    /// member before.
     private func changeMembership(
         of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef
-    ) async throws -> (user: User, unassignedTasks: Int) {
+    ) async throws -> (user: User, unassignedTasks: Int, wasMember: Bool) {
         let access: TeamAccess
         do {
             access = try await self.access(key, .manageMembers, as: actor)
@@ -89,6 +98,6 @@ extension TaskService {
         if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
         if current == .owner, !mayTouchOwners { throw ownersOnly }
         let unassigned = try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
-        return (target, unassigned)
+        return (target, unassigned, current != nil)
     }
 }

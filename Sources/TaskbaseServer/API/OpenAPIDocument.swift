@@ -11,6 +11,9 @@ enum OpenAPIDocument {
         var headers: [String] = []
         var body: (media: String, schema: String)? = nil
         var success: Int = 200
+        /// Whether it also answers 201 with the same document, when the request made the
+        /// resource (a `PUT` that adds a member; no `Location`: the resource is the target URI).
+        var createsToo = false
         var successSchema: String? = nil
         var successMedia = "application/json"
         var errors: [Int] = []
@@ -127,8 +130,8 @@ enum OpenAPIDocument {
                 summary: "One member (user by email, or #id of one the caller shares a team with).", successSchema: "Member", errors: [404]),
             "PUT /v1/teams/{team}/members/{user}": Operation(
                 summary:
-                    "Add a member or change their role (admins; owners for the owner role). A new member is named by email (anyone with that exact address) or by the #id of one the caller shares a team with.",
-                body: ("application/json", "MemberRoleRequest"), successSchema: "Member", errors: [400, 403, 404, 422]),
+                    "Add a member (201) or change their role (200) (admins; owners for the owner role). A new member is named by email (anyone with that exact address) or by the #id of one the caller shares a team with.",
+                body: ("application/json", "MemberRoleRequest"), createsToo: true, successSchema: "Member", errors: [400, 403, 404, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
                 summary:
                     "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event); the answer says how many (unassigned_tasks).",
@@ -263,6 +266,10 @@ enum OpenAPIDocument {
             }
         }
         responses[String(operation.success)] = success
+        if operation.createsToo {
+            success["description"] = "Created: " + operation.summary
+            responses["201"] = success
+        }
         if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified", "headers": requestIDHeader] }
         // Every route: refused before routing are a query value that is not text (422) and a
         // request whose body's end is ambiguous (400), as `HTTPServer` answers them.

@@ -277,11 +277,12 @@ struct APIHandlers: Sendable {
         return try .json(MemberDocument(member))
     }
 
+    /// Adds a member (201: the PUT made the resource, RFC 9110 §9.3.4) or changes their role (200).
     func setRole(_ context: RouteContext) async throws -> HTTPResponse {
         let (role, team) = (try Role(parsing: try context.body(MemberRoleRequest.self).role), try teamKey(context))
         defer { directories.forget(team) }
-        let member = try await service.setRole(role, for: UserRef(context.parameter("user")), in: team, as: try context.actor)
-        return try .json(MemberDocument(member))
+        let (member, added) = try await service.putMember(UserRef(context.parameter("user")), role: role, in: team, as: try context.actor)
+        return try .json(MemberDocument(member), status: added ? 201 : 200)
     }
 
     // MARK: - Tasks
