@@ -148,4 +148,43 @@ struct IfMatchTests {
         #expect(try await member.send("DELETE", "/v1/tasks/\(key)", headers: ["If-Match": #""+2", "2""#]).status == 204)
         await f.stop()
     }
+
+    /// RFC 9110 §13.1.2: when `If-None-Match` names the current representation (or is `*`,
+    /// and the task exists) a PATCH or DELETE must not be performed and is 412. Both were
+    /// ignored: `If-None-Match: *` ("only if there is none") overwrote the task.
+    @Test(
+        "If-None-Match on PATCH and DELETE: * or the current version is 412 and changes nothing; another version lets it through",
+        arguments: StoreKind.allCases)
+    func ifNoneMatchOnChanges(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let member = f.client("member")
+        let created = try await member.send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Kept"}"#)
+        let key = try #require(created.header("Location")?.split(separator: "/").last)
+        for tag in ["*", #""1""#, #"W/"1""#, #""7", "1""#] {
+            let patched = try await member.send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "Overwritten"}"#, headers: ["If-None-Match": tag])
+            #expect(patched.status == 412 && patched.header("ETag") == #""1""#, "\(tag): \(patched.status) \(patched.text)")
+            #expect(
+                patched.problem?.code == "conflict" && patched.problem?.currentVersion == 1
+                    && patched.problem?.detail.contains("If-None-Match") == true)
+            let deleted = try await member.send("DELETE", "/v1/tasks/\(key)", headers: ["If-None-Match": tag])
+            #expect(deleted.status == 412, "\(tag): \(deleted.status) \(deleted.text)")
+        }
+        let kept = try await member.get("/v1/tasks/\(key)")
+        #expect(kept.status == 200 && kept.text.contains(#""title":"Kept""#) && kept.header("ETag") == #""1""#, "\(kept.text)")
+        // The checks that come before a precondition still do: a viewer is 403, a task never made 404.
+        let viewer = try await f.client("viewer").send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "No"}"#, headers: ["If-None-Match": "*"])
+        #expect(viewer.status == 403, "\(viewer.status)")
+        #expect(try await member.send("DELETE", "/v1/tasks/\(f.team)-999", headers: ["If-None-Match": "*"]).status == 404)
+        // A tag that is not the current one lets the change through, on that version; with If-Match too.
+        let changed = try await member.send("PATCH", "/v1/tasks/\(key)", json: #"{"title": "Changed"}"#, headers: ["If-None-Match": #""9""#])
+        #expect(changed.status == 200 && changed.header("ETag") == #""2""#, "\(changed.status) \(changed.text)")
+        let both = try await member.send(
+            "PATCH", "/v1/tasks/\(key)", json: #"{"title": "Again"}"#, headers: ["If-Match": #""2""#, "If-None-Match": #""1""#])
+        #expect(both.status == 200 && both.header("ETag") == #""3""#, "\(both.status) \(both.text)")
+        let staleMatch = try await member.send(
+            "PATCH", "/v1/tasks/\(key)", json: #"{"title": "No"}"#, headers: ["If-Match": #""2""#, "If-None-Match": #""1""#])
+        #expect(staleMatch.status == 412 && staleMatch.header("ETag") == #""3""#, "\(staleMatch.status)")
+        #expect(try await member.send("DELETE", "/v1/tasks/\(key)", headers: ["If-None-Match": #""2""#]).status == 204)
+        await f.stop()
+    }
 }

@@ -164,13 +164,14 @@ enum OpenAPIDocument {
             "GET /v1/tasks/{key}": Operation(
                 summary: "One task; ETag is its version; If-None-Match gives 304.", headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
             "PATCH /v1/tasks/{key}": Operation(
-                summary: "Change a task with a JSON Merge Patch (null clears); If-Match makes it conditional (412 when stale).",
-                headers: ["If-Match"],
+                summary:
+                    "Change a task with a JSON Merge Patch (null clears); If-Match makes it conditional (412 when stale), as does If-None-Match (412 when it names the current version, or is *).",
+                headers: ["If-Match", "If-None-Match"],
                 body: ("application/merge-patch+json", "TaskPatch"), successSchema: "Task", errors: [400, 403, 404, 409, 412, 422]),
             "DELETE /v1/tasks/{key}": Operation(
                 summary:
-                    "Delete a task (its history stays); If-Match makes it conditional. A task already deleted is 410 to members who may delete (404 to outsiders).",
-                headers: ["If-Match"], success: 204, errors: [403, 404, 410, 412, 422]),
+                    "Delete a task (its history stays); If-Match makes it conditional, as does If-None-Match (412 when it names the current version, or is *). A task already deleted is 410 to members who may delete (404 to outsiders).",
+                headers: ["If-Match", "If-None-Match"], success: 204, errors: [403, 404, 410, 412, 422]),
             "GET /v1/tasks/{key}/history": Operation(
                 summary:
                     "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",
@@ -270,7 +271,10 @@ enum OpenAPIDocument {
             success["description"] = "Created: " + operation.summary
             responses["201"] = success
         }
-        if operation.headers.contains("If-None-Match") { responses["304"] = ["description": "Not modified", "headers": requestIDHeader] }
+        // If-None-Match on a read gives 304; on a change, 412 (declared with the operation).
+        if route.method == "GET", operation.headers.contains("If-None-Match") {
+            responses["304"] = ["description": "Not modified", "headers": requestIDHeader]
+        }
         // Every route: refused before routing are a query value that is not text (422) and a
         // request whose body's end is ambiguous (400), as `HTTPServer` answers them.
         var errors = operation.errors + [400, 422, 429, 500, 503]

@@ -174,7 +174,10 @@ struct APIHandlers: Sendable {
             Route("DELETE", "/v1/tasks/{key}") { context in
                 let (key, actor) = (try taskKey(context), try context.actor)
                 do {
-                    try await service.deleteTask(key, expectedVersion: try await expectedVersion(context, of: key, as: actor), as: actor)
+                    return try await conditionally(context, of: key, as: actor) { expected in
+                        try await service.deleteTask(key, expectedVersion: expected, as: actor)
+                        return .empty(204)
+                    }
                 } catch TaskError.notFound(let what) {
                     // A task whose history ends in its deletion is gone, not unknown: 410, so a
                     // client retrying a DELETE whose answer was lost tells "deleted (by that
@@ -183,7 +186,6 @@ struct APIHandlers: Sendable {
                     let deleted = (try? await service.history(of: key, as: actor))?.last?.kind == .deleted
                     throw ProblemDocument(.notFound(what: what), status: deleted ? 410 : nil)
                 }
-                return .empty(204)
             },
             Route("GET", "/v1/tasks/{key}/history", query: .history) { context in try await history(context) },
         ]
@@ -302,8 +304,9 @@ struct APIHandlers: Sendable {
     func updateTask(_ context: RouteContext) async throws -> HTTPResponse {
         let (key, actor) = (try taskKey(context), try context.actor)
         let changes = try context.body(TaskMergePatch.self, as: Self.patchTypes).changes()
-        let task = try await service.updateTask(key, changes, expectedVersion: try await expectedVersion(context, of: key, as: actor), as: actor)
-        return try await taskResponse(task, actor: actor)
+        return try await conditionally(context, of: key, as: actor) { expected in
+            try await taskResponse(try await service.updateTask(key, changes, expectedVersion: expected, as: actor), actor: actor)
+        }
     }
 
     /// A page of a task's history (`limit`, default 100, and `after`, a cursor), as an array
@@ -386,17 +389,40 @@ struct APIHandlers: Sendable {
         }
     }
 
-    /// The version a change of task `key` expects, from `If-Match`; nil without the header or
-    /// with `*`. A list naming one version expects it; one naming several expects the task's
-    /// current version when it is among them (read first: a change committed meanwhile is still
-    /// refused, by the service's own comparison); one naming none expects version 0, which no
-    /// task has, so the change is refused as stale (412 with the current `ETag`).
-    func expectedVersion(_ context: RouteContext, of key: TaskKey, as actor: UserRef) async throws -> Int64? {
-        guard let header = context.request.header("if-match") else { return nil }
-        guard case .versions(let versions) = try ETag.condition(in: header, field: "If-Match") else { return nil }
-        guard versions.count > 1 else { return versions.first ?? 0 }
+    /// Runs `change`, a PATCH or DELETE of task `key`, under the request's preconditions (RFC
+    /// 9110 §13.1.1-2), which become the version the change expects: nil without either header
+    /// (or with `If-Match: *` alone). `If-Match` naming one version expects it; naming several,
+    /// the task's current version when it is among them (read first); naming none, version 0,
+    /// which no task has. `If-None-Match` (compared weakly; `*` matches the task, which exists)
+    /// that names the current version expects 0 too; one that does not expects that version, so
+    /// a change committed since the read is refused. A change expecting 0 is refused by the
+    /// service as stale, after its own checks (a viewer's PATCH is 403, not 412), with the
+    /// current `ETag`; when `If-None-Match` was why, the problem says so.
+    func conditionally(
+        _ context: RouteContext, of key: TaskKey, as actor: UserRef, _ change: (_ expectedVersion: Int64?) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let matching = try context.request.header("if-match").map { try ETag.condition(in: $0, field: "If-Match") }
+        guard let noneMatching = context.request.header("if-none-match") else {
+            guard case .versions(let versions)? = matching else { return try await change(nil) }
+            guard versions.count > 1 else { return try await change(versions.first ?? 0) }
+            let current = try await service.task(key, as: actor).version
+            return try await change(versions.contains(current) ? current : 0)
+        }
         let current = try await service.task(key, as: actor).version
-        return versions.contains(current) ? current : 0
+        guard !DigestETag.matches(noneMatching, ETag.of(current)) else {
+            do {
+                return try await change(0)
+            } catch TaskError.conflict(let what, let version) where version == current {
+                let problem = ProblemDocument(
+                    .conflict,
+                    detail:
+                        "\(what) is at version \(version), which If-None-Match: \(noneMatching) names; nothing was changed: send If-Match: \(ETag.of(version)) to change this version",
+                    what: what, currentVersion: version)
+                return ServerProblems.response(problem, headers: [("ETag", ETag.of(version))])
+            }
+        }
+        guard case .versions(let versions)? = matching else { return try await change(current) }
+        return try await change(versions.contains(current) ? current : 0)
     }
 
     /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer,
