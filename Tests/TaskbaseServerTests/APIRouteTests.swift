@@ -292,7 +292,14 @@ struct APIRouteTests {
         #expect(try await client.get("/v1/teams/\(f.team)/tasks?colour=red").problem?.field == "colour")
         #expect(try await client.get("/v1/teams/\(f.team)/tasks?limit=0").status == 422)
         #expect(try await client.get("/v1/teams/\(f.team)/tasks?status=finished").problem?.field == "status")
-        #expect(try await client.get("/v1/teams/\(f.team)/tasks?after=garbage").status == 422)
+        // A refused cursor names the parameter sent, `after`, as every other refusal here
+        // does (it said `cursor`, which no request holds): one that is no cursor, and one of
+        // a list in another order.
+        for query in ["after=garbage", "after=\(cursor)&sort=due"] {
+            let refused = try await client.get("/v1/teams/\(f.team)/tasks?\(query)")
+            #expect(refused.status == 422 && refused.problem?.field == "after", "\(query): \(refused.text)")
+            #expect(refused.problem?.detail.hasPrefix("invalid after: ") == true, "\(refused.text)")
+        }
         await f.stop()
     }
 
@@ -366,9 +373,11 @@ struct APIRouteTests {
         }
         #expect(versions == Array(1...entries))
         #expect(pages == 3)
-        for query in ["limit=0", "limit=1001", "limit=ten", "after=nonsense", "sort=desc"] {
+        for (query, field) in [
+            ("limit=0", "limit"), ("limit=1001", "limit"), ("limit=ten", "limit"), ("after=nonsense", "after"), ("sort=desc", "sort"),
+        ] {
             let refused = try await viewer.get("/v1/tasks/\(task.key)/history?\(query)")
-            #expect(refused.status == 422, "\(query): \(refused.text)")
+            #expect(refused.status == 422 && refused.problem?.field == field, "\(query): \(refused.text)")
         }
         await f.stop()
     }

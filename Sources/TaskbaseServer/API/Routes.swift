@@ -313,8 +313,21 @@ struct APIHandlers: Sendable {
     /// of entries, with a `Link: <…>; rel="next"` header while there is more. A long page is
     /// read and written on the global executor, as a long task page is.
     func history(_ context: RouteContext) async throws -> HTTPResponse {
-        let query = try Self.historyQuery(context)
-        return try await Self.page(of: query.limit) { try await historyPage(context, query) }
+        try await Self.cursorSentAsAfter {
+            let query = try Self.historyQuery(context)
+            return try await Self.page(of: query.limit) { try await historyPage(context, query) }
+        }
+    }
+
+    /// Runs `answer`, a paged route's, naming a refused cursor as the client sent it: the query
+    /// parameter `after` (TaskCore calls it `cursor`, as taskctl's `--after` reports it), so
+    /// that `field` names what the request holds, as every other refused parameter does.
+    static func cursorSentAsAfter(_ answer: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        do {
+            return try await answer()
+        } catch TaskError.validation(field: "cursor", let reason) {
+            throw TaskError.validation(field: "after", reason: reason)
+        }
     }
 
     private func historyPage(_ context: RouteContext, _ query: HistoryQuery) async throws -> HTTPResponse {
@@ -346,8 +359,10 @@ struct APIHandlers: Sendable {
     }
 
     func listTasks(_ context: RouteContext) async throws -> HTTPResponse {
-        let query = try TaskListParameters.query(from: context)
-        return try await Self.page(of: query.limit) { try await listPage(context, query) }
+        try await Self.cursorSentAsAfter {
+            let query = try TaskListParameters.query(from: context)
+            return try await Self.page(of: query.limit) { try await listPage(context, query) }
+        }
     }
 
     private func listPage(_ context: RouteContext, _ query: TaskQuery) async throws -> HTTPResponse {
