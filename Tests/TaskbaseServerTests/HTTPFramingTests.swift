@@ -50,6 +50,31 @@ struct HTTPFramingTests {
         await f.stop()
     }
 
+    /// RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks a Host header,
+    /// carries more than one, or holds an invalid value. All three were served (200).
+    @Test("an HTTP/1.1 request without a Host, with two, or with one that names no host is 400 naming Host; HTTP/1.0 may leave it out")
+    func hostIsRequired() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let me = "Authorization: Bearer \(f.tokens["member"]!)\r\nConnection: close\r\n"
+        for (version, hosts, status) in [
+            ("HTTP/1.1", [String](), 400), ("HTTP/1.1", ["127.0.0.1", "example.com"], 400), ("HTTP/1.1", ["a b"], 400),
+            ("HTTP/1.1", ["exa\"mple"], 400), ("HTTP/1.1", ["127.0.0.1:8080"], 200), ("HTTP/1.1", ["[::1]:80"], 200),
+            ("HTTP/1.1", ["Api.Example.com"], 200), ("HTTP/1.1", [""], 200), ("HTTP/1.0", [], 200), ("HTTP/1.0", ["127.0.0.1"], 200),
+        ] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send("GET /v1/me \(version)\r\n" + hosts.map { "Host: \($0)\r\n" }.joined() + me + "\r\n")
+            #expect(await connection.readUntilClosed(limit: .seconds(10)), "\(version) \(hosts)")
+            #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(version) \(hosts): \(connection.text.debugDescription)")
+            if status == 400 {
+                let body = try #require(connection.text.components(separatedBy: "\r\n\r\n").last)
+                let problem = try JSONDecoder().decode(ProblemDocument.self, from: Data(body.utf8))
+                #expect(problem.field == "Host" && problem.detail.contains("Host"), "\(problem.detail)")
+                #expect(!connection.text.contains(f.member.email), "nothing is served")
+            }
+        }
+        await f.stop()
+    }
+
     @Test("spaces and tabs around a header value are not part of it: an Idempotency-Key sent with trailing spaces replays the same answer")
     func fieldValuesAreTrimmed() async throws {
         let f = try await ServerFixture.start(.memory)

@@ -141,9 +141,9 @@ public final class HTTPServer: Sendable {
         guard
             let started = taskbase_mhd_start(
                 host, port,
-                { cls, connection, url, method, _, data, size, slot in
+                { cls, connection, url, method, version, data, size, slot in
                     Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server!.access(
-                        connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+                        connection!, url: url, method: method, version: version, data: data, size: size!, slot: slot!)
                 }, context,
                 { cls, _, slot, _ in
                     guard let slot, let pointer = slot.pointee else { return }
@@ -269,8 +269,8 @@ public final class HTTPServer: Sendable {
     // MARK: - The daemon's calls
 
     fileprivate func access(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?,
-        size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         // The daemon hears the target (and the exchange is made) before the first call.
         let exchange: Exchange
@@ -286,7 +286,8 @@ public final class HTTPServer: Sendable {
             exchange.request.method = method.map { String(cString: $0) } ?? "GET"
             let (query, notText) = Self.query(of: connection)
             exchange.request.query = query
-            exchange.request.headers = Self.headers(of: connection)
+            let fields = Self.values(of: connection, kind: taskbase_mhd_header_kind).values
+            exchange.request.headers = Self.headers(from: fields)
             var address = (UInt64(0), UInt64(0))
             let known = withUnsafeMutableBytes(of: &address) {
                 taskbase_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -294,6 +295,10 @@ public final class HTTPServer: Sendable {
             exchange.request.peer = known == 1 ? PeerAddress(ipv6: address) : nil
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
+            let hosts = fields.filter { $0.name.lowercased() == "host" }.map(\.value)
+            if let refusal = ServerProblems.hostRefusal(version: version.map { String(cString: $0) } ?? "", hosts: hosts) {
+                return queue(refusal, on: connection)
+            }
             if let notText {
                 let reason = "its value is not text: a NUL character (%00), or bytes that are not UTF-8; escape the text as UTF-8"
                 return queue(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), on: connection)
@@ -432,15 +437,10 @@ public final class HTTPServer: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 
-    /// The request's header fields by lower-cased name, a repeated field's values joined with
-    /// ", ". Spaces and tabs around a value are not part of it (RFC 9110 §5.5); libmicrohttpd
-    /// 0.9.75 drops those before it but keeps those after, so `Idempotency-Key: k ` was another
-    /// key than `k`.
-    private static func headers(of connection: OpaquePointer) -> [String: String] {
-        headers(from: values(of: connection, kind: taskbase_mhd_header_kind).values)
-    }
-
-    /// `headers(of:)` over the fields as the daemon hands them over.
+    /// The request's header fields, as the daemon hands them over, by lower-cased name, a
+    /// repeated field's values joined with ", ". Spaces and tabs around a value are not part of
+    /// it (RFC 9110 §5.5); libmicrohttpd 0.9.75 drops those before it but keeps those after, so
+    /// `Idempotency-Key: k ` was another key than `k`.
     static func headers(from fields: [(name: String, value: String)]) -> [String: String] {
         var headers: [String: String] = [:]
         for (name, raw) in fields {

@@ -113,6 +113,32 @@ public enum ServerProblems {
         return response(problem, headers: [("Connection", "close")])
     }
 
+    /// 400 for an HTTP/1.1 request without exactly one `Host` field holding a host (RFC 9112
+    /// §3.2: a server MUST answer 400 to one that lacks it, carries it twice, or holds an invalid
+    /// value; libmicrohttpd 0.9.75 checks none of it unless made strict, which refuses more).
+    /// `hosts` are the request's `Host` field values as sent; nil for a request that is fine
+    /// (HTTP/1.0 may leave it out).
+    static func hostRefusal(version: String, hosts: [String]) -> HTTPResponse? {
+        let reason: String
+        switch hosts.count {
+        case 0:
+            guard version == "HTTP/1.1" else { return nil }
+            reason = "an HTTP/1.1 request must carry a Host header naming the server"
+        case 1:
+            guard let bad = hosts[0].trimmingSpaces().unicodeScalars.first(where: { !hostCharacters.contains($0) }) else { return nil }
+            reason = "the Host header holds \"\(bad.escaped(asASCII: true))\", which no host name or address does"
+        default:
+            reason = "the request carries \(hosts.count) Host headers; send one"
+        }
+        let problem = ProblemDocument(.validation, detail: "\(reason); nothing was done", status: 400, field: "Host", reason: reason)
+        return response(problem, headers: [("Connection", "close")])
+    }
+
+    /// What a `Host` value (`uri-host [":" port]`, RFC 3986) may hold: unreserved characters,
+    /// `%` escapes, sub-delimiters, and the `:` and brackets of a port and an IPv6 literal.
+    private static let hostCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%!$&'()*+,;=:[]")
+
     /// The body's length a request declares: its `Content-Length`, the one value of a repeated
     /// identical one (`16, 16`) too; nil without one, or for one that is not a number.
     static func declaredLength(_ request: HTTPRequest) -> Int? {
