@@ -45,6 +45,40 @@ struct RequestIDTests {
         }
         #expect(logged.count == 5)
     }
+
+    /// docs/api.md: every answer carries its id (only libmicrohttpd's own pages have none), and
+    /// the OpenAPI document declares it on every route's 400 and 422. The answers the server
+    /// gave before any handler ran had neither an id nor a log line.
+    @Test(
+        "answers given before routing carry an id too, and their line names it: a query that is not text, an ambiguous length, no Host, a body over the cap"
+    )
+    func answeredEarly() async throws {
+        let lines = Mutex<[String]>([])
+        let f = try await ServerFixture.start(limits: HTTPServerLimits(maxBodyBytes: 64), log: { line in lines.withLock { $0.append(line) } })
+        let token = try #require(f.tokens["member"])
+        let requests = [
+            ("GET /v1/teams/\(f.team)/tasks?assignee=a%00b HTTP/1.1\r\nHost: 127.0.0.1\r\n", 422),
+            ("POST /v1/teams/\(f.team)/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n", 400),
+            ("GET /v1/me HTTP/1.1\r\n", 400),
+            ("POST /v1/teams/\(f.team)/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n", 413),
+        ]
+        var ids: [String] = []
+        for (head, status) in requests {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(head + "Authorization: Bearer \(token)\r\nX-Request-Id: early-\(status)-\(ids.count)\r\nConnection: close\r\n\r\n")
+            #expect(await connection.readUntilClosed(limit: .seconds(10)))
+            #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(connection.text.debugDescription)")
+            let id = "early-\(status)-\(ids.count)"
+            #expect(connection.text.contains("X-Request-Id: \(id)\r\n"), "\(head): \(connection.text.debugDescription)")
+            ids.append(id)
+        }
+        await f.stop()
+        let logged = lines.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        for (id, (_, status)) in zip(ids, requests) {
+            let line = logged.first { $0["request_id"] as? String == id }
+            #expect(line?["status"] as? Int == status && (line?["token"] as? String)?.hasPrefix("tb_") == true, "\(id) in \(logged)")
+        }
+    }
 }
 
 @Suite("What the access log shows of a credential")

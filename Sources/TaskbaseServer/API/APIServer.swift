@@ -40,22 +40,27 @@ public final class APIServer: Sendable {
             identity: options.identity)
         let eventHubs = TeamEventHubs(service: service)
         let router = buildRouter(service: service, verifier: verifier, options: options, eventHubs: eventHubs)
+        let record = AccessLog.Recorder(log: log, metrics: options.metrics, proxies: verifier.proxies)
         let http = try HTTPServer.start(
-            host: host, port: port, limits: limits, tls: tls, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) }
-        ) { [metrics = options.metrics] request in
+            host: host, port: port, limits: limits, tls: tls, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) },
+            answeredEarly: { request, response in
+                // Refused before any handler ran (framing, size, Host, a busy or stopping server):
+                // an id and a log line all the same, so the refusal a client reports is found.
+                var response = response
+                let requestID = RequestID.of(request)
+                response.headers.append(("X-Request-Id", requestID))
+                record(
+                    request, response, route: router.label(request.method, request.path), tokenPrefix: TokenVerifier.Bearer(of: request).prefix,
+                    requestID: requestID, duration: .zero)
+                return response
+            }
+        ) { request in
             let started = ContinuousClock.now
             let requestID = RequestID.of(request)
             var (response, route, prefix) = await router.respond(to: request)
             response.headers.append(("X-Request-Id", requestID))
-            guard log != nil || metrics != nil else { return response }
-            let duration = ContinuousClock.now - started
-            metrics?.record(route: route, status: response.status, duration: duration)
-            if let log {
-                log(
-                    AccessLog.line(
-                        request: request, response: response, route: route, tokenPrefix: prefix, client: verifier.proxies.client(of: request),
-                        requestID: requestID, duration: duration))
-            }
+            guard record.records else { return response }
+            record(request, response, route: route, tokenPrefix: prefix, requestID: requestID, duration: ContinuousClock.now - started)
             return response
         }
         // Listening for token revocations starts once the port is ours: a server that cannot
@@ -73,16 +78,11 @@ public final class APIServer: Sendable {
     /// those the grace cut off (503) are logged as every other request is, with the prefix of
     /// the token they carried.
     public func shutdown(grace: Duration = .seconds(10)) async {
-        let (log, router, proxies, metrics) = (log, router, verifier.proxies, options.metrics)
+        let (router, record) = (router, AccessLog.Recorder(log: log, metrics: options.metrics, proxies: verifier.proxies))
         await http.shutdown(grace: grace) { request, response, duration in
-            let route = router.label(request.method, request.path)
-            metrics?.record(route: route, status: response.status, duration: duration)
-            guard let log else { return }
-            log(
-                AccessLog.line(
-                    request: request, response: response, route: route,
-                    tokenPrefix: TokenVerifier.Bearer(of: request).prefix, client: proxies.client(of: request),
-                    requestID: RequestID.supplied(by: request), duration: duration))
+            record(
+                request, response, route: router.label(request.method, request.path), tokenPrefix: TokenVerifier.Bearer(of: request).prefix,
+                requestID: RequestID.supplied(by: request), duration: duration)
         }
         await verifier.stopAndWait()
     }
@@ -152,6 +152,27 @@ extension MetricsSample {
 /// that is no refusal (500, or a 503 the database caused) `error` (`ServerFailures.logged`), written
 /// without Foundation's encoder (it was a twentieth of a point read's CPU).
 enum AccessLog {
+    /// Where a request answered is counted and logged: `/metrics` and the access log, each when on.
+    struct Recorder: Sendable {
+        let log: (@Sendable (String) -> Void)?
+        let metrics: APIMetrics?
+        let proxies: TrustedProxies
+
+        /// Whether it records anything at all.
+        var records: Bool { log != nil || metrics != nil }
+
+        /// Counts `response` to `request` under `route`, and writes its access-log line.
+        func callAsFunction(
+            _ request: HTTPRequest, _ response: HTTPResponse, route: String, tokenPrefix: String?, requestID: String?, duration: Duration
+        ) {
+            metrics?.record(route: route, status: response.status, duration: duration)
+            log?(
+                AccessLog.line(
+                    request: request, response: response, route: route, tokenPrefix: tokenPrefix, client: proxies.client(of: request),
+                    requestID: requestID, duration: duration))
+        }
+    }
+
     /// The line for one request.
     static func line(
         request: HTTPRequest, response: HTTPResponse, route: String, tokenPrefix: String?, client: PeerAddress?, requestID: String?,

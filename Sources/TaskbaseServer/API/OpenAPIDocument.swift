@@ -293,8 +293,8 @@ enum OpenAPIDocument {
                         "Request headers over 32 KiB: libmicrohttpd's own answer, a short HTML page without Content-Type, no problem document"
                 ]
             }
-            // A 413 or 431 is answered before the request is taken: no id.
-            let id = [413, 431].contains(status) ? [:] : requestIDHeader
+            // A 431 is libmicrohttpd's own page: no id.
+            let id = status == 431 ? [:] : requestIDHeader
             let headers = (problemHeaders(status, authenticated: operation.authenticated) ?? [:]).merging(id) { $1 }
             if !headers.isEmpty { problem["headers"] = headers }
             responses[String(status)] = problem
@@ -318,8 +318,8 @@ enum OpenAPIDocument {
         ]
     }
 
-    /// The request's id, on every answer the router gives: not on a 413 or 431, answered before
-    /// the request is taken, nor on the 503 of a request the shutdown cut off.
+    /// The request's id, on every answer the server gives (those before routing too): not on
+    /// libmicrohttpd's own pages (a 431), nor on the 503 of a request the shutdown cut off.
     static var requestIDHeader: [String: Any] {
         [
             "X-Request-Id": [

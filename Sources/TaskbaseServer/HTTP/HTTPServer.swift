@@ -91,6 +91,9 @@ public final class HTTPServer: Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let limits: HTTPServerLimits
     let bodyPolicy: @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy
+    /// Sees each answer the server gives by itself, before any handler runs (a refusal of the
+    /// request's framing, size or headers, a busy or stopping server), and returns it as sent.
+    let answeredEarly: @Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
     /// The port it listens on (the one chosen when started with 0).
@@ -116,8 +119,11 @@ public final class HTTPServer: Sendable {
 
     private init(
         host: String, port: UInt16, tls: HTTPServerTLS?, epollFD: Int32, limits: HTTPServerLimits,
-        bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+        bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
+        answeredEarly: @escaping @Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
+        self.answeredEarly = answeredEarly
         self.host = host
         self.tls = tls
         self.epollFD = epollFD
@@ -130,9 +136,12 @@ public final class HTTPServer: Sendable {
     /// Starts listening on `host:port` (port 0: any free one); `handler` answers every request.
     /// `bodyPolicy` gives a request (method, path) a body cap of its own (nil: `limits.maxBodyBytes`)
     /// and says whether its body goes to a temporary file. With `tls`, it speaks HTTPS only.
+    /// `answeredEarly` sees (and may add headers to) each answer the server gives by itself,
+    /// before `handler` would run: what the API makes its request id and access-log line from.
     public static func start(
         host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(), tls: HTTPServerTLS? = nil,
         bodyPolicy: @escaping @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy = { _, _ in HTTPBodyPolicy() },
+        answeredEarly: @escaping @Sendable (_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse = { $1 },
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
         // The daemon needs the server as its callbacks' context before it exists; a box lends it.
@@ -180,7 +189,8 @@ public final class HTTPServer: Sendable {
         let handle = DaemonHandle(pointer: started)
         let epollFD = taskbase_mhd_epoll_fd(started)
         let server = HTTPServer(
-            host: host, port: taskbase_mhd_port(started), tls: tls, epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy, handler: handler)
+            host: host, port: taskbase_mhd_port(started), tls: tls, epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy,
+            answeredEarly: answeredEarly, handler: handler)
         server.daemon.withLock { $0 = handle }
         box.server = server
         server.box.withLock { $0 = box }
@@ -297,18 +307,18 @@ public final class HTTPServer: Sendable {
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
             let hosts = fields.filter { $0.name.lowercased() == "host" }.map(\.value)
             if let refusal = ServerProblems.hostRefusal(version: version.map { String(cString: $0) } ?? "", hosts: hosts) {
-                return queue(refusal, on: connection)
+                return refuse(refusal, exchange, on: connection)
             }
             if let notText {
                 let reason = "its value is not text: a NUL character (%00), or bytes that are not UTF-8; escape the text as UTF-8"
-                return queue(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), on: connection)
+                return refuse(ServerProblems.response(TaskError.validation(field: notText, reason: reason)), exchange, on: connection)
             }
-            if let refusal = ServerProblems.ambiguousFraming(exchange.request) { return queue(refusal, on: connection) }
+            if let refusal = ServerProblems.ambiguousFraming(exchange.request) { return refuse(refusal, exchange, on: connection) }
             if let length = ServerProblems.declaredLength(exchange.request), length > exchange.maxBodyBytes {
-                return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection)
+                return refuse(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), exchange, on: connection)
             }
             if policy.spoolsToFile && policy.requiresBearer && !TokenVerifier.Bearer(of: exchange.request).carriesSecret {
-                return queue(ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), on: connection)
+                return refuse(ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), exchange, on: connection)
             }
             if policy.spoolsToFile {
                 let slot = tracker.withLock { tracker in
@@ -316,9 +326,9 @@ public final class HTTPServer: Sendable {
                     tracker.spooling += 1
                     return true
                 }
-                guard slot else { return queue(ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies), on: connection) }
+                guard slot else { return refuse(ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies), exchange, on: connection) }
                 exchange.holdsSpoolSlot = true
-                guard let spool = BodySpool() else { return queue(ServerProblems.cannotSpool(), on: connection) }
+                guard let spool = BodySpool() else { return refuse(ServerProblems.cannotSpool(), exchange, on: connection) }
                 exchange.spool = spool
             }
             return taskbase_mhd_yes
@@ -344,8 +354,8 @@ public final class HTTPServer: Sendable {
             if case .stream(let stream) = response.body { exchange.stream = stream }
             return queue(response, on: connection)
         }
-        if exchange.tooLarge { return queue(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), on: connection) }
-        if exchange.spoolFailed { return queue(ServerProblems.cannotSpool(), on: connection) }
+        if exchange.tooLarge { return refuse(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), exchange, on: connection) }
+        if exchange.spoolFailed { return refuse(ServerProblems.cannotSpool(), exchange, on: connection) }
         guard !exchange.dispatched else { return taskbase_mhd_yes }
         exchange.dispatched = true
         exchange.dispatchedAt = .now
@@ -364,7 +374,7 @@ public final class HTTPServer: Sendable {
             tracker.running[key] = (exchange, handle)
             return true
         }
-        guard admitted else { return queue(ServerProblems.notTaking(), on: connection) }
+        guard admitted else { return refuse(ServerProblems.notTaking(), exchange, on: connection) }
         MHD_suspend_connection(connection)
         let (request, handler) = (exchange.request, handler)
         let answer: @Sendable () async -> Void = {
@@ -386,6 +396,12 @@ public final class HTTPServer: Sendable {
     func resume(_ connection: ConnectionHandle) {
         MHD_resume_connection(connection.pointer)
         IOReactor.shared.poke(fd: epollFD)
+    }
+
+    /// Queues `response`, an answer the server gives by itself to `exchange`'s request before
+    /// any handler runs, as `answeredEarly` makes it.
+    private func refuse(_ response: HTTPResponse, _ exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        queue(answeredEarly(exchange.request, response), on: connection)
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
