@@ -53,6 +53,31 @@ struct CORSTests {
         await f.stop()
     }
 
+    /// docs/api.md: every answer to an allowed page, refusals included, carries the grant. The
+    /// ones the server gave before routing (a body over the cap, an ambiguous length, a query
+    /// that is not text) had none, so the page saw a CORS failure instead of the problem.
+    @Test("the refusals given before routing carry the grant too: a body over the cap, an ambiguous length, a query that is not text")
+    func earlyRefusalsGranted() async throws {
+        let f = try await ServerFixture.start(limits: HTTPServerLimits(maxBodyBytes: 64), cors: try CORSPolicy(parsing: Self.page))
+        let token = try #require(f.tokens["member"])
+        for (head, status) in [
+            ("POST /v1/teams/\(f.team)/tasks HTTP/1.1\r\nContent-Length: 100000\r\n", 413),
+            ("POST /v1/teams/\(f.team)/tasks HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n", 400),
+            ("GET /v1/teams/\(f.team)/tasks?assignee=a%00b HTTP/1.1\r\n", 422),
+        ] {
+            for origin in [Self.page, "https://evil.example"] {
+                let connection = try RawConnection(port: f.server.http.port)
+                connection.send(head + "Host: 127.0.0.1\r\nOrigin: \(origin)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+                #expect(await connection.readUntilClosed(limit: .seconds(10)))
+                #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(connection.text.debugDescription)")
+                let granted = connection.text.contains("Access-Control-Allow-Origin: \(Self.page)\r\n")
+                #expect(granted == (origin == Self.page), "\(origin) \(status): \(connection.text.debugDescription)")
+                #expect(connection.text.contains("Vary: Origin\r\n"), "\(origin) \(status)")
+            }
+        }
+        await f.stop()
+    }
+
     @Test("another site's page gets no grant, preflight or answer; without --cors-origin no page does")
     func otherPages() async throws {
         let f = try await ServerFixture.start(cors: try CORSPolicy(parsing: Self.page))

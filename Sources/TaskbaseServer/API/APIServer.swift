@@ -45,8 +45,9 @@ public final class APIServer: Sendable {
             host: host, port: port, limits: limits, tls: tls, bodyPolicy: { router.bodyPolicy(method: $0, path: $1) },
             answeredEarly: { request, response in
                 // Refused before any handler ran (framing, size, Host, a busy or stopping server):
-                // an id and a log line all the same, so the refusal a client reports is found.
-                var response = response
+                // an id and a log line all the same, so the refusal a client reports is found,
+                // and the CORS grant, so a browser page can read it.
+                var response = router.granted(response, for: request)
                 let requestID = RequestID.of(request)
                 response.headers.append(("X-Request-Id", requestID))
                 record(

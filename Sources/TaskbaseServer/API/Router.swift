@@ -240,6 +240,16 @@ public struct Router: Sendable {
         return answered
     }
 
+    /// `response`, which the server gave `request` before routing it (`HTTPServer`'s early
+    /// answers: a body over the cap, an ambiguous length, a bad `Host`...), with the CORS
+    /// grant every other answer to a page carries, so that the page can read the refusal.
+    func granted(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        guard let cors, let origin = request.header("origin") else { return response }
+        var granted = response
+        granted.headers += cors.headers(answering: origin)
+        return granted
+    }
+
     private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         switch resolve(request.method, request.path) {
         case .failure(.noRoute):
