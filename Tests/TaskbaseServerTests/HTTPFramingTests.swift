@@ -50,6 +50,33 @@ struct HTTPFramingTests {
         await f.stop()
     }
 
+    /// RFC 9112 §6.3: a request whose Transfer-Encoding does not end in chunked has a body whose
+    /// end cannot be told; the server MUST answer 400 and close. libmicrohttpd reads any coding
+    /// but a lone chunked as "until the client closes": such a request hung with no answer.
+    @Test("a Transfer-Encoding other than chunked alone (identity, gzip, gzip then chunked, chunked twice) is 400 at once and the connection closed")
+    func transferCodings() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let body = #"{"title":"Smug"}"#
+        let chunked = "10\r\n\(body)\r\n0\r\n\r\n"
+        for codings in ["identity", "gzip", "gzip, chunked", "chunked, chunked", "chunked, gzip"] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\n", body: chunked))
+            // Answered and closed by the server, well before its 30 s idle timeout.
+            #expect(await connection.readUntilClosed(limit: .seconds(10)), "\(codings): \(connection.text.debugDescription)")
+            #expect(connection.text.hasPrefix("HTTP/1.1 400"), "\(codings): \(connection.text.debugDescription)")
+            #expect(connection.text.contains(#""field":"Transfer-Encoding""#), "\(codings): \(connection.text.debugDescription)")
+        }
+        #expect(try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks.isEmpty)
+        // chunked alone, in any case, is read as ever.
+        for codings in ["chunked", "Chunked"] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\nConnection: close\r\n", body: chunked))
+            _ = await connection.readUntilClosed(limit: .seconds(10))
+            #expect(connection.text.hasPrefix("HTTP/1.1 201"), "\(codings): \(connection.text.debugDescription)")
+        }
+        await f.stop()
+    }
+
     /// RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks a Host header,
     /// carries more than one, or holds an invalid value. All three were served (200).
     @Test("an HTTP/1.1 request without a Host, with two, or with one that names no host is 400 naming Host; HTTP/1.0 may leave it out")

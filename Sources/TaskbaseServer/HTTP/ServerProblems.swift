@@ -97,19 +97,34 @@ public enum ServerProblems {
     /// other, and read the rest as a request of its own: request smuggling). Repeated identical
     /// values (`16`, `16`) are one length, as RFC 9112 lets a recipient take them; nil then, and
     /// for a request that tells its length one way or not at all.
+    ///
+    /// So is one whose `Transfer-Encoding` is anything but `chunked` alone (RFC 9112 §6.3: when
+    /// chunked is not the final coding the length cannot be determined, and the server MUST
+    /// answer 400 and close; libmicrohttpd 0.9.75 decodes only a lone `chunked` and otherwise
+    /// reads the body until the client closes, so `Transfer-Encoding: gzip, chunked` or
+    /// `identity` left the request hanging with no answer).
     static func ambiguousFraming(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let lengths = contentLengths(request) else { return nil }
-        let reason: String
-        if request.header("transfer-encoding") != nil {
-            reason = "a request may carry Content-Length or Transfer-Encoding, not both"
-        } else if Set(lengths).count > 1 {
-            reason = "the request carries Content-Length values that differ (\(lengths.joined(separator: ", ")))"
+        let field: String, reason: String
+        if let codings = request.header("transfer-encoding") {
+            let named = codings.split(separator: ",").map { $0.trimmingSpaces().lowercased() }
+            if named != ["chunked"] {
+                field = "Transfer-Encoding"
+                reason =
+                    named.last == "chunked"
+                    ? "the server decodes no transfer coding but chunked, sent alone (Transfer-Encoding: \(codings))"
+                    : "a request's Transfer-Encoding must end in chunked, or where its body ends cannot be told (Transfer-Encoding: \(codings))"
+            } else if contentLengths(request) != nil {
+                (field, reason) = ("Content-Length", "a request may carry Content-Length or Transfer-Encoding, not both")
+            } else {
+                return nil
+            }
+        } else if let lengths = contentLengths(request), Set(lengths).count > 1 {
+            (field, reason) = ("Content-Length", "the request carries Content-Length values that differ (\(lengths.joined(separator: ", ")))")
         } else {
             return nil
         }
         let problem = ProblemDocument(
-            .validation, detail: "where the body ends is ambiguous: \(reason); nothing was done", status: 400, field: "Content-Length",
-            reason: reason)
+            .validation, detail: "where the body ends is ambiguous: \(reason); nothing was done", status: 400, field: field, reason: reason)
         return response(problem, headers: [("Connection", "close")])
     }
 
