@@ -66,9 +66,10 @@ struct CORSTests {
             ("GET /v1/teams/\(f.team)/tasks?assignee=a%00b HTTP/1.1\r\n", 422),
         ] {
             for origin in [Self.page, "https://evil.example"] {
-                let connection = try RawConnection(port: f.server.http.port)
-                connection.send(head + "Host: 127.0.0.1\r\nOrigin: \(origin)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
-                #expect(await connection.readUntilClosed(limit: .seconds(10)))
+                let connection = try await RawConnection.exchange(
+                    port: f.server.http.port,
+                    head + "Host: 127.0.0.1\r\nOrigin: \(origin)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+                #expect(connection.closedByPeer)
                 #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(connection.text.debugDescription)")
                 let granted = connection.text.contains("Access-Control-Allow-Origin: \(Self.page)\r\n")
                 #expect(granted == (origin == Self.page), "\(origin) \(status): \(connection.text.debugDescription)")

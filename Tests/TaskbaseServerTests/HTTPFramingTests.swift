@@ -59,19 +59,18 @@ struct HTTPFramingTests {
         let body = #"{"title":"Smug"}"#
         let chunked = "10\r\n\(body)\r\n0\r\n\r\n"
         for codings in ["identity", "gzip", "gzip, chunked", "chunked, chunked", "chunked, gzip"] {
-            let connection = try RawConnection(port: f.server.http.port)
-            connection.send(Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\n", body: chunked))
+            let connection = try await RawConnection.exchange(
+                port: f.server.http.port, Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\n", body: chunked))
             // Answered and closed by the server, well before its 30 s idle timeout.
-            #expect(await connection.readUntilClosed(limit: .seconds(10)), "\(codings): \(connection.text.debugDescription)")
+            #expect(connection.closedByPeer, "\(codings): \(connection.text.debugDescription)")
             #expect(connection.text.hasPrefix("HTTP/1.1 400"), "\(codings): \(connection.text.debugDescription)")
             #expect(connection.text.contains(#""field":"Transfer-Encoding""#), "\(codings): \(connection.text.debugDescription)")
         }
         #expect(try await f.client("member").get("/v1/teams/\(f.team)/tasks").decode(TaskPageDocument.self).tasks.isEmpty)
         // chunked alone, in any case, is read as ever.
         for codings in ["chunked", "Chunked"] {
-            let connection = try RawConnection(port: f.server.http.port)
-            connection.send(Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\nConnection: close\r\n", body: chunked))
-            _ = await connection.readUntilClosed(limit: .seconds(10))
+            let connection = try await RawConnection.exchange(
+                port: f.server.http.port, Self.creation(f, framing: "Transfer-Encoding: \(codings)\r\nConnection: close\r\n", body: chunked))
             #expect(connection.text.hasPrefix("HTTP/1.1 201"), "\(codings): \(connection.text.debugDescription)")
         }
         await f.stop()
@@ -88,9 +87,9 @@ struct HTTPFramingTests {
             ("HTTP/1.1", ["exa\"mple"], 400), ("HTTP/1.1", ["127.0.0.1:8080"], 200), ("HTTP/1.1", ["[::1]:80"], 200),
             ("HTTP/1.1", ["Api.Example.com"], 200), ("HTTP/1.1", [""], 200), ("HTTP/1.0", [], 200), ("HTTP/1.0", ["127.0.0.1"], 200),
         ] {
-            let connection = try RawConnection(port: f.server.http.port)
-            connection.send("GET /v1/me \(version)\r\n" + hosts.map { "Host: \($0)\r\n" }.joined() + me + "\r\n")
-            #expect(await connection.readUntilClosed(limit: .seconds(10)), "\(version) \(hosts)")
+            let connection = try await RawConnection.exchange(
+                port: f.server.http.port, "GET /v1/me \(version)\r\n" + hosts.map { "Host: \($0)\r\n" }.joined() + me + "\r\n")
+            #expect(connection.closedByPeer, "\(version) \(hosts)")
             #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(version) \(hosts): \(connection.text.debugDescription)")
             if status == 400 {
                 let body = try #require(connection.text.components(separatedBy: "\r\n\r\n").last)

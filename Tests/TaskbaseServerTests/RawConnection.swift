@@ -40,6 +40,15 @@ final class RawConnection: @unchecked Sendable {
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
+    /// Sends `request` as it is to 127.0.0.1:`port` and reads until the server closes (or
+    /// `limit` passes): the connection, holding what came back and whether it was closed.
+    static func exchange(port: UInt16, _ request: String, limit: Duration = .seconds(10)) async throws -> RawConnection {
+        let connection = try RawConnection(port: port)
+        connection.send(request)
+        _ = await connection.readUntilClosed(limit: limit)
+        return connection
+    }
+
     /// One GET over IPv6 loopback to the server at `baseURL` (`http://[::1]:PORT`), the
     /// connection closed after it: the status and what came with it.
     static func getOverIPv6(_ baseURL: String, _ path: String, headers: [String: String] = [:]) async throws -> (status: Int, text: String) {

@@ -64,9 +64,10 @@ struct RequestIDTests {
         ]
         var ids: [String] = []
         for (head, status) in requests {
-            let connection = try RawConnection(port: f.server.http.port)
-            connection.send(head + "Authorization: Bearer \(token)\r\nX-Request-Id: early-\(status)-\(ids.count)\r\nConnection: close\r\n\r\n")
-            #expect(await connection.readUntilClosed(limit: .seconds(10)))
+            let connection = try await RawConnection.exchange(
+                port: f.server.http.port,
+                head + "Authorization: Bearer \(token)\r\nX-Request-Id: early-\(status)-\(ids.count)\r\nConnection: close\r\n\r\n")
+            #expect(connection.closedByPeer)
             #expect(connection.text.hasPrefix("HTTP/1.1 \(status)"), "\(connection.text.debugDescription)")
             let id = "early-\(status)-\(ids.count)"
             #expect(connection.text.contains("X-Request-Id: \(id)\r\n"), "\(head): \(connection.text.debugDescription)")
