@@ -305,8 +305,7 @@ public final class HTTPServer: Sendable {
             exchange.request.peer = known == 1 ? PeerAddress(ipv6: address) : nil
             let policy = bodyPolicy(exchange.request.method, exchange.request.path)
             exchange.maxBodyBytes = policy.maxBytes ?? limits.maxBodyBytes
-            let hosts = fields.filter { $0.name.lowercased() == "host" }.map(\.value)
-            if let refusal = ServerProblems.hostRefusal(version: version.map { String(cString: $0) } ?? "", hosts: hosts) {
+            if let refusal = ServerProblems.hostRefusal(version: version.map { String(cString: $0) } ?? "", fields: fields) {
                 return refuse(refusal, exchange, on: connection)
             }
             if let notText {

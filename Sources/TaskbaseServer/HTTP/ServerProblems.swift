@@ -131,19 +131,26 @@ public enum ServerProblems {
     /// 400 for an HTTP/1.1 request without exactly one `Host` field holding a host (RFC 9112
     /// §3.2: a server MUST answer 400 to one that lacks it, carries it twice, or holds an invalid
     /// value; libmicrohttpd 0.9.75 checks none of it unless made strict, which refuses more).
-    /// `hosts` are the request's `Host` field values as sent; nil for a request that is fine
-    /// (HTTP/1.0 may leave it out).
-    static func hostRefusal(version: String, hosts: [String]) -> HTTPResponse? {
+    /// `fields` are the request's header fields as sent (a repeated one not yet joined); nil for
+    /// a request that is fine (HTTP/1.0 may leave it out). Run on every request, so it makes no
+    /// array and looks each character up in a `switch`, not a `CharacterSet`.
+    static func hostRefusal(version: String, fields: [(name: String, value: String)]) -> HTTPResponse? {
+        var count = 0
+        var host = ""
+        for field in fields where field.name.utf8.count == 4 && field.name.lowercased() == "host" {
+            count += 1
+            host = field.value
+        }
         let reason: String
-        switch hosts.count {
+        switch count {
         case 0:
             guard version == "HTTP/1.1" else { return nil }
             reason = "an HTTP/1.1 request must carry a Host header naming the server"
         case 1:
-            guard let bad = hosts[0].trimmingSpaces().unicodeScalars.first(where: { !hostCharacters.contains($0) }) else { return nil }
+            guard let bad = host.trimmingSpaces().unicodeScalars.first(where: { !isHostCharacter($0) }) else { return nil }
             reason = "the Host header holds \"\(bad.escaped(asASCII: true))\", which no host name or address does"
         default:
-            reason = "the request carries \(hosts.count) Host headers; send one"
+            reason = "the request carries \(count) Host headers; send one"
         }
         let problem = ProblemDocument(.validation, detail: "\(reason); nothing was done", status: 400, field: "Host", reason: reason)
         return response(problem, headers: [("Connection", "close")])
@@ -151,8 +158,14 @@ public enum ServerProblems {
 
     /// What a `Host` value (`uri-host [":" port]`, RFC 3986) may hold: unreserved characters,
     /// `%` escapes, sub-delimiters, and the `:` and brackets of a port and an IPv6 literal.
-    private static let hostCharacters = CharacterSet(
-        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%!$&'()*+,;=:[]")
+    private static func isHostCharacter(_ character: Unicode.Scalar) -> Bool {
+        switch character {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", ".", "_", "~", "%", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";", "=", ":",
+            "[", "]":
+            return true
+        default: return false
+        }
+    }
 
     /// The body's length a request declares: its `Content-Length`, the one value of a repeated
     /// identical one (`16, 16`) too; nil without one, or for one that is not a number.
