@@ -204,4 +204,17 @@ struct DurationTextTests {
         #expect(try DurationText.parse("0", option: "statement-timeout") == .zero)
         #expect(throws: UsageError.self) { try DurationText.parse("none", option: "lock-wait", isLimit: false) }
     }
+
+    @Test("a duration longer than PostgreSQL takes for a timeout is a usage error, however long, and the longest it takes is read")
+    func longestDuration() throws {
+        #expect(try DurationText.parse("2147483647ms", option: "lock-timeout") == .milliseconds(2_147_483_647))
+        for text in ["2147483648", "1000h", "99999999999999999999h"] {
+            let error = try #require(throws: UsageError.self) { try DurationText.parse(text, option: "lock-timeout") }
+            #expect(
+                error.message
+                    == "invalid value '\(text)' for '--lock-timeout': at most 2147483647ms (about 24 days), the longest PostgreSQL takes for a timeout; 0 or none for no limit"
+            )
+        }
+        #expect(throws: UsageError.self) { try DurationText.parse("99999999999999999999h", option: "lock-wait", isLimit: false) }
+    }
 }

@@ -10,10 +10,25 @@ public enum DurationText {
         let seconds: [Substring: Double] = ["": 0.001, "ms": 0.001, "s": 1, "min": 60, "h": 3600]
         guard let value = Double(number), let factor = seconds[Substring(unit)] else {
             throw UsageError(
-                "invalid value '\(text)' for '\(option.hasPrefix("TASKBASE_") ? option : "--" + option)': expected a duration like 500ms, 5s, 2min or 1h\(isLimit ? " (0 or none for no limit)" : "")"
+                "invalid value '\(text)' for '\(Self.shown(option))': expected a duration like 500ms, 5s, 2min or 1h\(isLimit ? " (0 or none for no limit)" : "")"
             )
         }
-        return .milliseconds(Int64((value * factor * 1000).rounded()))
+        let milliseconds = (value * factor * 1000).rounded()
+        guard milliseconds <= Double(maximumMilliseconds) else {
+            throw UsageError(
+                "invalid value '\(text)' for '\(Self.shown(option))': at most \(maximumMilliseconds)ms (about 24 days), the longest PostgreSQL takes for a timeout\(isLimit ? "; 0 or none for no limit" : "")"
+            )
+        }
+        return .milliseconds(Int64(milliseconds))
+    }
+
+    /// The longest duration read: PostgreSQL's `lock_timeout` and `statement_timeout` are whole
+    /// milliseconds in a 32-bit integer, and refuse more (so, once, did a far larger number crash).
+    public static let maximumMilliseconds = Int64(Int32.max)
+
+    /// How `option` is named in messages: a variable as it is, an option with its dashes.
+    private static func shown(_ option: String) -> String {
+        option.hasPrefix("TASKBASE_") ? option : "--" + option
     }
 
     /// How no limit (a zero duration) is written: `parse` reads it, as it reads back what
