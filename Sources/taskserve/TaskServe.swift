@@ -173,9 +173,9 @@ enum TaskServe {
     static func serve(_ values: ParsedValues) async throws {
         let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080")
         let limits = HTTPServerLimits(
-            maxBodyBytes: try positive(values, "max-body"), maxConnections: UInt32(try positive(values, "max-connections")),
+            maxBodyBytes: try positive(values, "max-body"), maxConnections: try positive32(values, "max-connections"),
             maxConnectionsPerAddress: UInt32(try notNegative(values, "max-connections-per-address")),
-            idleTimeoutSeconds: UInt32(try positive(values, "idle-timeout")), sharesPort: values.flag("reuse-port"),
+            idleTimeoutSeconds: try positive32(values, "idle-timeout"), sharesPort: values.flag("reuse-port"),
             maxSpooledBodies: try positive(values, "max-uploads"))
         let proxies: TrustedProxies
         do {
@@ -462,6 +462,15 @@ enum TaskServe {
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {
         guard let value = values.int(name), value > 0 else { throw UsageError("--\(name) wants a positive number") }
         return value
+    }
+
+    /// A positive option that libmicrohttpd takes as a 32-bit number: a larger one is a usage
+    /// error, where converting it stopped the program.
+    private static func positive32(_ values: ParsedValues, _ name: String) throws -> UInt32 {
+        guard let value = values.int(name), value > 0, value <= Int(UInt32.max) else {
+            throw UsageError("--\(name) wants a positive number, at most \(UInt32.max)")
+        }
+        return UInt32(value)
     }
 
     private static func notNegative(_ values: ParsedValues, _ name: String) throws -> Int {

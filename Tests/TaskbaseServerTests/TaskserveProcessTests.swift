@@ -101,6 +101,15 @@ struct TaskserveProcessTests {
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }
 
+    @Test("a --max-connections or --idle-timeout past 32 bits is a usage error naming the largest, not a crash")
+    func thirtyTwoBitOptions() async throws {
+        for option in ["--max-connections", "--idle-timeout"] {
+            let run = try await Self.offline([option, "4294967296"])
+            #expect(run.exitCode == 2, "\(run)")
+            #expect(run.standardError.contains("\(option) wants a positive number, at most 4294967295"), "\(run.standardError)")
+        }
+    }
+
     @Test("--check: one line on stdout and exit 0 without listening; warnings on stderr do not fail it; no database is exit 3")
     func check() async throws {
         var environment = try await environment()
