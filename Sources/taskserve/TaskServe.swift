@@ -196,6 +196,15 @@ enum TaskServe {
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap { $0.isEmpty ? nil : try address($0, option: "metrics-listen") }
         let identityProvider = try identityProvider(values)
+        // Every option is judged here, before anything is reached, so that --check refuses
+        // what serving would (a --shutdown-grace read only at shutdown once let a server start
+        // with a value it then could not stop with, and --check pass it).
+        let heartbeat = Duration.seconds(try positive(values, "heartbeat"))
+        let streamBufferBytes = try positive(values, "stream-buffer")
+        let maxImportBytes = try positive(values, "max-import-body")
+        let rateLimit = try perMinute(values, "rate-limit")
+        let authFailureLimit = try perMinute(values, "auth-failure-limit")
+        let grace = Duration.seconds(try positive(values, "shutdown-grace"))
         // The provider's keys are read before the database is reached: a key set that cannot
         // be used stops the program at once.
         var identity: IdentityTokenVerifier?
@@ -243,13 +252,12 @@ enum TaskServe {
             return
         }
         var options = APIOptions(
-            secrets: secrets, version: version, heartbeat: .seconds(try positive(values, "heartbeat")),
-            streamBufferBytes: try positive(values, "stream-buffer"), maxImportBytes: try positive(values, "max-import-body"))
+            secrets: secrets, version: version, heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes)
         options.maxExports = maxExports
         options.maxImports = maxImports
         options.idempotencyLease = lease
-        options.rateLimit = try perMinute(values, "rate-limit")
-        options.authFailureLimit = try perMinute(values, "auth-failure-limit")
+        options.rateLimit = rateLimit
+        options.authFailureLimit = authFailureLimit
         options.trustedProxies = proxies
         options.cors = cors
         options.compression = compression
@@ -290,7 +298,6 @@ enum TaskServe {
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")
-        let grace = Duration.seconds(try positive(values, "shutdown-grace"))
         // Shutdown waits: shielded from this task's cancellation, its sleeps do wait.
         await withCancellationShield {
             await server.shutdown(grace: grace)

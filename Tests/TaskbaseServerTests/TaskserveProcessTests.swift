@@ -101,6 +101,26 @@ struct TaskserveProcessTests {
         #expect(offline.exitCode == 3, "\(offline.standardError)")
     }
 
+    @Test("every option is judged before the database is tried: --check refuses what serving would, --shutdown-grace included")
+    func everyOptionJudgedFirst() async throws {
+        let refused: [(arguments: [String], says: String)] = [
+            (["--heartbeat", "0"], "--heartbeat wants a positive number"),
+            (["--stream-buffer", "0"], "--stream-buffer wants a positive number"),
+            (["--max-import-body", "-1"], "--max-import-body wants a positive number"),
+            (["--rate-limit", "-1"], "--rate-limit wants a number per minute"),
+            (["--auth-failure-limit", "-5"], "--auth-failure-limit wants a number per minute"),
+            (["--shutdown-grace", "0"], "--shutdown-grace wants a positive number"),
+        ]
+        for (arguments, says) in refused {
+            for check in [["--check"], []] {
+                // The database is out of reach: a usage error must come before trying it (exit 3).
+                let run = try await Self.offline(check + arguments)
+                #expect(run.exitCode == 2, "\(check + arguments): \(run)")
+                #expect(run.standardError.contains(says), "\(check + arguments): \(run.standardError)")
+            }
+        }
+    }
+
     @Test("a --max-connections or --idle-timeout past 32 bits is a usage error naming the largest, not a crash")
     func thirtyTwoBitOptions() async throws {
         for option in ["--max-connections", "--idle-timeout"] {
