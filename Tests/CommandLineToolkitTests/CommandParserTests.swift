@@ -140,9 +140,11 @@ struct CommandParserTests {
         #expect(SampleProgram.usageError(["task", "show", "CORE-1", "CORE-2"])?.message == "unexpected argument 'CORE-2'")
     }
 
-    @Test("a flag given a value is refused")
+    @Test("a flag given a value is refused, --help and --version too, never called unknown")
     func flagWithValue() {
         #expect(SampleProgram.usageError(["task", "show", "X", "--json=yes"])?.message == "flag '--json' does not take a value")
+        #expect(SampleProgram.usageError(["--help=task"])?.message == "flag '--help' does not take a value")
+        #expect(SampleProgram.usageError(["task", "show", "X", "--version=2"])?.message == "flag '--version' does not take a value")
     }
 
     @Test("a grouping command without its subcommand asks for the full help")

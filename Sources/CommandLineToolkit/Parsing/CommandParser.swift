@@ -104,10 +104,14 @@ private struct ParseSession {
         let parts = body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         let name = String(parts[0])
         let inline = parts.count > 1 ? String(parts[1]) : nil
-        if name == "help" && inline == nil {
-            wantsHelp = true
-        } else if name == "version" && inline == nil && root.version != nil {
-            wantsVersion = true
+        if name == "help" || (name == "version" && root.version != nil) {
+            if inline != nil {
+                fail("flag '--\(name)' does not take a value")
+            } else if name == "help" {
+                wantsHelp = true
+            } else {
+                wantsVersion = true
+            }
         } else if let option = activeOptions.first(where: { $0.name == name }) {
             readValue(of: option, inline: inline)
         } else if let flag = activeFlags.first(where: { $0.name == name }) {
