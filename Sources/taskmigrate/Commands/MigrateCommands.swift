@@ -162,7 +162,7 @@ enum MigrateCommands {
             if config["connect_timeout"] == nil { config["connect_timeout"] = "5" }
             return try await PGConnection.with(config) { try await LintDatabaseFacts.read(on: $0) }
         } catch {
-            printer.error("lint: not using the database (\(FailureReport(error).summary)); checks are known only from the files")
+            printer.warning("lint: not using the database (\(FailureReport(error).summary)); checks are known only from the files")
             return LintDatabaseFacts()
         }
     }
