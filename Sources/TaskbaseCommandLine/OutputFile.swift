@@ -15,6 +15,10 @@ public final class OutputFile: Sendable {
     /// Starts the file beside `path`; nothing at `path` changes yet.
     public init(path: String) throws(CommandFailure) {
         self.path = path
+        // An empty path would be read as the working folder, and the refusal would name that.
+        guard !path.isEmpty else {
+            throw CommandFailure("cannot write to an empty path; name a file in a folder that exists and is writable", exitCode: .usage)
+        }
         do {
             file = try AtomicFile(replacing: URL(fileURLWithPath: path))
         } catch {

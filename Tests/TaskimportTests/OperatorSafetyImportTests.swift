@@ -60,6 +60,14 @@ struct OperatorSafetyImportTests {
         #expect(nowhere.exitCode == 2, "\(nowhere.standardError)")
         #expect(nowhere.standardError.contains("cannot write \(missing)"), "\(nowhere.standardError)")
         #expect(try await fixture.tasks().isEmpty)
+
+        // An empty path is said to be empty, not taken for the working folder and named as that.
+        let empty = try await fixture.importFile(input, ["--reject-file", "", "--max-errors", "5"])
+        #expect(empty.exitCode == 2, "\(empty.standardError)")
+        #expect(
+            empty.standardError.hasPrefix("taskimport: error: cannot write to an empty path; name a file in a folder that exists and is writable"),
+            "\(empty.standardError)")
+        #expect(try await fixture.tasks().isEmpty)
     }
 
     @Test("a summary that cannot be written once the import committed (stdout is /dev/full) says the import is committed, exit 1")
