@@ -134,8 +134,18 @@ public struct MigrationDirectory: Sendable {
         let digits = max(MigrationFileName.minimumDigits, existing.last.map { $0.fileName.prefix { $0.isNumber }.count } ?? 0)
         let target = filePath(MigrationFileName.fileName(version: version, name: normalized, digits: digits))
         let template = "-- migrate:up\n\n\n-- migrate:down\n\n"
-        guard FileManager.default.createFile(atPath: target, contents: Data(template.utf8)) else {
-            throw MigrationFileError(path: target, message: "cannot write the file")
+        // Never over a file of the same name (another `new` may have just made it); a refusal says why.
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else {
+            throw MigrationFileError(path: target, message: "cannot write the file: \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array(template.utf8)
+        let written = write(descriptor, bytes, bytes.count)
+        let reason = String(cString: strerror(errno))
+        close(descriptor)
+        guard written == bytes.count else {
+            unlink(target)
+            throw MigrationFileError(path: target, message: "cannot write the file: \(reason)")
         }
         return target
     }

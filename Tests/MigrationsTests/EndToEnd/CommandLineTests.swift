@@ -53,6 +53,17 @@ extension EndToEnd {
             #expect(text.contains("-- migrate:up") && text.contains("-- migrate:down"))
         }
 
+        @Test("new NAME that cannot be written says why, in the system's words, and leaves nothing")
+        func newFileRefused() async throws {
+            let folder = try MigrationFolder(["0007_existing.sql": "SELECT 1;\n"])
+            defer { folder.delete() }
+            let name = String(repeating: "a", count: 300)
+            let outcome = try await TaskMigrateProcess.run(["new", name], databaseURL: "", folder: folder)
+            #expect(outcome.status == 6)
+            #expect(outcome.stderr.hasSuffix("0008_\(name).sql: cannot write the file: File name too long\n"), "\(outcome.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["0007_existing.sql"])
+        }
+
         @Test("lint exits 6 on a hazard not allowed, 0 when clean; the project's migrations are clean")
         func lintExitCodes() async throws {
             let folder = try MigrationFolder(["0001_drop.sql": "ALTER TABLE tasks DROP COLUMN notes;\n"])
