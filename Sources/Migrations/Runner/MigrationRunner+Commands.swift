@@ -21,7 +21,7 @@ extension MigrationRunner {
     /// from it (an operator who did not say yes) changes nothing.
     @discardableResult
     public func down(to target: Int64? = nil, confirm: ([MigrationFile]) async throws -> Void = { _ in }) async throws -> [MigrationFile] {
-        try await withMigrationLock { work, lockConnection, plan in
+        try await withMigrationLock(createsHistory: false) { work, lockConnection, plan in
             if let target, target != 0, !plan.applied.contains(where: { $0.version == target }) {
                 throw MigrationError.unknownVersion(target, known: "--to takes 0 or an applied version")
             }

@@ -74,8 +74,14 @@ public struct MigrationRunner: Sendable {
 
     /// Runs `body` holding the migration lock, with a work connection (session timeouts set),
     /// the lock's own connection (for watching blockers), and the plan re-read under the lock
-    /// and verified.
-    func withMigrationLock<T>(_ body: (PGConnection, PGConnection, MigrationPlan) async throws -> T) async throws -> T {
+    /// and verified. The history table is created first when `createsHistory` (a command that
+    /// records migrations); one that only removes records (`down`) leaves a database without it
+    /// as it was, never migrated.
+    func withMigrationLock<T>(
+        createsHistory: Bool = true, _ body: (PGConnection, PGConnection, MigrationPlan) async throws -> T
+    ) async throws
+        -> T
+    {
         let files = try directory.load()
         return try await withConnection { lockConnection in
             let lock = MigrationLock(connection: lockConnection)
@@ -88,7 +94,7 @@ public struct MigrationRunner: Sendable {
                     SELECT set_config('lock_timeout', \(settings.lockTimeout.postgresSetting), false),
                            set_config('statement_timeout', \(settings.statementTimeout.postgresSetting), false)
                     """)
-                try await history.create(on: work)
+                if createsHistory { try await history.create(on: work) }
                 let plan = MigrationPlan(files: files, history: try await history.read(on: work))
                 onEvent(.migrationLockAcquired)
                 try plan.verify(allowingNewer: settings.allowNewer)

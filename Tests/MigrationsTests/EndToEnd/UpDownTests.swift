@@ -83,6 +83,21 @@ extension EndToEnd {
             }
         }
 
+        @Test("down on a database never migrated rolls back nothing and leaves it as it was, without a history table")
+        func downOnNeverMigrated() async throws {
+            let folder = try MigrationFolder.project()
+            defer { folder.delete() }
+            try await TestDatabase.with(migrated: false, purpose: "migrations") { database in
+                for arguments in [["down"], ["down", "--to", "0", "--yes"]] {
+                    let run = try await TaskMigrateProcess.run(arguments, databaseURL: database.url, folder: folder)
+                    #expect(run.status == 0, "\(arguments): \(run.stderr)")
+                    #expect(run.stdout == "nothing to roll back\n")
+                    // An empty history table would make taskserve take the database for one behind, not never migrated.
+                    #expect(try await database.scalar("SELECT to_regclass('public.schema_migrations')::text") == nil, "\(arguments)")
+                }
+            }
+        }
+
         @Test("down without --to rolls back only the newest migration; up --to stops at the version")
         func stepwise() async throws {
             let folder = try MigrationFolder.project()
