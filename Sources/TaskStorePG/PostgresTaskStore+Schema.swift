@@ -18,11 +18,21 @@ extension PostgresTaskStore: SchemaStatusReporting {
                 SELECT \(table) IS NOT NULL AS present,
                        coalesce(has_column_privilege(
                            (SELECT oid FROM pg_roles WHERE rolname = coalesce(\(runtimeRole), current_user)), \(table), 'version', 'SELECT'),
-                           false) AS readable
+                           false) AS readable,
+                       coalesce(has_column_privilege(\(table), 'version', 'SELECT'), false) AS login_reads
                 """)[0]
         }
         guard try found.decode(Bool.self, "present") else { return .neverMigrated }
-        guard try found.decode(Bool.self, "readable") else { return .behind(applied: nil, needed: Self.neededSchemaVersion) }
+        guard try found.decode(Bool.self, "readable") else {
+            // Before 0018 the runtime role may not read the history, but a login that may (the
+            // owner's, a superuser's) tells an empty one, left by a first `up` that failed,
+            // from one that is merely older: that database was never migrated.
+            if try found.decode(Bool.self, "login_reads") {
+                let newest = try await source.withConnection { try await $0.query("SELECT max(version) AS version FROM schema_migrations")[0] }
+                if try newest.decode(Int64?.self, "version") == nil { return .neverMigrated }
+            }
+            return .behind(applied: nil, needed: Self.neededSchemaVersion)
+        }
         let newest = try await statement(as: nil, "SELECT max(version) AS version FROM schema_migrations")[0]
         guard let applied = try newest.decode(Int64?.self, "version") else { return .neverMigrated }
         return applied >= Self.neededSchemaVersion ? .current : .behind(applied: applied, needed: Self.neededSchemaVersion)
