@@ -153,6 +153,8 @@ struct TaskimportDialectTests {
         // The unclosed quote is in the Title column, and one row was read before it (the
         // header was null and the count 0, as if nothing had been read).
         #expect(quoteError["header"] as? String == "Title", "\(quoteError)")
+        // The line names the header too, as every message names a column (it did not here).
+        #expect(quote.standardError.contains("error: line 3, column 1 (Title): the quote opened at line 3"), "\(quote.standardError)")
         #expect(try fixture.summary(quote)["read"] as? Int == 1)
         // A row the reader could not split, over --max-errors: the character its reason names
         // is in `character` too (it was null).
@@ -171,7 +173,7 @@ struct TaskimportDialectTests {
         let path = try fixture.file("big.csv", "Title,Notes\nOne,\(String(repeating: "n", count: 300))\n")
         let refused = try await fixture.importFile(path, ["--max-field-size", "100"])
         #expect(refused.exitCode == 6)
-        #expect(refused.standardError.contains("line 2, column 2: a field is longer than 100 bytes"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("line 2, column 2 (Notes): a field is longer than 100 bytes"), "\(refused.standardError)")
         #expect(refused.standardError.contains("raise the limit with --max-field-size BYTES"))
         let allowed = try await fixture.importFile(path, ["--max-field-size", "1000"])
         #expect(allowed.exitCode == 0, "\(allowed.standardError)")

@@ -23,8 +23,8 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
             return "header (line \(line)): \(error.description)"
         case .malformedHeader(let error):
             return "header: \(error.description)"
-        case .unreadableInput(let error, _, _, _):
-            return "\(error.description); nothing was imported"
+        case .unreadableInput(let error, _, _, let header):
+            return "\(error.description(header: header)); nothing was imported"
         case .tooManyRejectedRows(let limit, let rejected, let rowsRead, let last):
             let setting = OptionSpelling.option("max-errors", String(limit))
             let allowance = limit == 0 ? "no bad rows are allowed (\(setting))" : "at most \(limit) bad rows are allowed (\(setting))"

@@ -53,8 +53,17 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One line for a person: where (the line, the column as field number, the character in
     /// parentheses), what, and what to do about it.
     public var description: String {
+        description(header: nil)
+    }
+
+    /// `description` with the column's header in parentheses after its number, as every
+    /// message names a column (`line 7, column 4 (Due Date): ...`), when the header is known.
+    public func description(header: String?) -> String {
         var place = "line \(line)"
-        if let field { place += ", column \(field)" }
+        if let field {
+            place += ", column \(field)"
+            if let header, !header.isEmpty { place += " (\(header))" }
+        }
         return "\(place): \(problem) (character \(character) of line \(line))"
     }
 
