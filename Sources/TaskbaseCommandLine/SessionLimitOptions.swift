@@ -23,7 +23,7 @@ public enum SessionLimitOptions {
     /// The limits the command line (or environment, or default) gives; a bad duration is a usage error.
     public static func limits(from values: ParsedValues) throws(UsageError) -> PGSessionLimits {
         PGSessionLimits(
-            lockTimeout: try DurationText.parse(values.requiredString("lock-timeout"), option: "lock-timeout"),
-            statementTimeout: try DurationText.parse(values.requiredString("statement-timeout"), option: "statement-timeout"))
+            lockTimeout: try DurationText.parse(values.requiredString("lock-timeout"), option: values.source(of: "lock-timeout")),
+            statementTimeout: try DurationText.parse(values.requiredString("statement-timeout"), option: values.source(of: "statement-timeout")))
     }
 }

@@ -86,6 +86,18 @@ struct CommandParserTests {
         #expect(explicit.string("as") == "cli@example.com")
     }
 
+    @Test("a value taken from an environment variable is said to come from it, so a message about it names the variable")
+    func environmentSource() throws {
+        let values = try SampleProgram.values(["task", "add", "-t", "CORE", "T"], environment: ["TASKBASE_ACTOR": "env@example.com"])
+        #expect(values.source(of: "as") == "TASKBASE_ACTOR")
+        #expect(values.source(of: "team") == "team")
+        let explicit = try SampleProgram.values(
+            ["task", "add", "-t", "CORE", "T", "--as", "cli@example.com"], environment: ["TASKBASE_ACTOR": "env@example.com"])
+        #expect(explicit.source(of: "as") == "as")
+        let error = try #require(throws: UsageError.self) { try DurationText.parse("soon", option: values.source(of: "as")) }
+        #expect(error.message == "invalid value 'soon' in TASKBASE_ACTOR: expected a duration like 500ms, 5s, 2min or 1h (0 or none for no limit)")
+    }
+
     @Test("optional and variadic positionals take what is there")
     func positionalArity() throws {
         let none = try SampleProgram.values(["import", "csv"])

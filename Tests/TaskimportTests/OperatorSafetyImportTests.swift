@@ -161,6 +161,21 @@ struct OperatorSafetyImportTests {
         #expect(run.standardError.contains(#""\x1B]0;owned\x07Colour<U+202E>""#), "\(run.standardError)")
     }
 
+    @Test("a bad TASKBASE_STATEMENT_TIMEOUT or TASKBASE_LOCK_TIMEOUT is named as the variable, not as an option not given")
+    func badTimeoutVariableNamed() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("timeouts.csv", "Title\nOne\n")
+        for variable in ["TASKBASE_STATEMENT_TIMEOUT", "TASKBASE_LOCK_TIMEOUT"] {
+            let run = try await TaskimportProcess.run(
+                [path, "--team", fixture.team.rawValue, "--as", fixture.owner, "--no-progress"], environment: [variable: "soon"])
+            #expect(run.exitCode == 2, "\(run.standardError)")
+            #expect(
+                run.standardError.hasPrefix("taskimport: error: invalid value 'soon' in \(variable): expected a duration like 500ms"),
+                "\(run.standardError)")
+        }
+        #expect(try await fixture.tasks().isEmpty)
+    }
+
     @Test("--help shows the default of no statement timeout as none, not 0ms, and TASKBASE_STATEMENT_TIMEOUT=none is accepted")
     func helpSaysNone() async throws {
         let help = try await TaskimportProcess.run(["--help"]).standardOutput

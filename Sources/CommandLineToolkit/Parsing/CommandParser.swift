@@ -174,12 +174,14 @@ private struct ParseSession {
             throw UsageError("missing subcommand (one of: \(names))", commandPath: pathNames, showsFullHelp: true)
         }
         try assignPositionals(of: command)
+        var fromEnvironment: [String: String] = [:]
         for option in path.flatMap(\.options) where values[option.name] == nil {
             if let variable = option.environmentVariable, let value = environment[variable], !value.isEmpty {
                 if let problem = option.type.problem(with: value) {
                     throw UsageError("invalid value '\(value)' in \(variable) for '--\(option.name)': \(problem)", commandPath: pathNames)
                 }
                 values[option.name] = [value]
+                fromEnvironment[option.name] = variable
             } else if let value = option.defaultValue {
                 values[option.name] = [value]
             } else if option.isRequired {
@@ -188,7 +190,8 @@ private struct ParseSession {
             }
         }
         let declared = path.flatMap { $0.options.map(\.name) + $0.flags.map(\.name) } + command.positionals.map(\.name)
-        let parsed = ParsedValues(commandPath: pathNames, values: values, flagCounts: flagCounts, declaredNames: Set(declared))
+        let parsed = ParsedValues(
+            commandPath: pathNames, values: values, flagCounts: flagCounts, declaredNames: Set(declared), environmentVariables: fromEnvironment)
         return .run(command, parsed)
     }
 

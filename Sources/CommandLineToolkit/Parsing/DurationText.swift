@@ -10,13 +10,13 @@ public enum DurationText {
         let seconds: [Substring: Double] = ["": 0.001, "ms": 0.001, "s": 1, "min": 60, "h": 3600]
         guard let value = Double(number), let factor = seconds[Substring(unit)] else {
             throw UsageError(
-                "invalid value '\(text)' for '\(Self.shown(option))': expected a duration like 500ms, 5s, 2min or 1h\(isLimit ? " (0 or none for no limit)" : "")"
+                "invalid value '\(text)' \(Self.shown(option)): expected a duration like 500ms, 5s, 2min or 1h\(isLimit ? " (0 or none for no limit)" : "")"
             )
         }
         let milliseconds = (value * factor * 1000).rounded()
         guard milliseconds <= Double(maximumMilliseconds) else {
             throw UsageError(
-                "invalid value '\(text)' for '\(Self.shown(option))': at most \(maximumMilliseconds)ms (about 24 days), the longest PostgreSQL takes for a timeout\(isLimit ? "; 0 or none for no limit" : "")"
+                "invalid value '\(text)' \(Self.shown(option)): at most \(maximumMilliseconds)ms (about 24 days), the longest PostgreSQL takes for a timeout\(isLimit ? "; 0 or none for no limit" : "")"
             )
         }
         return .milliseconds(Int64(milliseconds))
@@ -26,9 +26,10 @@ public enum DurationText {
     /// milliseconds in a 32-bit integer, and refuse more (so, once, did a far larger number crash).
     public static let maximumMilliseconds = Int64(Int32.max)
 
-    /// How `option` is named in messages: a variable as it is, an option with its dashes.
+    /// Where the value came from, for messages: `in TASKBASE_LOCK_TIMEOUT` for a variable, as
+    /// the parser says it, `for '--lock-timeout'` for an option.
     private static func shown(_ option: String) -> String {
-        option.hasPrefix("TASKBASE_") ? option : "--" + option
+        option.hasPrefix("TASKBASE_") ? "in \(option)" : "for '--\(option)'"
     }
 
     /// How no limit (a zero duration) is written: `parse` reads it, as it reads back what

@@ -8,13 +8,27 @@ public struct ParsedValues: Sendable {
     private let values: [String: [String]]
     private let flagCounts: [String: Int]
     private let declaredNames: Set<String>
+    private let environmentVariables: [String: String]
 
     /// Values as the parser collected them; public so tests of a command's action can build them.
-    public init(commandPath: [String], values: [String: [String]], flagCounts: [String: Int], declaredNames: Set<String>) {
+    /// `environmentVariables` names, per option, the variable its value came from.
+    public init(
+        commandPath: [String], values: [String: [String]], flagCounts: [String: Int], declaredNames: Set<String>,
+        environmentVariables: [String: String] = [:]
+    ) {
         self.commandPath = commandPath
         self.values = values
         self.flagCounts = flagCounts
         self.declaredNames = declaredNames
+        self.environmentVariables = environmentVariables
+    }
+
+    /// Where option `name`'s value came from, for a message about it: its environment variable
+    /// (`TASKBASE_LOCK_TIMEOUT`) when that gave it, else the option's name (`lock-timeout`), as
+    /// `DurationText.parse` and the like take it.
+    public func source(of name: String) -> String {
+        precondition(declaredNames.contains(name), "'\(name)' is not declared by this command")
+        return environmentVariables[name] ?? name
     }
 
     /// The last value of an option or the word of a positional, or nil when absent and without default.

@@ -183,9 +183,13 @@ enum MigrateCommands {
     private static func runner(_ values: ParsedValues, allowNewer: Bool = false) throws -> MigrationRunner {
         var settings = MigrationSettings()
         settings.allowNewer = allowNewer
-        if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: "lock-timeout") }
-        if let text = values.string("statement-timeout") { settings.statementTimeout = try DurationText.parse(text, option: "statement-timeout") }
-        if let text = values.string("lock-wait") { settings.migrationLockWait = try DurationText.parse(text, option: "lock-wait", isLimit: false) }
+        if let text = values.string("lock-timeout") { settings.lockTimeout = try DurationText.parse(text, option: values.source(of: "lock-timeout")) }
+        if let text = values.string("statement-timeout") {
+            settings.statementTimeout = try DurationText.parse(text, option: values.source(of: "statement-timeout"))
+        }
+        if let text = values.string("lock-wait") {
+            settings.migrationLockWait = try DurationText.parse(text, option: values.source(of: "lock-wait"), isLimit: false)
+        }
         if let retries = values.int("lock-retries") {
             guard retries >= 0 else { throw UsageError("invalid value '\(retries)' for '--lock-retries': expected 0 or more") }
             settings.lockRetries = retries
