@@ -121,6 +121,26 @@ struct TaskserveProcessTests {
         }
     }
 
+    @Test("a value refused from an environment variable names the variable, not an option that was not given")
+    func variableNamed() async throws {
+        let cases: [(variable: String, value: String, says: String)] = [
+            ("TASKBASE_SSE_HEARTBEAT", "0", "TASKBASE_SSE_HEARTBEAT wants a positive number"),
+            ("TASKBASE_HTTP_ADDR", "nowhere", "TASKBASE_HTTP_ADDR wants HOST:PORT"),
+            ("TASKBASE_GZIP_LEVEL", "12", "TASKBASE_GZIP_LEVEL wants 1 (fastest) to 9"),
+            ("TASKBASE_RATE_LIMIT", "-1", "TASKBASE_RATE_LIMIT wants a number per minute"),
+        ]
+        for (variable, value, says) in cases {
+            let run = try await BuiltProgram.run(
+                BuiltProgram.url("taskserve"), arguments: ["--check"],
+                environment: ["DATABASE_URL": "host=127.0.0.1 port=1 dbname=none connect_timeout=2", variable: value])
+            #expect(run.exitCode == 2, "\(variable): \(run)")
+            #expect(run.standardError.hasPrefix("taskserve: error: \(says)"), "\(variable): \(run.standardError)")
+        }
+        // Given on the command line, the option is named as before.
+        let option = try await Self.offline(["--heartbeat", "0"])
+        #expect(option.standardError.hasPrefix("taskserve: error: --heartbeat wants a positive number"), "\(option.standardError)")
+    }
+
     @Test("a --max-connections or --idle-timeout past 32 bits is a usage error naming the largest, not a crash")
     func thirtyTwoBitOptions() async throws {
         for option in ["--max-connections", "--idle-timeout"] {
