@@ -22,7 +22,9 @@ enum TaskMigrate {
             and the timeouts are session settings.
 
             Exit codes: 0 ok, 1 failed, 2 usage, 3 cannot connect, 4 permission denied, \
-            5 conflict (migration lock busy, lock timeout), 6 input rejected (drift, lint, bad file).
+            5 conflict (migration lock busy, lock timeout), 6 input rejected (drift, lint, bad file), \
+            130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP (the running statement is cancelled and a \
+            migration's transaction rolled back).
             """,
         version: "taskmigrate \(MigrationTool.version)",
         options: [

@@ -33,7 +33,8 @@ enum HelpText {
 
         Exit codes: 0 done (also with nothing to change, or with up to --max-errors bad rows left out), 1 failed, 2 usage, 3 cannot connect, \
         4 permission denied, 5 conflict (--on-conflict fail met an existing id), 6 input rejected \
-        (bad rows beyond --max-errors, malformed CSV, no title column). With --json, a failed run \
+        (bad rows beyond --max-errors, malformed CSV, no title column), 130/143/129 stopped by \
+        Ctrl-C/SIGTERM/SIGHUP (nothing imported). With --json, a failed run \
         still prints one JSON document: the error with its line and column, and nothing imported.
 
         Connection: DATABASE_URL, else the PG* variables; a .env is used only when the environment \

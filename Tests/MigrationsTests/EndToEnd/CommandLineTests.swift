@@ -17,6 +17,18 @@ extension EndToEnd {
             #expect(outcome.stdout.contains("Usage: taskmigrate \(command)"))
         }
 
+        @Test("--help lists every exit code, a run stopped by a signal's included")
+        func helpListsExitCodes() async throws {
+            let folder = try MigrationFolder()
+            defer { folder.delete() }
+            let outcome = try await TaskMigrateProcess.run(["--help"], databaseURL: "postgresql://nowhere.invalid/none", folder: folder)
+            let help = outcome.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for code in ["0 ok", "1 failed", "2 usage", "3 cannot connect", "4 permission denied", "5 conflict", "6 input rejected"] {
+                #expect(help.contains(code), "\(code): \(help)")
+            }
+            #expect(help.contains("130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP"), "\(help)")
+        }
+
         @Test(
             "usage errors exit 2 with one line pointing at --help",
             arguments: [
