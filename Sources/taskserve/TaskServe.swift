@@ -346,18 +346,29 @@ enum TaskServe {
     }
 
     /// `HOST:PORT` as an address and a port: IPv4, or IPv6 in brackets (`[::1]:8080`, returned
-    /// without them); `localhost` is 127.0.0.1.
+    /// without them); `localhost` is 127.0.0.1. A host that is not an address (a name, a typo)
+    /// is a usage error here, so `--check` refuses what serving could not bind.
     static func address(_ text: String, named option: String = "--listen") throws -> (String, UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
             throw UsageError("\(option) wants HOST:PORT, like 127.0.0.1:8080 or [::1]:8080, not \(text)")
         }
         var host = text[..<colon]
+        let family: Int32
         if host.hasPrefix("[") && host.hasSuffix("]") {
             host = host.dropFirst().dropLast()
+            family = AF_INET6
         } else if host.contains(":") {
             throw UsageError("\(option) wants an IPv6 address in brackets, like [::1]:8080, not \(text)")
+        } else {
+            family = AF_INET
         }
-        return (host == "localhost" || host.isEmpty ? "127.0.0.1" : String(host), port)
+        if host == "localhost" || host.isEmpty { return ("127.0.0.1", port) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(family, String(host), &bytes) == 1 else {
+            throw UsageError(
+                "\(option) wants an IPv4 address, or IPv6 in brackets, like 127.0.0.1:8080 or [::1]:8080, not \(text)")
+        }
+        return (String(host), port)
     }
 
     /// A limit of N a minute from option `name`; nil for 0 (none).

@@ -121,6 +121,21 @@ struct TaskserveProcessTests {
         }
     }
 
+    @Test("--listen and --metrics-listen take an address, not a host name: --check refuses what serving could not bind, and its line stays JSON")
+    func listenTakesAnAddress() async throws {
+        for (option, value) in [
+            ("--listen", "db.example.com:8080"), ("--listen", #"a"b:8080"#), ("--listen", "999.1.1.1:8080"), ("--listen", "[fe80::zz]:8080"),
+            ("--metrics-listen", "metrics.internal:9464"),
+        ] {
+            let run = try await Self.offline(["--check", option, value])
+            #expect(run.exitCode == 2, "\(option) \(value): \(run)")
+            #expect(run.standardOutput.isEmpty, "\(option) \(value): \(run.standardOutput)")
+            #expect(
+                run.standardError.hasPrefix("taskserve: error: \(option) wants an IPv4 address, or IPv6 in brackets, like 127.0.0.1:8080"),
+                "\(option) \(value): \(run.standardError)")
+        }
+    }
+
     @Test("a value refused from an environment variable names the variable, not an option that was not given")
     func variableNamed() async throws {
         let cases: [(variable: String, value: String, says: String)] = [
