@@ -27,7 +27,7 @@ let package = Package(
 
         // Migrations.
         .target(name: "Migrations", dependencies: ["PGStore", "Hashing"]),
-        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit", "CStopSignalsAtStart"]),
+        .executableTarget(name: "taskmigrate", dependencies: ["Migrations", "PGStore", "CommandLineToolkit", "SafeText", "CStopSignalsAtStart"]),
         .testTarget(
             name: "MigrationsTests", dependencies: ["Migrations", "Hashing", "PGStore", "taskmigrate", "TaskbaseTestSupport"],
             exclude: ["LintCorpus"]),

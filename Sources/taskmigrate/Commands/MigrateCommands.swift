@@ -2,6 +2,7 @@ import CommandLineToolkit
 import Foundation
 import Migrations
 import PGStore
+import SafeText
 
 /// What each taskmigrate command does: read its values, call the Migrations module, print.
 /// Data goes to stdout; progress and errors to stderr.
@@ -67,7 +68,7 @@ enum MigrateCommands {
     private static func warnOfRuntimeLoginDefaults(_ runner: MigrationRunner) async throws {
         for login in try await runner.runtimeLoginDefaults() {
             try StandardStream.standardError.write(
-                "taskmigrate: warning: \(login.warning) as a superuser or a role with CREATEROLE, and restart the servers "
+                "taskmigrate: warning: \(TerminalText.clean(login.warning)) as a superuser or a role with CREATEROLE, and restart the servers "
                     + "(docs/operations.md, \"If the runtime login leaked\")\n")
         }
     }
@@ -136,10 +137,14 @@ enum MigrateCommands {
             if values.flag("json") {
                 try JSONOutput.write(document)
             } else {
+                // One line each, from the files' text (a quoted name may hold anything): escaped
+                // as every human line is; --json keeps it exact.
                 for error in target.errors {
-                    try write("\(error.path):\(error.line.map { "\($0):1:" } ?? "") \(LintDocument.invalidFileRule): \(error.message)\n")
+                    try write(
+                        TerminalText.clean("\(error.path):\(error.line.map { "\($0):1:" } ?? "") \(LintDocument.invalidFileRule): \(error.message)")
+                            + "\n")
                 }
-                for finding in findings { try write(finding.description + "\n") }
+                for finding in findings { try write(TerminalText.clean(finding.description) + "\n") }
             }
             let allowed = findings.filter(\.isAllowed).count
             let unreadable = target.errors.isEmpty ? "" : ", \(target.errors.count) could not be read"
@@ -225,7 +230,7 @@ enum MigrateCommands {
         case .migrationLockAcquired, .finished:
             line = nil
         }
-        if let line { try? StandardStream.standardError.write("taskmigrate: \(line)\n") }
+        if let line { try? StandardStream.standardError.write("taskmigrate: \(TerminalText.clean(line))\n") }
     }
 
     private static func write(_ text: String) throws {

@@ -76,6 +76,18 @@ extension EndToEnd {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["0007_existing.sql"])
         }
 
+        @Test("lint's lines show escape sequences and bidi overrides from a file's quoted names escaped, never raw; --json keeps them exact")
+        func lintEscapes() async throws {
+            let folder = try MigrationFolder(["0001_hostile.sql": "CREATE INDEX i ON \"ta\u{1B}]0;owned\u{7}ble\u{202E}\" (x);\n"])
+            defer { folder.delete() }
+            let text = try await TaskMigrateProcess.run(["lint", "--offline"], databaseURL: "", folder: folder)
+            #expect(text.status == 6)
+            #expect(!text.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(text.stdout)")
+            #expect(text.stdout.contains(#"table ta\x1B]0;owned\x07ble<U+202E> blocks its writes"#), "\(text.stdout)")
+            let json = try await TaskMigrateProcess.run(["lint", "--offline", "--json"], databaseURL: "", folder: folder)
+            #expect(json.stdout.contains(#"ta\u001b]0;owned\u0007ble\#u{202E}"#), "\(json.stdout)")
+        }
+
         @Test("lint exits 6 on a hazard not allowed, 0 when clean; the project's migrations are clean")
         func lintExitCodes() async throws {
             let folder = try MigrationFolder(["0001_drop.sql": "ALTER TABLE tasks DROP COLUMN notes;\n"])
