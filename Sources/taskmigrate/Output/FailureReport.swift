@@ -10,6 +10,12 @@ struct FailureReport {
     var summary: String
     var exitCode: ExitCode
 
+    /// What to do about a permission refused (exit 4): the login it takes, as docs/operations.md
+    /// ("The owner role") says.
+    static let permissionAdvice =
+        "; log in as a member of taskbase_owner (up to 0005, as a superuser or a CREATEROLE role that owns the database), "
+        + "see docs/operations.md, \"The owner role\""
+
     init(_ error: any Error) {
         switch error {
         case let error as MigrationFileError:
@@ -26,12 +32,14 @@ struct FailureReport {
         case let error as MigrationError:
             summary = error.description
             exitCode = MigrateExitCodes.exitCode(for: error)
+            if exitCode == .permissionDenied { summary += Self.permissionAdvice }
         case let error as PGError:
             summary =
                 error.kind == .connection || error.kind == .configuration
                 ? "cannot connect to the database: \(error.description); check DATABASE_URL (or the PG* variables, .env)"
                 : error.description
             exitCode = MigrateExitCodes.exitCode(for: error)
+            if exitCode == .permissionDenied { summary += Self.permissionAdvice }
         default:
             summary = ErrorPrinter.message(for: error)
             exitCode = .failure

@@ -198,7 +198,7 @@ extension EndToEnd.KilledRunTests {
 extension EndToEnd {
     @Suite("Permissions")
     struct PermissionTests {
-        @Test("a role that may not create tables gets exit 4 and a clear message")
+        @Test("a role that may not create tables gets exit 4 and a clear message: what was refused and the login it takes")
         func permissionDenied() async throws {
             let folder = try MigrationFolder(["0001_a.sql": "CREATE TABLE a (id int);\n"])
             defer { folder.delete() }
@@ -208,6 +208,10 @@ extension EndToEnd {
                     let outcome = try await TaskMigrateProcess.run(["up"], databaseURL: role.url(for: database), folder: folder)
                     #expect(outcome.status == 4, "\(outcome.stderr)")
                     #expect(outcome.stderr.contains("42501"))
+                    #expect(
+                        outcome.stderr.contains(
+                            "; log in as a member of taskbase_owner (up to 0005, as a superuser or a CREATEROLE role that owns the database), see docs/operations.md"
+                        ), "\(outcome.stderr)")
                     #expect(!outcome.stderr.contains(role.password))
                 }
             }
