@@ -55,7 +55,7 @@ enum StreamCommands {
             Option("format", help: "What to write.", type: .choice(of: ExportFormat.self), default: ExportFormat.csv.rawValue),
             Option(
                 "output", short: "o", valueName: "FILE",
-                help: "Write to FILE instead of stdout, replacing it only once the whole export is written."),
+                help: "Write to FILE instead of stdout (- is stdout), replacing it only once the whole export is written."),
         ],
         flags: [
             Flag(
@@ -68,7 +68,8 @@ enum StreamCommands {
         run: Invocation.action { invocation in
             if invocation.values.flag("json") { throw UsageError("export takes --format json, not --json") }
             let (team, actor) = (try invocation.values.teamKey(), try invocation.actor())
-            let path = invocation.values.string("output")
+            // `-o -` is standard output, as `-` is standard input to taskimport (and to curl, tar).
+            let path = invocation.values.string("output").flatMap { $0 == "-" ? nil : $0 }
             // The file first: a folder that is missing or not writable is said before connecting.
             let file = try path.map { path throws(CommandFailure) in try OutputFile(path: path) }
             defer { file?.abandon() }

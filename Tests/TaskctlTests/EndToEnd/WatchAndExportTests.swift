@@ -112,10 +112,17 @@ struct WatchAndExportTests {
         _ = try await fixture.addTask("Imported", ["--external-id", "JIRA-9"])
         let folder = try scratchFolder("taskctl-export")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stdout = try await fixture.expectSuccess(["export", "-t", fixture.team], as: fixture.viewer).standardOutput
+        let plain = try await fixture.expectSuccess(["export", "-t", fixture.team], as: fixture.viewer)
+        let stdout = plain.standardOutput
         let file = folder.appendingPathComponent("tasks.csv")
         try Data("last week's export\n".utf8).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        // `-o -` is stdout, as `-` is stdin to taskimport: no file named "-" in the working folder.
+        let dash = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("-")
+        defer { try? FileManager.default.removeItem(at: dash) }
+        let toStdout = try await fixture.run(["export", "-t", fixture.team, "-o", "-"], as: fixture.viewer)
+        #expect(toStdout.exitCode == 0 && toStdout.standardOutput == stdout && toStdout.standardError == plain.standardError, "\(toStdout)")
+        #expect(!FileManager.default.fileExists(atPath: dash.path))
         let written = try await fixture.run(["export", "-t", fixture.team, "-o", file.path], as: fixture.viewer)
         #expect(written.exitCode == 0 && written.standardOutput.isEmpty, "\(written)")
         #expect(written.standardError == "exported 2 tasks to \(file.path)\n")
