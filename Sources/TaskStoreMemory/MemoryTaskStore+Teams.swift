@@ -42,7 +42,9 @@ extension MemoryTaskStore: TeamRepository {
     /// Sets or removes one membership, keeping at least one enabled owner; removal unassigns
     /// the member's tasks, each as an edit by `actor`, and says how many.
     @discardableResult
-    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
+    public func setRole(
+        _ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date, condition: MembershipCondition?
+    ) async throws -> Int {
         let unassigning = try TaskChanges(assignee: .set(nil)), user = member.id
         return try writing { state in
             var roles = state.roles[team] ?? [:]
@@ -53,6 +55,8 @@ extension MemoryTaskStore: TeamRepository {
             try MembershipRule.verify(
                 changing: roles[user], to: role, leaving: user == actor, actor: state.users[actor]?.email ?? "user #\(actor)", actorRole: actorRole,
                 team: key)
+            let current = roles[user].map { Member(user: member, role: $0) }
+            if let condition, !condition.holds(current) { throw MembershipConditionFailed(current: current) }
             if role == nil, roles[user] == nil {
                 // Gone already (removed at the same time by someone else): nothing is done.
                 throw TaskError.notFound(what: "member \(member.email) of team \(key)")

@@ -58,9 +58,11 @@ extension PostgresTaskStore: TeamRepository {
     }
 
     @discardableResult
-    public func setRole(_ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
+    public func setRole(
+        _ role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date, condition: MembershipCondition?
+    ) async throws -> Int {
         do {
-            return try await changeMembership(to: role, of: member, in: team, actor: actor, at: time)
+            return try await changeMembership(to: role, of: member, in: team, actor: actor, at: time, condition: condition)
         } catch TaskError.validation(OwnerRule.field(removing: false), let reason) where role == nil {
             // The owner trigger (0008) refuses a removal as it does a role change, and
             // `translate` words both alike: a removal's refusal names the user taken out.
@@ -69,8 +71,14 @@ extension PostgresTaskStore: TeamRepository {
     }
 
     /// The change, and how many tasks a removal unassigned.
-    private func changeMembership(to role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
+    private func changeMembership(
+        to role: Role?, of member: User, in team: TeamID, actor: UserID, at time: Date, condition: MembershipCondition?
+    ) async throws -> Int {
         let user = member.id
+        // Leaving: `condition` is the service's to judge, on the membership it read just before.
+        // What it can ask of one's own membership (that it exists, or not) no other change
+        // makes true meanwhile; only `If-None-Match` naming a role's tag may miss a role changed
+        // in between, and then the member still leaves, as they asked (docs/api.md).
         if role == nil, user == actor {
             // Leaving: any member may, though row security lets only admins delete memberships
             // (and a viewer may not lock the counter, nor write tasks, nor see the team's tasks
@@ -94,7 +102,10 @@ extension PostgresTaskStore: TeamRepository {
             let locked = try await tx.query(
                 "SELECT tm.key FROM teams tm JOIN task_counters c ON c.team_id = tm.id WHERE tm.id = \(team.rawValue) FOR UPDATE OF c")
             guard let keyText = try locked.first?.decode(String.self, "key") else { throw TaskError.notFound(what: "team #\(team)") }
-            try await Self.verifyStillMayChange(member, to: role, in: keyText, team: team, actor: actor, tx)
+            let current = try await Self.verifyStillMayChange(member, to: role, in: keyText, team: team, actor: actor, tx)
+            // Judged under the lock: no change since can make it true or false.
+            let membership = current.map { Member(user: member, role: $0) }
+            if let condition, !condition.holds(membership) { throw MembershipConditionFailed(current: membership) }
             var unassigned: Int64 = 0
             if let role {
                 // One new to the actor is added by the address they named (0025): the row
@@ -127,9 +138,10 @@ extension PostgresTaskStore: TeamRepository {
     /// by now the actor may have been demoted (two owners demoting each other at once), and row
     /// security would refuse the write as SQLSTATE 42501 (a 500). Read again under the lock (in
     /// a statement of its own, which sees what the lock waited for) and judged by `MembershipRule`.
+    /// Returns the member's role as read then (nil: no member).
     private static func verifyStillMayChange(
         _ member: User, to role: Role?, in key: String, team: TeamID, actor: UserID, _ tx: PGConnection
-    ) async throws {
+    ) async throws -> Role? {
         let rows = try await tx.query(
             """
             SELECT (SELECT m.role FROM memberships m WHERE m.team_id = \(team.rawValue) AND m.user_id = \(actor.rawValue)) AS actor_role,
@@ -137,9 +149,11 @@ extension PostgresTaskStore: TeamRepository {
                    (SELECT u.email FROM users u WHERE u.id = \(actor.rawValue)) AS actor_email
             """)
         guard let actorRole = try Self.role(in: rows[0], "actor_role") else { throw TaskError.notFound(what: "team \(key)") }
+        let memberRole = try Self.role(in: rows[0], "member_role")
         try MembershipRule.verify(
-            changing: try Self.role(in: rows[0], "member_role"), to: role, leaving: member.id == actor,
+            changing: memberRole, to: role, leaving: member.id == actor,
             actor: try rows[0].decode(String?.self, "actor_email") ?? "user #\(actor)", actorRole: actorRole, team: key)
+        return memberRole
     }
 
     public func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team {

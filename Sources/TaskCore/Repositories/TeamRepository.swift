@@ -19,10 +19,21 @@ public protocol TeamRepository: Sendable {
     /// edit by `actor` at `time` (a new version, history, one change each, in task order): an
     /// assignee is a member. Removing one who is no member (any more) is `notFound`. Returns how
     /// many tasks the removal unassigned, counted in its transaction (0 when `role` is set).
+    /// With `condition`, the change is made only when it holds for the membership as it is in
+    /// that transaction (under the lock that orders membership changes); otherwise nothing is
+    /// changed and `MembershipConditionFailed` says what the membership was.
     @discardableResult
-    func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int
+    func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date, condition: MembershipCondition?) async throws -> Int
     /// Renames the team.
     func renameTeam(_ team: TeamID, to name: String, actor: UserID) async throws -> Team
     /// Deletes the team with its memberships, tasks and history.
     func deleteTeam(_ team: TeamID, actor: UserID) async throws
+}
+
+extension TeamRepository {
+    /// `setRole` whatever the membership is.
+    @discardableResult
+    public func setRole(_ role: Role?, of user: User, in team: TeamID, actor: UserID, at time: Date) async throws -> Int {
+        try await setRole(role, of: user, in: team, actor: actor, at: time, condition: nil)
+    }
 }

@@ -47,17 +47,24 @@ extension TaskService {
 
     /// `setRole`, also saying whether `user` was added (no member when their membership was
     /// read, just before the change): an HTTP `PUT` that makes a member answers 201, one that
-    /// changes a role 200 (RFC 9110 §9.3.4).
-    public func putMember(_ user: UserRef, role: Role, in key: TeamKey, as actor: UserRef) async throws -> (member: Member, added: Bool) {
-        let change = try await changeMembership(of: user, to: role, in: key, as: actor)
+    /// changes a role 200 (RFC 9110 §9.3.4). With `condition` (an HTTP precondition), only
+    /// when it holds for the membership as it is, judged after every permission check and again
+    /// by the store as it changes it: `MembershipConditionFailed` otherwise.
+    public func putMember(
+        _ user: UserRef, role: Role, in key: TeamKey, as actor: UserRef, condition: MembershipCondition? = nil
+    ) async throws -> (member: Member, added: Bool) {
+        let change = try await changeMembership(of: user, to: role, in: key, as: actor, condition: condition)
         return (Member(user: change.user, role: role), !change.wasMember)
     }
 
     /// Removes `user` from the team (admins; owners to remove an owner; anyone themself). The last
-    /// enabled owner cannot leave. Their tasks in the team are unassigned, and counted.
+    /// enabled owner cannot leave. Their tasks in the team are unassigned, and counted. With
+    /// `condition`, only when it holds, as for `putMember`.
     @discardableResult
-    public func removeMember(_ user: UserRef, from key: TeamKey, as actor: UserRef) async throws -> MemberRemoval {
-        let removal = try await changeMembership(of: user, to: nil, in: key, as: actor)
+    public func removeMember(
+        _ user: UserRef, from key: TeamKey, as actor: UserRef, condition: MembershipCondition? = nil
+    ) async throws -> MemberRemoval {
+        let removal = try await changeMembership(of: user, to: nil, in: key, as: actor, condition: condition)
         return MemberRemoval(team: key, user: removal.user, unassignedTasks: removal.unassignedTasks)
     }
 
@@ -76,7 +83,7 @@ extension TaskService {
     /// user changed, how many of their tasks a removal unassigned, and whether they were a
     /// member before.
     private func changeMembership(
-        of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef
+        of user: UserRef, to role: Role?, in key: TeamKey, as actor: UserRef, condition: MembershipCondition?
     ) async throws -> (user: User, unassignedTasks: Int, wasMember: Bool) {
         let access: TeamAccess
         do {
@@ -94,10 +101,15 @@ extension TaskService {
         if role == .owner, !mayTouchOwners { throw ownersOnly }
         let target = try await memberToChange(user, adding: role != nil, as: actor)
         let members = try await store.members(of: access.team.id, actor: access.actor.id)
-        let current = members.first { $0.user.id == target.id }?.role
-        if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
+        let membership = members.first { $0.user.id == target.id }
+        let current = membership?.role
+        // A false condition is 412 before "no such member" (RFC 9110 §13.2.2: If-Match: * on
+        // no member is false), but after every refusal that hides or guards the team.
         if current == .owner, !mayTouchOwners { throw ownersOnly }
-        let unassigned = try await store.setRole(role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now())
+        if let condition, !condition.holds(membership) { throw MembershipConditionFailed(current: membership) }
+        if role == nil, current == nil { throw TaskError.notFound(what: "member \(target.email) of team \(key)") }
+        let unassigned = try await store.setRole(
+            role, of: target, in: access.team.id, actor: access.actor.id, at: clock.now(), condition: condition)
         return (target, unassigned, current != nil)
     }
 }

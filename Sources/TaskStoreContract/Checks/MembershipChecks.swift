@@ -159,5 +159,48 @@ extension TaskStoreContract {
             #expect(try await f.service.user(.email("JOSE\u{301}.\(suffix)@example.com"), as: .id(user.id)).id == user.id)
             #expect(await Outcome.of { _ = try await f.service.createUser(email: composed, displayName: "Twin") } == .alreadyExists)
         },
+        ContractCheck(
+            "a conditional membership change is judged by the store as it makes it: a member added since is not overwritten, one removed is not added back; of racing adders only if absent, one wins"
+        ) { f in
+            // The HTTP API's `If-None-Match: *` and `If-Match: *` on a member's PUT: the service
+            // judges them on its read, and the store again under the lock, where a change made
+            // in between is seen. Before, no store took a condition: a member added a moment
+            // earlier was overwritten.
+            let team = try await f.makeTeam()
+            let id = try await f.service.team(team, as: f.owner).team.id
+            let owner = try await f.service.user(f.owner), outsider = try await f.service.user(f.outsider)
+            let absent = MembershipCondition { $0 == nil }, present = MembershipCondition { $0 != nil }
+            try await f.service.setRole(.viewer, for: f.outsider, in: team, as: f.owner)
+            await #expect(throws: MembershipConditionFailed(current: Member(user: outsider, role: .viewer))) {
+                try await f.store.setRole(.admin, of: outsider, in: id, actor: owner.id, at: ContractFixture.start, condition: absent)
+            }
+            #expect(try await f.service.members(of: team, as: f.owner).first { $0.user.id == outsider.id }?.role == .viewer)
+            try await f.service.removeMember(f.outsider, from: team, as: f.owner)
+            await #expect(throws: MembershipConditionFailed(current: nil)) {
+                try await f.store.setRole(.admin, of: outsider, in: id, actor: owner.id, at: ContractFixture.start, condition: present)
+            }
+            #expect(try await !f.service.members(of: team, as: f.owner).contains { $0.user.id == outsider.id })
+            try await f.store.setRole(.member, of: outsider, in: id, actor: owner.id, at: ContractFixture.start, condition: absent)
+            #expect(try await f.service.members(of: team, as: f.owner).first { $0.user.id == outsider.id }?.role == .member)
+            // Racing adds of one newcomer, each only if absent, with different roles: one is made.
+            let newcomer = try await f.makeUser()
+            let added = try await withThrowingTaskGroup(of: Role?.self) { group in
+                for role in [Role.viewer, .member, .admin, .viewer, .member, .admin] {
+                    group.addTask {
+                        do {
+                            _ = try await f.service.putMember(newcomer, role: role, in: team, as: f.owner, condition: absent)
+                            return role
+                        } catch is MembershipConditionFailed {
+                            return nil
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Role]()) { if let role = $1 { $0.append(role) } }
+            }
+            #expect(added.count == 1, "\(added)")
+            let newcomerID = try await f.service.user(newcomer).id
+            let kept = try await f.service.members(of: team, as: f.owner).first { $0.user.id == newcomerID }
+            #expect(kept?.role == added.first)
+        },
     ]
 }
