@@ -85,6 +85,9 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case permissionDenied = "permission_denied"
     /// `TaskError.conflict`: a stale `If-Match`.
     case conflict
+    /// `If-Match` or `If-None-Match` is false for a resource without a version of its own (a
+    /// team, a member, a read): nothing was done; `what` names the resource.
+    case preconditionFailed = "precondition_failed"
     /// `TaskError.alreadyExists`.
     case alreadyExists = "already_exists"
     /// `TaskError.validation`: a value, or the body itself, is not acceptable.
@@ -124,6 +127,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .notFound: 404
         case .permissionDenied: 403
         case .conflict: 412
+        case .preconditionFailed: 412
         case .alreadyExists: 409
         case .validation: 422
         case .unauthorized: 401
@@ -147,6 +151,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .notFound: "Not found"
         case .permissionDenied: "Permission denied"
         case .conflict: "Version conflict"
+        case .preconditionFailed: "Precondition failed"
         case .alreadyExists: "Already exists"
         case .validation: "Input rejected"
         case .unauthorized: "Authentication required"

@@ -113,7 +113,10 @@ enum OpenAPIDocument {
                 body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 409, 422]),
             "GET /v1/me/tokens/{id}": Operation(
                 summary: "One of your tokens (never the secret): where a new token's Location points.", successSchema: "Token", errors: [404]),
-            "DELETE /v1/me/tokens/{id}": Operation(summary: "Revoke one of your tokens.", success: 204, errors: [404]),
+            "DELETE /v1/me/tokens/{id}": Operation(
+                summary:
+                    "Revoke one of your tokens. If-Match: * holds while it is yours (its weak ETag never matches a tag); If-None-Match: * or its ETag is 412.",
+                headers: ["If-Match", "If-None-Match"], success: 204, errors: [404, 412]),
             "GET /v1/teams": Operation(summary: "The teams you belong to, with your role.", successSchema: "[Team]"),
             "POST /v1/teams": Operation(
                 summary: "Create a team; you are its owner.", headers: ["Idempotency-Key"], body: ("application/json", "CreateTeamRequest"),
@@ -121,21 +124,27 @@ enum OpenAPIDocument {
                 successSchema: "Team", errors: [400, 409, 422]),
             "GET /v1/teams/{team}": Operation(summary: "One team and your role in it.", successSchema: "Team", errors: [404]),
             "PATCH /v1/teams/{team}": Operation(
-                summary: "Rename a team (owners).", body: ("application/json", "RenameTeamRequest"), successSchema: "Team",
-                errors: [400, 403, 404, 422]),
-            "DELETE /v1/teams/{team}": Operation(summary: "Delete a team with its tasks (owners).", success: 204, errors: [403, 404]),
+                summary:
+                    "Rename a team (owners). If-Match: * holds while the team exists (its weak ETag never matches a tag); If-None-Match: * or its ETag is 412.",
+                headers: ["If-Match", "If-None-Match"], body: ("application/json", "RenameTeamRequest"), successSchema: "Team",
+                errors: [400, 403, 404, 412, 422]),
+            "DELETE /v1/teams/{team}": Operation(
+                summary:
+                    "Delete a team with its tasks (owners). If-Match: * holds while the team exists (its weak ETag never matches a tag); If-None-Match: * or its ETag is 412.",
+                headers: ["If-Match", "If-None-Match"], success: 204, errors: [403, 404, 412]),
             "GET /v1/teams/{team}/summary": Operation(summary: "Counts by status, category and assignee.", successSchema: "Summary", errors: [404]),
             "GET /v1/teams/{team}/members": Operation(summary: "The team's members.", successSchema: "[Member]", errors: [404]),
             "GET /v1/teams/{team}/members/{user}": Operation(
                 summary: "One member (user by email, or #id of one the caller shares a team with).", successSchema: "Member", errors: [404]),
             "PUT /v1/teams/{team}/members/{user}": Operation(
                 summary:
-                    "Add a member (201) or change their role (200) (admins; owners for the owner role). A new member is named by email (anyone with that exact address) or by the #id of one the caller shares a team with.",
-                body: ("application/json", "MemberRoleRequest"), createsToo: true, successSchema: "Member", errors: [400, 403, 404, 422]),
+                    "Add a member (201) or change their role (200) (admins; owners for the owner role). A new member is named by email (anyone with that exact address) or by the #id of one the caller shares a team with. If-None-Match: * adds only one who is no member (412 otherwise, the role untouched); If-Match: * changes only a member (412 otherwise, nobody added).",
+                headers: ["If-Match", "If-None-Match"], body: ("application/json", "MemberRoleRequest"), createsToo: true, successSchema: "Member",
+                errors: [400, 403, 404, 412, 422]),
             "DELETE /v1/teams/{team}/members/{user}": Operation(
                 summary:
-                    "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event); the answer says how many (unassigned_tasks).",
-                successSchema: "MemberRemoval", errors: [403, 404, 422]),
+                    "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event); the answer says how many (unassigned_tasks). If-Match: * removes only a member (412 when none); If-None-Match: * or the member's ETag is 412.",
+                headers: ["If-Match", "If-None-Match"], successSchema: "MemberRemoval", errors: [403, 404, 412, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
@@ -162,7 +171,8 @@ enum OpenAPIDocument {
                     ("Content-Encoding", "`gzip` when the request's Accept-Encoding takes it"),
                 ]),
             "GET /v1/tasks/{key}": Operation(
-                summary: "One task; ETag is its version; If-None-Match gives 304.", headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
+                summary: "One task; ETag is its version; If-None-Match gives 304, an If-Match that names another version 412.",
+                headers: ["If-None-Match"], successSchema: "Task", errors: [404]),
             "PATCH /v1/tasks/{key}": Operation(
                 summary:
                     "Change a task with a JSON Merge Patch (null clears); If-Match makes it conditional (412 when stale), as does If-None-Match (412 when it names the current version, or is *).",
@@ -224,6 +234,12 @@ enum OpenAPIDocument {
         let digestTagged = route.method == "GET" && operation.successMedia == "application/json" && operation.successSchema != "Task"
         var operation = operation
         if digestTagged { operation.headers.append("If-None-Match") }
+        // Every read judges If-Match (`Preconditions.judgeRead`): 412 unless it is * or names a
+        // task's version.
+        if route.method == "GET" {
+            operation.headers.append("If-Match")
+            operation.errors.append(412)
+        }
         var parameters: [[String: Any]] = route.parameterNames.map { name in
             var parameter: [String: Any] = ["name": name, "in": "path", "required": true, "schema": pathSchemas[name] ?? string]
             if let (text, example) = pathParameters[name] {
@@ -253,7 +269,7 @@ enum OpenAPIDocument {
                 "schema": string,
                 "description": "weak (W/\"…\"): a digest of this JSON; sent back in If-None-Match, it gives 304 while the answer is the same",
             ]
-        } else if operation.headers.contains("If-Match") || operation.headers.contains("If-None-Match") || operation.successSchema == "Task" {
+        } else if route.pattern == "/v1/tasks/{key}" || operation.successSchema == "Task" {
             successHeaders["ETag"] = ["schema": string, "description": "the task's version, quoted"]
         }
         if operation.success == 201 {
@@ -339,6 +355,7 @@ enum OpenAPIDocument {
         case 401: return ["WWW-Authenticate": ["required": true, "schema": string, "description": "the Bearer challenge"]]
         case 429: return authenticated ? allowanceHeaders.merging(["Retry-After": retryAfter]) { $1 } : ["Retry-After": retryAfter]
         case 503: return ["Retry-After": retryAfter]
+        case 412: return ["ETag": ["schema": string, "description": "the resource's current ETag, when it exists and has one"]]
         default: return nil
         }
     }
@@ -393,7 +410,8 @@ enum OpenAPIDocument {
             // "003" matches nothing (412); a list matches when any member does.
             "If-Match": [
                 "type": "string", "pattern": InputPatterns.entityTags,
-                "description": #"* or a list of entity tags; matches when one is the task's ETag exactly ("3", not "+3", "003" or W/"3")"#,
+                "description":
+                    #"* (holds while the resource exists) or a list of entity tags; matches when one is the resource's strong ETag exactly, a task's version ("3", not "+3", "003" or W/"3"); a weak ETag never matches, so on any other resource only * holds"#,
             ],
         ]
     }

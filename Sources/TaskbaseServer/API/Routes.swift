@@ -140,10 +140,12 @@ struct APIHandlers: Sendable {
             },
             Route("PATCH", "/v1/teams/{team}") { context in try await renameTeam(context) },
             Route("DELETE", "/v1/teams/{team}") { context in
-                let team = try teamKey(context)
+                let (team, actor) = (try teamKey(context), try context.actor)
                 defer { directories.forget(team) }
-                try await service.deleteTeam(team, as: try context.actor)
-                return .empty(204)
+                return try await managingTeam(context, team, as: actor) {
+                    try await service.deleteTeam(team, as: actor)
+                    return .empty(204)
+                }
             },
             Route("GET", "/v1/teams/{team}/summary") { context in
                 let (team, actor) = (try teamKey(context), try context.actor)
@@ -156,10 +158,11 @@ struct APIHandlers: Sendable {
             Route("GET", "/v1/teams/{team}/members/{user}") { context in try await member(context) },
             Route("PUT", "/v1/teams/{team}/members/{user}") { context in try await setRole(context) },
             Route("DELETE", "/v1/teams/{team}/members/{user}") { context in
-                let team = try teamKey(context)
+                let (team, user) = (try teamKey(context), UserRef(context.parameter("user")))
                 defer { directories.forget(team) }
-                return try .json(
-                    MemberRemovalDocument(try await service.removeMember(UserRef(context.parameter("user")), from: team, as: try context.actor)))
+                return try await changingMember(context, user, of: team) { condition in
+                    try .json(MemberRemovalDocument(try await service.removeMember(user, from: team, as: try context.actor, condition: condition)))
+                }
             },
             Route("GET", "/v1/teams/{team}/tasks", query: .taskList) { context in try await listTasks(context) },
             Route("POST", "/v1/teams/{team}/tasks") { context in try await idempotent(context) { try await createTask(context) } },
@@ -244,12 +247,25 @@ struct APIHandlers: Sendable {
         return TokenID(id)
     }
 
+    /// Revokes one of the caller's tokens, under the request's preconditions judged on the
+    /// token as `GET /v1/me/tokens/{id}` shows it (none: it is not theirs).
     func revokeToken(_ context: RouteContext) async throws -> HTTPResponse {
         let id = try tokenID(context)
-        _ = try await service.revokeOwnToken(id, as: try context.actor)
-        // This process stops taking the token at once; the others when the doorbell rings.
-        verifier.invalidate()
-        return .empty(204)
+        let revoke = {
+            _ = try await service.revokeOwnToken(id, as: try context.actor)
+            // This process stops taking the token at once; the others when the doorbell rings.
+            verifier.invalidate()
+            return HTTPResponse.empty(204)
+        }
+        let preconditions = try Preconditions(context.request)
+        guard !preconditions.isEmpty else { return try await revoke() }
+        let shown: HTTPResponse?
+        do {
+            shown = try await showToken(context)
+        } catch TaskError.notFound {
+            shown = nil
+        }
+        return try await judged(preconditions, context, what: "token #\(id)", shown: shown, revoke)
     }
 
     // MARK: - Teams and members
@@ -262,8 +278,66 @@ struct APIHandlers: Sendable {
 
     func renameTeam(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        let renamed = try await service.renameTeam(team, to: try context.body(RenameTeamRequest.self, as: APIHandlers.patchTypes).name, as: actor)
-        return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
+        let name = try context.body(RenameTeamRequest.self, as: APIHandlers.patchTypes).name
+        return try await managingTeam(context, team, as: actor) {
+            let renamed = try await service.renameTeam(team, to: name, as: actor)
+            return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
+        }
+    }
+
+    /// Runs `change`, an owner's PATCH or DELETE of `team`, when the request's preconditions
+    /// hold for the team as `GET /v1/teams/{team}` shows it to `actor` (its weak tag). Judged
+    /// only once the actor may make the change: anyone else gets the change's own refusal (an
+    /// outsider 404, a member 403). The team's representation (key, name, the caller's role)
+    /// may change between this read and the change; nothing is lost by it, as a team has no
+    /// version: `If-Match` other than `*` is always false, `*` and `If-None-Match: *` judge
+    /// only that it exists, which the change checks again (docs/api.md).
+    private func managingTeam(
+        _ context: RouteContext, _ team: TeamKey, as actor: UserRef, _ change: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let preconditions = try Preconditions(context.request)
+        guard !preconditions.isEmpty else { return try await change() }
+        let membership = try await service.team(team, as: actor)
+        guard membership.role >= TeamAction.manageTeam.minimumRole else { return try await change() }
+        let shown = try HTTPResponse.json(TeamDocument(membership.team, role: membership.role))
+        return try await judged(preconditions, context, what: "team \(team)", shown: shown, change)
+    }
+
+    /// Runs `change` when `preconditions` hold for the resource as its `GET` answers it now
+    /// (`shown`, whose body's digest is its weak tag; nil: it does not exist); 412 otherwise.
+    private func judged(
+        _ preconditions: Preconditions, _ context: RouteContext, what: String, shown: HTTPResponse?, _ change: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let tag = shown.map { DigestETag.of($0.bytes) }
+        guard preconditions.holdForChange(exists: shown != nil, tag: tag) else { return preconditions.refusal(context.request, what: what, tag: tag) }
+        return try await change()
+    }
+
+    /// Runs `change`, a PUT or DELETE of `user`'s membership of `team`, under the request's
+    /// preconditions as a `MembershipCondition`: the service judges it after its permission
+    /// checks and the store again as it makes the change, under the lock every membership
+    /// change takes, so `If-None-Match: *` never overwrites a member added a moment earlier,
+    /// nor `If-Match: *` adds back one removed. The member's tag is the weak one `GET
+    /// /v1/teams/{team}/members/{user}` answers. False: 412 with the current tag, if any.
+    private func changingMember(
+        _ context: RouteContext, _ user: UserRef, of team: TeamKey, _ change: (MembershipCondition?) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let preconditions = try Preconditions(context.request)
+        guard !preconditions.isEmpty else { return try await change(nil) }
+        let condition = MembershipCondition { current in
+            preconditions.holdForChange(exists: current != nil, tag: current.flatMap(Self.tag(of:)))
+        }
+        do {
+            return try await change(condition)
+        } catch let failed as MembershipConditionFailed {
+            let what = "member \(failed.current?.user.email ?? user.written) of team \(team)"
+            return preconditions.refusal(context.request, what: what, tag: failed.current.flatMap(Self.tag(of:)))
+        }
+    }
+
+    /// The weak tag `GET /v1/teams/{team}/members/{user}` answers for `member`.
+    static func tag(of member: Member) -> String? {
+        (try? HTTPResponse.json(MemberDocument(member)).bytes).map(DigestETag.of)
     }
 
     /// One member, named by email or `#id`, found among the members the caller may list: no
@@ -282,9 +356,12 @@ struct APIHandlers: Sendable {
     /// Adds a member (201: the PUT made the resource, RFC 9110 §9.3.4) or changes their role (200).
     func setRole(_ context: RouteContext) async throws -> HTTPResponse {
         let (role, team) = (try Role(parsing: try context.body(MemberRoleRequest.self).role), try teamKey(context))
+        let user = UserRef(context.parameter("user"))
         defer { directories.forget(team) }
-        let (member, added) = try await service.putMember(UserRef(context.parameter("user")), role: role, in: team, as: try context.actor)
-        return try .json(MemberDocument(member), status: added ? 201 : 200)
+        return try await changingMember(context, user, of: team) { condition in
+            let (member, added) = try await service.putMember(user, role: role, in: team, as: try context.actor, condition: condition)
+            return try .json(MemberDocument(member), status: added ? 201 : 200)
+        }
     }
 
     // MARK: - Tasks
