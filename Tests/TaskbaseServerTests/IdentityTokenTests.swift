@@ -275,13 +275,15 @@ struct IdentityTokenTests {
         provider.leeway = 0
         let f = try await ServerFixture.start(heartbeat: .milliseconds(200), identity: try await IdentityTokenVerifier.start(provider))
         var claims = Minted.claims(f.viewer.email)
-        claims["exp"] = Int(Date().timeIntervalSince1970) + 2
+        // Whole seconds: 4 to 5 s of life, enough to open the stream on a loaded machine (with
+        // + 2 it had 1 to 2 s, and a CI-like load once spent them before the request was read).
+        claims["exp"] = Int(Date().timeIntervalSince1970) + 5
         let token = Minted.token(["alg": "RS256", "kid": "rsa-1"], claims, signedBy: rsa)
         let stream = try RawConnection(port: f.server.http.port)
         stream.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(token)"])
         #expect(await stream.read(until: { $0.contains(": connected") }))
         #expect(stream.text.hasPrefix("HTTP/1.1 200"))
-        #expect(await stream.readUntilClosed(limit: .seconds(10)), "the stream outlived its token")
+        #expect(await stream.readUntilClosed(limit: .seconds(15)), "the stream outlived its token")
         #expect(try await f.client().with(token: token).get("/v1/me").status == 401)
         // The same check when the token is not in the cache (a ring of the doorbell emptied it,
         // or it is not connected): a refused identity token is invalid, not "cannot say".
