@@ -105,9 +105,37 @@ struct PreconditionTests {
         #expect(weak.status == 412 && weak.problem?.code == "precondition_failed" && weak.header("ETag") == tag)
         #expect(try await viewer.get(team, headers: ["If-Match": "*"]).status == 200)
         #expect(try await viewer.get("\(team)/tasks", headers: ["If-Match": #""1""#]).status == 412)
+        // An If-Match that is no list of entity tags is refused as input (422 naming the header),
+        // as on a change, not judged false: the fuzzer's `If-Match: {}` on every read was 412.
+        for read in [path, team, "/healthz"] {
+            let malformed = try await viewer.get(read, headers: ["If-Match": "{}"])
+            #expect(malformed.status == 422 && malformed.problem?.field == "If-Match", "\(read): \(malformed.status)")
+        }
         // An outsider learns nothing: 404, as without the header.
         #expect(try await f.client("outsider").get(path, headers: ["If-Match": #""99""#]).status == 404)
         #expect(try await f.client("outsider").get(team, headers: ["If-Match": #""99""#]).status == 404)
+        await f.stop()
+    }
+
+    @Test(
+        "an export or event stream refused by its If-Match (412, or 422 malformed) opens nothing: the next export gets the one slot",
+        arguments: StoreKind.allCases)
+    func streams(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, maxExports: 1)
+        let viewer = f.client("viewer"), team = "/v1/teams/\(f.team)"
+        for (ifMatch, status) in [(#""1""#, 412), ("null,null", 422), (#"W/"1""#, 412)] {
+            for path in ["\(team)/export", "\(team)/events"] {
+                let refused = try await viewer.get(path, headers: ["If-Match": ifMatch])
+                #expect(refused.status == status, "\(path) If-Match: \(ifMatch): \(refused.status)")
+                if status == 412 { #expect(refused.problem?.detail.contains("no ETag") == true, "\(refused.problem?.detail ?? "")") }
+            }
+            // Straight after: the refused export held no slot (before, it had opened its snapshot
+            // and held the one slot until its aborted stream wound down: the fuzzer's 503).
+            let export = try await viewer.get("\(team)/export")
+            #expect(export.status == 200, "after If-Match: \(ifMatch): \(export.status)")
+        }
+        #expect(try await viewer.get("\(team)/export", headers: ["If-Match": "*"]).status == 200)
+        #expect(try await f.client("outsider").get("\(team)/export", headers: ["If-Match": #""1""#]).status == 404)
         await f.stop()
     }
 

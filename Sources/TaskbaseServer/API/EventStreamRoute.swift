@@ -29,6 +29,7 @@ extension APIHandlers {
             // The team that event was in was deleted, and this one made under its key since.
             throw TaskError.notFound(what: "event \(resume) of team \(team) (its id names another team than \(team) is now, one deleted since)")
         }
+        if let refusal = try Preconditions.streamRefusal(context.request) { return refusal }
         let after = resume?.sequence
         let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)

@@ -23,6 +23,7 @@ extension APIHandlers {
         let defuses = try context.request.flag("defuse-formulas")
         // Refusals (404 to outsiders) are problems, answered before the stream begins.
         _ = try await service.team(team, as: actor)
+        if let refusal = try Preconditions.streamRefusal(context.request) { return refusal }
         guard exports.enter() else {
             let detail =
                 "\(exports.limit) exports are running on this server, the most it reads at once (--max-exports); retry after the Retry-After seconds"

@@ -55,9 +55,10 @@ struct Preconditions: Sendable {
     /// its current `tag` when it has one. A task's (a version) is the `conflict` a stale
     /// `If-Match` on a change gets, so that a client reads the current version alike; any other
     /// resource's is `precondition_failed`.
-    func refusal(_ request: HTTPRequest, what: String, tag: String?) -> HTTPResponse {
+    /// `exists` says a resource without a tag (a stream) is there all the same.
+    func refusal(_ request: HTTPRequest, what: String, tag: String?, exists: Bool = false) -> HTTPResponse {
         let sent = [ifMatch.map { "If-Match: \($0)" }, ifNoneMatch.map { "If-None-Match: \($0)" }].compactMap { $0 }.joined(separator: ", ")
-        let now = tag.map { "its ETag is \($0)" } ?? "it does not exist"
+        let now = tag.map { "its ETag is \($0)" } ?? (exists ? "it has no ETag, so only * matches it" : "it does not exist")
         let undone = request.method == "GET" || request.method == "HEAD" ? "nothing is sent" : "nothing was changed"
         let advice = "read it again (GET) and send the ETag it answers, or drop the condition"
         let headers = tag.map { [("ETag", $0)] } ?? []
@@ -75,16 +76,35 @@ struct Preconditions: Sendable {
     /// resource the answer shows (it exists: `*` holds; a tag only when it is the answer's
     /// strong `ETag`, a task's version; a weak one, which the router adds later, never does).
     /// Run on the handler's answer, after its access checks. A stream (an event stream, an
-    /// export) is ended before it starts.
-    static func judgeRead(_ response: inout HTTPResponse, for request: HTTPRequest) {
+    /// export) is ended before it starts. An `If-Match` that is not `*` or a list of entity tags
+    /// is thrown as a validation error on the header (422), as on a change, not judged false.
+    static func judgeRead(_ response: inout HTTPResponse, for request: HTTPRequest) throws {
         guard request.method == "GET" || request.method == "HEAD", (200..<300).contains(response.status),
-            let ifMatch = request.header("if-match"), !strongMatch(ifMatch, response.header("etag"))
+            let ifMatch = request.header("if-match")
         else { return }
+        do {
+            _ = try ETag.condition(in: ifMatch, field: "If-Match")
+        } catch {
+            if case .stream(let stream) = response.body { stream.abort() }
+            throw error
+        }
+        guard !strongMatch(ifMatch, response.header("etag")) else { return }
         if case .stream(let stream) = response.body { stream.abort() }
         // The 412 names the tag the 200 would have carried, weak ones too.
         var shown = response
         DigestETag.tag(&shown, for: request)
         response = Preconditions(ifMatch: ifMatch, ifNoneMatch: nil).refusal(request, what: request.path, tag: shown.header("etag"))
+    }
+
+    /// For a read answered with a stream (an event stream, an export), which has no entity tag:
+    /// its `If-Match` judged by the handler after its access checks and before it opens
+    /// anything (a snapshot, a subscription), so a request answered 412 (or 422, a malformed
+    /// one) holds no export slot or connection a moment longer. Only `*` holds. nil: go on.
+    static func streamRefusal(_ request: HTTPRequest) throws -> HTTPResponse? {
+        guard let ifMatch = request.header("if-match") else { return nil }
+        _ = try ETag.condition(in: ifMatch, field: "If-Match")
+        guard !strongMatch(ifMatch, nil) else { return nil }
+        return Preconditions(ifMatch: ifMatch, ifNoneMatch: nil).refusal(request, what: request.path, tag: nil, exists: true)
     }
 
     private init(ifMatch: String?, ifNoneMatch: String?) {

@@ -286,7 +286,7 @@ public struct Router: Sendable {
             var response: HTTPResponse
             do {
                 response = try await route.handler(context)
-                Preconditions.judgeRead(&response, for: request)
+                try Preconditions.judgeRead(&response, for: request)
             } catch let error as TaskError {
                 let status = if case .validation(field: "body", _) = error { 400 } else { error.defaultStatus }
                 response = ServerProblems.response(error, status: status)
