@@ -207,6 +207,38 @@ struct ValidationTests {
         #expect(UserRef("ann@example.com") == .email("ann@example.com"))
     }
 
+    @Test("emails and names refuse control characters and bidi controls, naming the field and the code point; other letters stay")
+    func hiddenControlsRefused() throws {
+        let controls: [(Unicode.Scalar, String)] = [
+            ("\u{1B}", "control character U+001B"), ("\u{7}", "control character U+0007"), ("\u{7F}", "control character U+007F"),
+            ("\u{85}", "control character U+0085"), ("\u{9B}", "control character U+009B"), ("\u{202E}", "bidi control U+202E"),
+            ("\u{2066}", "bidi control U+2066"), ("\u{202A}", "bidi control U+202A"), ("\u{2069}", "bidi control U+2069"),
+        ]
+        for (scalar, named) in controls {
+            let character = String(Character(scalar))
+            let email = "e\(character)[31m@example.com"
+            #expect(
+                throws: TaskError.validation(
+                    field: "email",
+                    reason: "\(TaskError.quoting(email)) holds the \(named), which no email address can hold; type the address again without it")
+            ) { _ = try UserFields.email(email) }
+            // U+0085 (NEL) is a line break too: a name refuses it as one, with that message.
+            let reason =
+                scalar == "\u{85}"
+                ? "a name is one line of 1 to \(UserFields.nameMaxLength) characters" : "a name cannot hold the \(named); type it again without it"
+            #expect(throws: TaskError.validation(field: "name", reason: reason)) { _ = try UserFields.name("Ann\(character) Lee") }
+            #expect(invalidField { _ = try UserFields.name("Co\(character)re", field: "teamName") } == "teamName")
+        }
+        #expect(invalidField { _ = try UserFields.email("ann\t@example.com") } == "email")
+        #expect(throws: TaskError.validation(field: "name", reason: "a name is one line of 1 to 200 characters")) { _ = try UserFields.name("a\nb") }
+        #expect(try UserFields.email("JOSÉ@Exämple.de") == "josé@exämple.de")
+        #expect(try UserFields.email("山田@例え.日本") == "山田@例え.日本")
+        #expect(try UserFields.email("ann😀@example.com") == "ann😀@example.com")
+        for name in ["Élodie Müller", "日本チーム", "Launch 🚀 crew", "\u{200B}zero width\u{200D}joined", "مرحبا"] {
+            #expect(try UserFields.name(name) == name)
+        }
+    }
+
     @Test("optional text fields: empty means none, one line, bounded length")
     func optionalTextFields() throws {
         let draft = try TaskDraft(title: "T", notes: "keep  \n", category: "  ", externalID: " ext-1 ")

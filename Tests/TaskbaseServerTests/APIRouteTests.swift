@@ -399,6 +399,28 @@ struct APIRouteTests {
     }
 
     @Test(
+        "a team name holding a control character or a bidi control is refused (422 naming name and the code point): no team made, none renamed",
+        arguments: StoreKind.allCases)
+    func hiddenControlsInTeamNames(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let owner = f.client("owner")
+        let key = "C" + String(f.team.rawValue.dropFirst().prefix(6))
+        for (name, code) in [("Core\u{1B}[2J", "U+001B"), ("Pay\u{202E}lanif", "U+202E"), ("\u{2066}Ops\u{2069}", "U+2066")] {
+            // JSON escapes them (\u001b); the server reads the character itself.
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["key": key, "name": name]), as: UTF8.self)
+            let created = try await owner.send("POST", "/v1/teams", json: body)
+            #expect(created.status == 422 && created.problem?.field == "name", "\(created.status) \(created.text)")
+            #expect(created.problem?.detail.contains(code) == true, "\(created.text)")
+            let renamed = try await owner.send(
+                "PATCH", "/v1/teams/\(f.team)", json: String(decoding: try JSONSerialization.data(withJSONObject: ["name": name]), as: UTF8.self))
+            #expect(renamed.status == 422 && renamed.problem?.field == "name", "\(renamed.status) \(renamed.text)")
+        }
+        #expect(try await owner.get("/v1/teams/\(key)").status == 404)
+        #expect(try await owner.get("/v1/teams/\(f.team)").decode(TeamDocument.self).name == "Server tests")
+        await f.stop()
+    }
+
+    @Test(
         "bad bodies: malformed JSON and invalid UTF-8 are 400, a wrong or missing field is 422 naming it in words, another media type 415, nothing is written",
         arguments: StoreKind.allCases)
     func badBodies(store: StoreKind) async throws {

@@ -315,6 +315,8 @@ struct OpenAPIRuleTests {
             " " + String(repeating: "é", count: lengths.upperBound) + "\u{3000}\t\n", "  ", "\u{85}\u{2028}", "\u{A0}x\u{A0}", "\u{FEFF}",
             "\u{200B}", "a\u{0}", "\u{0}", "a\nb", "a\r\nb", "a\u{2029}b", "a\u{B}b", "a\tb", "a \u{1680} b", "\u{1F600}", "x\u{1F600}y",
             "x\n", "Ünïcödé\u{202F}", String(repeating: "\u{1F600}", count: lengths.upperBound + 1),
+            // Control characters and bidi controls: titles and notes keep them, names refuse them.
+            "a\u{1B}[31mb", "\u{1B}", "bell\u{7}", "del\u{7F}x", "\u{9B}x", "x\u{202E}y", "\u{2066}x\u{2069}", "a\u{202A}", "a\u{200D}b",
         ]
         return samples
     }
@@ -415,6 +417,7 @@ struct OpenAPIRuleTests {
             "ann@example", "ann@.example.com", "ann@example.com.", "ann@@example.com", "a@b@example.com", "ann smith@example.com",
             "ann\u{0}@example.com", "\u{212A}ate@example.com", "kate@example.com", "j\u{F6}rg@m\u{FC}ller.de", "J\u{D6}RG@example.com", "a@b.c",
             "a@b..c", "a@.", "a.b@c.d", "ann@example.com\n", "ann@exa\u{2028}mple.com", "ann\u{85}@example.com", long, "\u{1F600}@example.com", "",
+            "ann\u{1B}@example.com", "ann@exa\u{7F}mple.com", "\u{202E}ann@example.com", "ann@example.c\u{2066}om",
         ]
         Self.agree("path user", parameter("/v1/teams/{team}/members/{user}", "put", "user"), users) { value in
             if case .id = UserRef(value!) { return }

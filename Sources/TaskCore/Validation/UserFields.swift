@@ -12,8 +12,12 @@ public enum UserFields {
     public static func email(_ text: String) throws -> String {
         let email = normalizedEmailKey(text)
         try TextRules.rejectNUL(email, field: "email")
+        if let control = email.unicodeScalars.first(where: isHiddenControl) {
+            let reason = "\(TaskError.quoting(text)) holds the \(describing(control)), which no email address can hold"
+            throw TaskError.validation(field: "email", reason: reason + "; type the address again without it")
+        }
         if let folding = email.first(where: caseFoldsIntoASCII) {
-            let code = folding.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+            let code = folding.unicodeScalars.map(codePoint).joined(separator: " ")
             let reason =
                 "\(TaskError.quoting(text)) has \(folding) (\(code)), which lower-cases to the plain \(folding.lowercased()) of another address"
             throw TaskError.validation(field: "email", reason: reason + "; write it in plain letters")
@@ -56,13 +60,39 @@ public enum UserFields {
         !character.isASCII && character.lowercased().allSatisfy(\.isASCII)
     }
 
-    /// A trimmed name of 1-200 characters, for users (`field` "name") and teams.
+    /// A trimmed name of 1-200 characters, for users (`field` "name"), teams and tokens: one
+    /// line, and no other control character or bidi control (`isHiddenControl`).
     public static func name(_ text: String, field: String = "name") throws -> String {
         let name = TextRules.trimmed(text)
         try TextRules.rejectNUL(name, field: field)
         guard !name.isEmpty, TextRules.length(name) <= nameMaxLength, !name.contains(where: \.isNewline) else {
             throw TaskError.validation(field: field, reason: "a \(field) is one line of 1 to \(nameMaxLength) characters")
         }
+        if let control = name.unicodeScalars.first(where: isHiddenControl) {
+            throw TaskError.validation(
+                field: field, reason: "a \(field) cannot hold the \(describing(control)); type it again without it")
+        }
         return name
+    }
+
+    /// Whether `scalar` is refused in an email or a name: a control character (general
+    /// category Cc: C0, DEL and C1, ESC among them) or a bidirectional override or isolate
+    /// (U+202A-U+202E, U+2066-U+2069), which make a name display as another ("Trojan Source",
+    /// CVE-2021-42574). Taskbase's own output escapes them, but API clients, web pages and other
+    /// tools showing a name may not; an address can never hold one (RFC 5321, RFC 6531).
+    public static func isHiddenControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    /// `scalar` as a reason names it: "control character U+001B" or "bidi control U+202E".
+    private static func describing(_ scalar: Unicode.Scalar) -> String {
+        (scalar.properties.generalCategory == .control ? "control character " : "bidi control ") + codePoint(scalar)
+    }
+
+    /// `U+` and at least four hex digits: U+001B, U+212A, U+1F600.
+    private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }

@@ -52,6 +52,8 @@ enum InputPatterns {
     static let lineBreaks = members { Character($0).isNewline }
     /// NUL, which no stored text holds.
     static let nul = "\\u0000"
+    /// The control characters and bidi controls no email or name holds (`UserFields.isHiddenControl`).
+    static let hiddenControls = members(UserFields.isHiddenControl)
 
     /// Exactly `core`, nothing before or after it.
     static func whole(_ core: String) -> String { "^(?:\(core))" + end }
@@ -60,13 +62,19 @@ enum InputPatterns {
     static func padded(_ core: String) -> String { whole("[\(spaces)]*(?:\(core))[\(spaces)]*") }
 
     /// A text trimmed of white space at both ends, then `length` characters long (code points),
-    /// without NUL, and without a line break inside when `oneLine`.
-    static func trimmedText(_ length: ClosedRange<Int>, oneLine: Bool = false) -> String {
-        let inner = "[^\(nul)\(oneLine ? lineBreaks : "")]"
-        let edge = "[^\(nul)\(whitespace)]"
+    /// without NUL or any character of the class contents `refusing`, and without a line break
+    /// inside when `oneLine`.
+    static func trimmedText(_ length: ClosedRange<Int>, oneLine: Bool = false, refusing: String = "") -> String {
+        let inner = "[^\(nul)\(oneLine ? lineBreaks : "")\(refusing)]"
+        let edge = "[^\(nul)\(whitespace)\(refusing)]"
         let core = length.upperBound == 1 ? edge : "\(edge)(?:\(inner){0,\(length.upperBound - 2)}\(edge))?"
         return "^[\(whitespace)]*" + (length.lowerBound == 0 ? "(?:\(core))?" : core) + "[\(whitespace)]*" + end
     }
+
+    /// A name as `UserFields.name` takes it (a user's, a team's or a token's): one line of 1 to
+    /// `UserFields.nameMaxLength` characters after trimming, without a control character or a
+    /// bidi control.
+    static let userOrTeamName = trimmedText(1...UserFields.nameMaxLength, oneLine: true, refusing: hiddenControls)
 
     /// A text of at most `maxLength` characters once trailing white space is removed, without NUL.
     static func trailingTrimmedText(maxLength: Int) -> String {
@@ -123,14 +131,17 @@ enum InputPatterns {
     /// A user named in a path as `UserRef` reads one: `#` and an id, or an id alone, with spaces
     /// around; or an email as `UserFields.email` takes it once `UserRef` trimmed its spaces: white
     /// space around, then one `@` with something before it and, after it, a domain holding a
-    /// `.` that neither starts nor ends it, without NUL, white space or a character that
-    /// lower-cases into plain ASCII (`UserFields.caseFoldsIntoASCII`). Anything else names no one
-    /// (404). The length (`UserFields.emailMaxLength`, counted composed) is the description's:
-    /// a pattern cannot add the two parts' lengths without lookahead.
+    /// `.` that neither starts nor ends it, without NUL, white space, a control character or bidi
+    /// control (`UserFields.isHiddenControl`) or a character that lower-cases into plain ASCII
+    /// (`UserFields.caseFoldsIntoASCII`). Anything else names no one (404; only a user stored
+    /// before such addresses were refused is still found by one). The length
+    /// (`UserFields.emailMaxLength`, counted composed) is the description's: a pattern cannot add
+    /// the two parts' lengths without lookahead.
     /// Built once: the document describes the path parameter on every route that has it.
     static let user: String = {
         let folding = members { !$0.isASCII && UserFields.caseFoldsIntoASCII(Character($0)) }
-        let character = "[^\(nul)\(whitespace)@\(folding)]", edge = "[^\(nul)\(whitespace)@.\(folding)]"
+        let refused = "\(nul)\(whitespace)\(hiddenControls)@\(folding)"
+        let character = "[^\(refused)]", edge = "[^\(refused).]"
         let email = "[\(spaces)\(whitespace)]*\(character)+@\(edge)\(character)*\\.\(character)*\(edge)[\(spaces)\(whitespace)]*"
         return whole("[\(spaces)]*#?\(integer(1...Int64.max))[\(spaces)]*|\(email)")
     }()

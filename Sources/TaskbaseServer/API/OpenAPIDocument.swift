@@ -48,11 +48,11 @@ enum OpenAPIDocument {
     }
 
     /// A name as `UserFields.name` takes it (a team's or a token's).
-    static var nameText: [String: Any] { matching(string, InputPatterns.trimmedText(1...UserFields.nameMaxLength, oneLine: true)) }
+    static var nameText: [String: Any] { matching(string, InputPatterns.userOrTeamName) }
 
     /// What a team's name may be.
     static var teamName: String {
-        "the team's name: one line of 1 to \(UserFields.nameMaxLength) characters (Unicode code points) after trimming white space, no NUL"
+        "the team's name: one line of 1 to \(UserFields.nameMaxLength) characters (Unicode code points) after trimming white space, no control character (NUL, ESC, ...) or bidi control (U+202A-U+202E, U+2066-U+2069)"
     }
 
     /// What the count of a composed text's characters means.
@@ -530,8 +530,8 @@ enum OpenAPIDocument {
             "CreateTokenRequest": object(
                 [
                     "name": described(
-                        matching(nullable("string"), InputPatterns.trimmedText(1...UserFields.nameMaxLength, oneLine: true)),
-                        "a name to tell the token by, one line of 1 to \(UserFields.nameMaxLength) characters after trimming white space; api when not given",
+                        matching(nullable("string"), InputPatterns.userOrTeamName),
+                        "a name to tell the token by, one line of 1 to \(UserFields.nameMaxLength) characters after trimming white space, no control character or bidi control; api when not given",
                         example: "deploy script"),
                     "expires_in": described(
                         matching(nullable("string"), InputPatterns.lifetime),

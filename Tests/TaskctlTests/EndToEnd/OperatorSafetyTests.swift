@@ -1,5 +1,6 @@
 import CommandLineToolkit
 import Foundation
+import PGStore
 import TaskbaseTestSupport
 import Testing
 
@@ -47,7 +48,9 @@ struct OperatorSafetyTests {
             "\(disabled)")
     }
 
-    @Test("token commands are an operator's: --as a plain user is refused (exit 4); a token's name reaches the terminal escaped")
+    @Test(
+        "token commands are an operator's: --as a plain user is refused (exit 4); a name holding ESC is refused (exit 6), one stored before shows escaped"
+    )
     func tokensNeedAnOperator() async throws {
         let fixture = try await Fixture.make()
         // --as was taken and then dropped: a member minted a working token for the owner.
@@ -56,18 +59,24 @@ struct OperatorSafetyTests {
             #expect(refused.standardError.contains("is not an operator"), "\(arguments): \(refused)")
             #expect(refused.standardOutput.isEmpty, "no secret printed")
         }
-        // A name chosen by the token's owner (over the API too): its control characters are shown
-        // escaped, never sent to the operator's terminal as they are (a title, a cleared screen).
+        // A name chosen by the token's owner (over the API too) holding control characters is
+        // refused (exit 6); one stored before that rule is shown escaped, never sent to the
+        // operator's terminal as it is (a title, a cleared screen).
         let hostile = "x\u{1B}]0;pwned\u{07}\u{1B}[2J"
-        let made = try await fixture.run(["token", "create", fixture.member, "--name", hostile])
+        let invalid = try await fixture.expectFailure(6, ["token", "create", fixture.member, "--name", hostile])
+        #expect(invalid.standardError.contains("invalid name: a name cannot hold the control character U+001B"), "\(invalid.standardError)")
+        let made = try await fixture.run(["token", "create", fixture.member, "--name", "plain"])
         #expect(made.exitCode == 0, "\(made)")
         // Warned exactly when no key is set, as taskserve warns at start.
         let keyed = ProcessInfo.processInfo.environment["TASKBASE_TOKEN_KEY"] != nil
         #expect(made.standardError.contains("TASKBASE_TOKEN_KEY is not set") == !keyed, "\(made.standardError)")
-        #expect(!made.standardError.contains("\u{1B}") && made.standardError.contains("\\x1B]0;pwned"), "\(made.standardError)")
+        let plain = try await fixture.expectSuccess(["token", "list", fixture.member, "--json"])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? Int)
+        _ = try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+            try await connection.execute("UPDATE api_tokens SET name = \(hostile) WHERE id = \(Int64(id))")
+        }
         let listed = try await fixture.expectSuccess(["token", "list", fixture.member, "--json"])
         let tokens = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
-        let id = try #require(tokens.first?["id"] as? Int)
         #expect(tokens.first?["name"] as? String == hostile, "--json keeps the data exact")
         let revoked = try await fixture.expectSuccess(["token", "revoke", String(id)])
         #expect(!revoked.standardOutput.contains("\u{1B}") && revoked.standardOutput.contains("\\x1B[2J"), "\(revoked.standardOutput)")
@@ -157,20 +166,33 @@ struct OperatorSafetyTests {
         }
     }
 
-    @Test("an email holding escape sequences is shown escaped in results, tables and error lines")
+    @Test(
+        "an email holding ESC is refused (exit 6) and not stored; a user stored with one before that rule is shown escaped wherever it appears"
+    )
     func hostileEmailEscaped() async throws {
         let fixture = try await Fixture.make()
         let email = "esc\u{1B}]0;owned\u{7}-\(fixture.suffix.lowercased())@example.com"
-        let added = try await fixture.expectSuccess(["user", "add", email, "--name", "Esc"])
         let shown = "esc\\x1B]0;owned\\x07-\(fixture.suffix.lowercased())@example.com"
-        #expect(added.standardOutput.contains(shown), "\(added.standardOutput)")
+        let invalid = try await fixture.expectFailure(6, ["user", "add", email, "--name", "Esc"])
+        #expect(
+            invalid.standardError.contains("invalid email: \"\(shown)\" holds the control character U+001B, which no email address can hold"),
+            "\(invalid.standardError)")
+        let users = try await fixture.expectSuccess(["user", "list", "--json"])
+        #expect(!users.standardOutput.contains("]0;owned"), "not stored: \(users.standardOutput)")
+
+        // Stored as an older taskctl did, before the rule: still read, and escaped on the terminal.
+        _ = try await PGConnection.with(try await TestDatabases.shared.value) { connection in
+            try await connection.execute("INSERT INTO users (email, display_name) VALUES (\(email), 'Esc')")
+        }
+        let listed = try await fixture.expectSuccess(["user", "list"])
+        #expect(listed.standardOutput.contains(shown), "\(listed.standardOutput)")
         let member = try await fixture.expectSuccess(["team", "add-member", fixture.team, email, "--role", "viewer"], as: fixture.owner)
         #expect(member.standardOutput.contains(shown), "\(member.standardOutput)")
         let members = try await fixture.expectSuccess(["team", "members", fixture.team], as: fixture.owner)
         #expect(members.standardOutput.contains(shown), "\(members.standardOutput)")
         let refused = try await fixture.expectFailure(4, ["task", "add", "--team", fixture.team, "Nope"], as: email)
         #expect(refused.standardError.contains(shown), "\(refused.standardError)")
-        for output in [added.standardOutput, member.standardOutput, members.standardOutput, refused.standardError] {
+        for output in [invalid.standardError, listed.standardOutput, member.standardOutput, members.standardOutput, refused.standardError] {
             #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
         }
     }
