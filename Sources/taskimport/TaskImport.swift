@@ -71,6 +71,8 @@ enum TaskImport {
             Flag("json", help: "Print the summary as one JSON document on standard output."),
             Flag("no-progress", help: "Draw no progress line, even on a terminal."),
         ],
+        // A command line the parser refused gets its --json document as a failed run does.
+        usageFailureDocument: { error, values in values.flag("json") ? FailureOutput(error: error, values: values).document : nil },
         run: { values in
             do {
                 try await LockWaitWatch.run { try await ImportRun(values: values).run() }

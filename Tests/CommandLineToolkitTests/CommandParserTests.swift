@@ -208,6 +208,43 @@ struct CommandParserTests {
         )
         #expect(broken.declarationProblems().count == 3)
     }
+
+    @Test("a refused command line is still read as far as it goes: its words, defaults and variables, not the refused values")
+    func readableValuesOfARefusedLine() {
+        let parser = CommandParser(root: SampleProgram.root(), environment: ["TASKBASE_ACTOR": "ann@example.com"])
+        let missingTeam = ["task", "add", "--json", "--priority", "someday", "--limit", "3", "Fix it", "extra"]
+        #expect(SampleProgram.usageError(missingTeam) != nil)
+        let values = parser.readableValues(missingTeam)
+        #expect(values.commandPath == ["task", "add"])
+        #expect(values.flag("json"))
+        #expect(values.string("title") == "Fix it")
+        #expect(values.int("limit") == 3)
+        #expect(values.string("as") == "ann@example.com")
+        #expect(values.source(of: "as") == "TASKBASE_ACTOR")
+        // The refused value is absent, so the default fills in; the missing option stays absent.
+        #expect(values.string("priority") == "none")
+        #expect(values.string("team") == nil)
+        let unknown = parser.readableValues(["--bogus", "import", "json", "--json", "a.json", "b.json"])
+        #expect(unknown.commandPath == ["import"])
+        #expect(unknown.flag("json"))
+        #expect(unknown.string("format") == "json")
+        #expect(unknown.strings("files") == ["b.json"])
+    }
+
+    @Test("a flag right after an option that lacks its value is not counted: it may have been meant as the value")
+    func flagAfterAValuelessOption() {
+        let parser = CommandParser(root: SampleProgram.root())
+        for arguments in [
+            ["task", "add", "--team", "--json", "T"], ["task", "add", "-t", "--json", "T"], ["--as", "--json", "task", "show", "X-1"],
+        ] {
+            #expect(SampleProgram.usageError(arguments) != nil, "\(arguments)")
+            #expect(!parser.readableValues(arguments).flag("json"), "\(arguments)")
+        }
+        #expect(parser.readableValues(["task", "add", "--team", "--json", "-q", "T"]).flag("quiet"))
+        #expect(parser.readableValues(["task", "add", "--json", "--team"]).flag("json"))
+        #expect(!parser.readableValues(["task", "add", "--team", "-n", "T"]).flag("dry-run"))
+        #expect(!parser.readableValues(["task", "add", "T", "--", "--json"]).flag("json"))
+    }
 }
 
 @Suite("Durations on the command line")

@@ -1,4 +1,5 @@
 import CommandLineToolkit
+import Foundation
 import Testing
 
 @Suite("Running a program")
@@ -78,6 +79,55 @@ struct CommandRunnerTests {
         }
         #expect(conflict == .conflict)
         #expect(conflictErr == "taskctl: error: CORE-7 changed since version 3\n")
+    }
+
+    /// The document of `reportingRoot`'s usage failures.
+    struct UsageDocument: Codable, Equatable {
+        var message: String
+        var actor: String?
+        var command: [String]
+    }
+
+    /// The sample program, declared to report a refused command line with `--json` as a document.
+    private func runReporting(_ arguments: [String]) async -> (ExitCode, String, String) {
+        var root = SampleProgram.root()
+        root.usageFailureDocument = { error, values in
+            values.flag("json") ? UsageDocument(message: error.message, actor: values.string("as"), command: values.commandPath) : nil
+        }
+        let out = OutputCapture(), err = OutputCapture()
+        let code = await CommandRunner(root: root, environment: [:], standardOutput: out.writer, standardError: err.writer).run(arguments)
+        return (code, out.text, err.text)
+    }
+
+    @Test("a program that reports usage failures as a document prints it on stdout when the line asks, beside the usual stderr")
+    func usageFailureDocument() async throws {
+        let (code, out, err) = await runReporting(["--json", "--as", "ann@example.com", "task", "add", "--tem", "CORE"])
+        #expect(code == .usage)
+        let document = try JSONDecoder().decode(UsageDocument.self, from: Data(out.utf8))
+        #expect(
+            document == UsageDocument(message: "unknown option '--tem'; did you mean '--team'?", actor: "ann@example.com", command: ["task", "add"]))
+        #expect(out == (try JSONOutput.encode(document)))
+        #expect(err == (await run(["--json", "--as", "ann@example.com", "task", "add", "--tem", "CORE"])).2)
+        #expect(err.hasPrefix("taskctl: error: unknown option '--tem'; did you mean '--team'?\nUsage: taskctl task add"))
+
+        let (missingCode, missing, _) = await runReporting(["task", "add", "T", "--json"])
+        #expect(missingCode == .usage)
+        #expect(try JSONDecoder().decode(UsageDocument.self, from: Data(missing.utf8)).message == "missing required option '--team KEY'")
+    }
+
+    @Test("without the flag, with the flag as an option's value, or for help and the version, no document is printed")
+    func noUsageFailureDocument() async {
+        for arguments in [["task", "add", "--tem", "CORE"], ["task", "add", "--team", "--json", "T"], ["--as", "--json", "task", "show", "X"]] {
+            let (code, out, _) = await runReporting(arguments)
+            #expect(code == .usage, "\(arguments)")
+            #expect(out.isEmpty, "\(arguments)")
+        }
+        let (helpCode, help, _) = await runReporting(["task", "add", "--json", "--help"])
+        #expect(helpCode == .success)
+        #expect(help == (await run(["task", "add", "--help"])).1)
+        let (versionCode, version, _) = await runReporting(["--json", "--version"])
+        #expect(versionCode == .success)
+        #expect(version == "taskctl 1.2.3\n")
     }
 
     @Test("exit codes are those of the command-line contract in docs/design.md")

@@ -1,6 +1,7 @@
 import CSVImport
 import Foundation
 import TaskCore
+import TaskbaseTestSupport
 import Testing
 
 /// The built taskimport against a real PostgreSQL (run with scripts/test).
@@ -189,6 +190,61 @@ struct TaskimportEndToEndTests {
         #expect(bad.exitCode == 2, "\(bad.standardError)")
         let error = try #require(try fixture.summary(bad)["error"] as? [String: Any])
         #expect((error["message"] as? String)?.contains("--max-errors: expected 0 or more, got x") == true, "\(error)")
+    }
+
+    @Test("a refused command line still prints one --json failure document, with exit code 2 and the stderr line's message")
+    func usageErrorDocument() async throws {
+        let fixture = try await ImportFixture.make()
+        let path = try fixture.file("one.csv", "ID,Title\nX-1,One\n")
+        let team = fixture.team.rawValue
+        let cases: [(arguments: [String], environment: [String: String], team: String?)] = [
+            (["--json", "--bogus", path, "--team", team, "--as", fixture.owner], [:], team),
+            (["--json", path], [:], nil),
+            (["--json", "--max-errors", "x", path], [:], nil),
+            (["--json", path, "-t", team, "--as", fixture.owner, "extra.csv"], [:], team),
+            (["--json", path, "--team", team, "--as", fixture.owner], ["TASKBASE_LOCK_TIMEOUT": "soon"], team),
+        ]
+        for (arguments, environment, expectedTeam) in cases {
+            let run = try await TaskimportProcess.run(arguments, environment: environment)
+            #expect(run.exitCode == 2, "\(arguments): \(run)")
+            // Exactly one document: JSONSerialization refuses anything after the first.
+            let document = try fixture.summary(run)
+            let error = try #require(document["error"] as? [String: Any], "\(arguments): \(run.standardOutput)")
+            let line = try #require(run.standardError.split(separator: "\n").first.map(String.init), "\(arguments)")
+            #expect(line == "taskimport: error: \(error["message"] as? String ?? "?")", "\(arguments)")
+            #expect(error["exit_code"] as? Int == 2, "\(arguments)")
+            #expect(error["line"] is NSNull, "\(arguments)")
+            #expect(document["file"] as? String == path, "\(arguments)")
+            #expect((document["team"] as? String) == expectedTeam, "\(arguments)")
+            #expect(document["imported"] as? Bool == false, "\(arguments)")
+            #expect(document["read"] as? Int == 0 && document["inserted"] as? Int == 0 && document["rejected"] as? Int == 0, "\(arguments)")
+            // The stderr line and usage hint are those of a run without --json, which prints nothing on stdout.
+            let plain = try await TaskimportProcess.run(arguments.filter { $0 != "--json" }, environment: environment)
+            #expect(plain.exitCode == 2, "\(arguments): \(plain)")
+            #expect(plain.standardOutput.isEmpty, "\(arguments)")
+            #expect(plain.standardError == run.standardError, "\(arguments)")
+        }
+        #expect(try await TaskimportProcess.run(["--json", path]).standardError.contains("missing required option '--team KEY'"))
+
+        // An argument that is not UTF-8 is refused before parsing, by the runner: the same document.
+        let bytes = try await BuiltProgram.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", #"exec "$0" --json --team "$1" --as "$2" "$(printf 'bad\377.csv')""#, BuiltProgram.url("taskimport").path, team, fixture.owner,
+            ],
+            environment: try await TaskimportProcess.environment([:]))
+        #expect(bytes.exitCode == 2, "\(bytes)")
+        let refused = try #require(try fixture.summary(bytes)["error"] as? [String: Any])
+        #expect(refused["message"] as? String == "argument 6 is not valid UTF-8; pass text in UTF-8 (check the terminal's or the script's encoding)")
+        #expect(refused["exit_code"] as? Int == 2)
+        #expect(bytes.standardError == "taskimport: error: \(refused["message"] as? String ?? "?")\n")
+
+        // --json as --team's value is not the flag.
+        let valued = try await TaskimportProcess.run(["--team", "--json", path, "--as", fixture.owner])
+        #expect(valued.exitCode == 2, "\(valued)")
+        #expect(valued.standardOutput.isEmpty)
+        #expect(valued.standardError.hasPrefix("taskimport: error: option '--team' needs a value KEY"))
+        #expect(try await fixture.tasks().isEmpty)
     }
 
     @Test("--on-conflict fail meeting an existing external id exits 5 and writes nothing")

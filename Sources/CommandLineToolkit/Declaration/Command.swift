@@ -28,6 +28,18 @@ public struct Command: Sendable {
     /// stopped by one, at any moment, it exits 0 without a word rather than 128 + the signal
     /// number with "interrupted by ...".
     public var exitsZeroWhenStopped: @Sendable (ParsedValues) -> Bool
+    /// For a program that promises a document on standard output for every failure
+    /// (`taskimport --json`): the document for a command line the parser refused (or the
+    /// runner, for an argument that is not UTF-8, read as U+FFFD here), given the
+    /// error and what could still be read of the command line (`CommandParser.readableValues`),
+    /// or nil to print none (say, when that command line did not ask for `--json`). The runner
+    /// prints it with `JSONOutput`, beside the usual error line and usage hint on stderr; the one
+    /// nearest the command the words select (that command, else its parent, ...) is used. A
+    /// usage error the action throws is the action's to report.
+    public var usageFailureDocument: UsageFailureDocument?
+
+    /// Builds the document of `usageFailureDocument`.
+    public typealias UsageFailureDocument = @Sendable (UsageError, ParsedValues) -> (any Encodable)?
 
     /// Declares a command; `run` is nil for commands that only group subcommands.
     public init(
@@ -40,6 +52,7 @@ public struct Command: Sendable {
         flags: [Flag] = [],
         subcommands: [Command] = [],
         exitsZeroWhenStopped: @escaping @Sendable (ParsedValues) -> Bool = { _ in false },
+        usageFailureDocument: UsageFailureDocument? = nil,
         run action: Action? = nil
     ) {
         self.name = name
@@ -51,6 +64,7 @@ public struct Command: Sendable {
         self.flags = flags
         self.subcommands = subcommands
         self.exitsZeroWhenStopped = exitsZeroWhenStopped
+        self.usageFailureDocument = usageFailureDocument
         self.action = action
     }
 

@@ -29,6 +29,20 @@ public struct CommandParser: Sendable {
         if let error = session.firstError { throw error }
         return try session.finish(environment: environment)
     }
+
+    /// What can be read of `arguments` even when `parse` refuses them, for a program that
+    /// reports a refused command line in its own words (`Command.usageFailureDocument`): the
+    /// options, flags and positionals the parser understood, valid environment values and
+    /// defaults, for the command the words selected. A value the parser refused is absent, and
+    /// a word that followed an option lacking its value (`--team --json`) counts as no flag:
+    /// it may have been meant as that value.
+    public func readableValues(_ arguments: [String]) -> ParsedValues {
+        var session = ParseSession(root: root, arguments: arguments)
+        session.scan()
+        _ = session.assignPositionals(of: session.current)
+        let fromEnvironment = session.fillOptions(environment: environment).fromEnvironment
+        return session.parsedValues(fromEnvironment: fromEnvironment)
+    }
 }
 
 /// The mutable state of one parse.
@@ -45,6 +59,10 @@ private struct ParseSession {
     var wantsHelp = false
     var wantsVersion = false
     var firstError: UsageError?
+    /// The position of the word after an option that lacked its value (`--team --json`): if it
+    /// is a flag, it is not counted, since it may have been meant as the value. Only a refused
+    /// command line has one, so it matters only to `readableValues`.
+    var doubtfulWord: Int?
 
     init(root: Command, arguments: [String]) {
         self.root = root
@@ -118,7 +136,7 @@ private struct ParseSession {
             if inline != nil {
                 fail("flag '--\(name)' does not take a value")
             } else {
-                flagCounts[flag.name, default: 0] += 1
+                count(flag)
             }
         } else {
             let names = activeOptions.map(\.name) + activeFlags.map(\.name) + ["help"]
@@ -134,7 +152,7 @@ private struct ParseSession {
                 readValue(of: option, inline: rest.isEmpty ? nil : rest, spelling: "-\(letter)")
                 return
             } else if let flag = activeFlags.first(where: { $0.short == letter }) {
-                flagCounts[flag.name, default: 0] += 1
+                count(flag)
             } else if letter == "h" {
                 wantsHelp = true
             } else {
@@ -142,6 +160,12 @@ private struct ParseSession {
                 return
             }
         }
+    }
+
+    /// Counts `flag`, given by the word just read, unless that word is doubtful.
+    mutating func count(_ flag: Flag) {
+        guard doubtfulWord != index - 1 else { return }
+        flagCounts[flag.name, default: 0] += 1
     }
 
     mutating func readValue(of option: Option, inline: String?, spelling: String? = nil) {
@@ -156,6 +180,7 @@ private struct ParseSession {
         }
         guard let value else {
             fail("option '\(shown)' needs a value \(option.valueName) (write --\(option.name)=VALUE for a value starting with '-')")
+            if index < arguments.count { doubtfulWord = index }
             return
         }
         if let problem = option.type.problem(with: value) {
@@ -173,12 +198,31 @@ private struct ParseSession {
             let names = command.subcommands.map(\.name).joined(separator: ", ")
             throw UsageError("missing subcommand (one of: \(names))", commandPath: pathNames, showsFullHelp: true)
         }
-        try assignPositionals(of: command)
+        if let problem = assignPositionals(of: command) { throw problem }
+        let options = fillOptions(environment: environment)
+        if let problem = options.problem { throw problem }
+        return .run(command, parsedValues(fromEnvironment: options.fromEnvironment))
+    }
+
+    /// The values read, for the command selected.
+    func parsedValues(fromEnvironment: [String: String]) -> ParsedValues {
+        let declared = path.flatMap { $0.options.map(\.name) + $0.flags.map(\.name) } + current.positionals.map(\.name)
+        return ParsedValues(
+            commandPath: pathNames, values: values, flagCounts: flagCounts, declaredNames: Set(declared), environmentVariables: fromEnvironment)
+    }
+
+    /// Gives each option the command line left without a value its environment variable's value
+    /// or its default; returns the options that took their variable's value, and the first
+    /// problem (a bad value in a variable, a missing required option), whose option stays empty.
+    mutating func fillOptions(environment: [String: String]) -> (fromEnvironment: [String: String], problem: UsageError?) {
         var fromEnvironment: [String: String] = [:]
+        var problem: UsageError?
         for option in path.flatMap(\.options) where values[option.name] == nil {
             if let variable = option.environmentVariable, let value = environment[variable], !value.isEmpty {
-                if let problem = option.type.problem(with: value) {
-                    throw UsageError("invalid value '\(value)' in \(variable) for '--\(option.name)': \(problem)", commandPath: pathNames)
+                if let reason = option.type.problem(with: value) {
+                    problem =
+                        problem ?? UsageError("invalid value '\(value)' in \(variable) for '--\(option.name)': \(reason)", commandPath: pathNames)
+                    continue
                 }
                 values[option.name] = [value]
                 fromEnvironment[option.name] = variable
@@ -186,16 +230,20 @@ private struct ParseSession {
                 values[option.name] = [value]
             } else if option.isRequired {
                 let alternative = option.environmentVariable.map { " (or set \($0))" } ?? ""
-                throw UsageError("missing required option '--\(option.name) \(option.valueName)'\(alternative)", commandPath: pathNames)
+                problem =
+                    problem ?? UsageError("missing required option '--\(option.name) \(option.valueName)'\(alternative)", commandPath: pathNames)
             }
         }
-        let declared = path.flatMap { $0.options.map(\.name) + $0.flags.map(\.name) } + command.positionals.map(\.name)
-        let parsed = ParsedValues(
-            commandPath: pathNames, values: values, flagCounts: flagCounts, declaredNames: Set(declared), environmentVariables: fromEnvironment)
-        return .run(command, parsed)
+        return (fromEnvironment, problem)
     }
 
-    mutating func assignPositionals(of command: Command) throws(UsageError) {
+    /// Gives `command`'s positionals their words; returns the first problem (a missing word, a
+    /// word of the wrong type, one word too many), the valid words assigned all the same.
+    mutating func assignPositionals(of command: Command) -> UsageError? {
+        var problem: UsageError?
+        func note(_ message: String) {
+            if problem == nil { problem = UsageError(message, commandPath: pathNames) }
+        }
         var remaining = positionalWords[...]
         for positional in command.positionals {
             let taken: [String]
@@ -207,17 +255,18 @@ private struct ParseSession {
             }
             remaining = remaining.dropFirst(taken.count)
             if taken.isEmpty && (positional.arity == .required || positional.arity == .oneOrMore) {
-                throw UsageError("missing required argument \(positional.valueName)", commandPath: pathNames)
+                note("missing required argument \(positional.valueName)")
             }
-            for word in taken {
-                if let problem = positional.type.problem(with: word) {
-                    throw UsageError("invalid value '\(word)' for \(positional.valueName): \(problem)", commandPath: pathNames)
-                }
+            let valid = taken.filter { word in
+                guard let reason = positional.type.problem(with: word) else { return true }
+                note("invalid value '\(word)' for \(positional.valueName): \(reason)")
+                return false
             }
-            if !taken.isEmpty { values[positional.name] = taken }
+            if !valid.isEmpty { values[positional.name] = valid }
         }
         if let extra = remaining.first {
-            throw UsageError("unexpected argument '\(extra)'", commandPath: pathNames)
+            note("unexpected argument '\(extra)'")
         }
+        return problem
     }
 }

@@ -42,8 +42,9 @@ public struct CommandRunner: Sendable {
         let runner = CommandRunner(root: root())
         if let position = Self.firstInvalidUTF8Argument() {
             // CommandLine.arguments would have turned the bytes into U+FFFD without a word.
-            ErrorPrinter(program: runner.root.name, output: runner.standardError).error(
-                "argument \(position) is not valid UTF-8; pass text in UTF-8 (check the terminal's or the script's encoding)")
+            let refusal = UsageError("argument \(position) is not valid UTF-8; pass text in UTF-8 (check the terminal's or the script's encoding)")
+            runner.printUsageFailureDocument(refusal, arguments: Array(CommandLine.arguments.dropFirst()))
+            ErrorPrinter(program: runner.root.name, output: runner.standardError).error(refusal.message)
             exit(ExitCode.usage.rawValue)
         }
         let code = await runner.run(Array(CommandLine.arguments.dropFirst()), interrupts: watcher)
@@ -80,6 +81,7 @@ public struct CommandRunner: Sendable {
         do {
             outcome = try CommandParser(root: root, environment: environment).parse(arguments)
         } catch {
+            printUsageFailureDocument(error, arguments: arguments)
             reportUsage(error, defaultPath: [], printer: printer)
             return .usage
         }
@@ -148,6 +150,17 @@ public struct CommandRunner: Sendable {
             return "interrupted by \(name): what it was doing was stopped, and any open transaction rolled back"
         }
         return "interrupted by \(name): the running statement was cancelled and its transaction rolled back"
+    }
+
+    /// On standard output, the document the `usageFailureDocument` nearest to the command the
+    /// words select gives for refused `arguments`, if any.
+    func printUsageFailureDocument(_ error: UsageError, arguments: [String]) {
+        let values = CommandParser(root: root, environment: environment).readableValues(arguments)
+        let chain = root.resolve(values.commandPath) ?? [root]
+        guard let document = chain.reversed().lazy.compactMap(\.usageFailureDocument).first,
+            let value = document(error, values), let text = try? JSONOutput.encode(value)
+        else { return }
+        standardOutput(text)
     }
 
     private func reportUsage(_ error: UsageError, defaultPath: [String], printer: ErrorPrinter) {

@@ -35,7 +35,8 @@ enum HelpText {
         4 permission denied, 5 conflict (--on-conflict fail met an existing id), 6 input rejected \
         (bad rows beyond --max-errors, malformed CSV, no title column), 130/143/129 stopped by \
         Ctrl-C/SIGTERM/SIGHUP (nothing imported). With --json, a failed run \
-        still prints one JSON document: the error with its line and column, and nothing imported.
+        still prints one JSON document: the error with its line and column, and nothing imported; \
+        a refused command line (exit 2) too.
 
         Connection: DATABASE_URL, else the PG* variables; a .env is used only when the environment \
         sets neither (stderr says so). Example: taskimport tasks.csv --team CORE --as ann@example.com --reject-file bad.csv
