@@ -43,12 +43,10 @@ struct Preconditions: Sendable {
         return !exists || !(tag.map { DigestETag.matches(ifNoneMatch, $0) } ?? (ifNoneMatch.trimmingSpaces() == "*"))
     }
 
-    /// Whether `header`, an `If-Match` value, names `tag` by the strong comparison: `*`, or an
-    /// entity tag equal to it, neither of them weak.
+    /// Whether `header`, an `If-Match` value already checked to be `*` or a list of entity tags,
+    /// names `tag` by the strong comparison: `*`, or an entity tag equal to it, neither weak.
     static func strongMatch(_ header: String, _ tag: String?) -> Bool {
-        if header.trimmingSpaces() == "*" { return true }
-        guard let tag, !tag.hasPrefix("W/") else { return false }
-        return header.split(separator: ",").contains { $0.trimmingSpaces() == tag }
+        DigestETag.matches(header, tag, strongly: true)
     }
 
     /// The 412 for a request whose preconditions are false for `what` (e.g. `team CORE`), with

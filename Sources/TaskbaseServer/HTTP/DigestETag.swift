@@ -56,14 +56,21 @@ enum DigestETag {
         response.headers.removeAll { ["content-type", "content-encoding"].contains($0.name.lowercased()) }
     }
 
-    /// Whether `header`, an `If-None-Match` value, names `tag`: `*`, or an entity tag whose
-    /// quoted part equals `tag`'s, `W/` ignored on either side (the weak comparison).
-    static func matches(_ header: String, _ tag: String) -> Bool {
-        let opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+    /// Whether `header`, an `If-None-Match` or `If-Match` value, names `tag` (nil: the resource
+    /// has none, so only `*` does): `*`, or an entity tag whose quoted part equals `tag`'s. By
+    /// the weak comparison `W/` is ignored on either side; by the strong one (`strongly`, RFC
+    /// 9110 §8.8.3.2, for `If-Match`) a weak tag on either side never matches.
+    static func matches(_ header: String, _ tag: String?, strongly: Bool = false) -> Bool {
+        let opaque = tag.flatMap { tag in tag.hasPrefix("W/") ? (strongly ? nil : tag.dropFirst(2)) : Substring(tag) }
         for element in header.split(separator: ",") {
             let candidate = element.trimmingSpaces()
             if candidate == "*" { return true }
-            if (candidate.hasPrefix("W/") ? candidate.dropFirst(2) : Substring(candidate)) == opaque { return true }
+            guard let opaque else { continue }
+            if candidate.hasPrefix("W/") {
+                if !strongly && candidate.dropFirst(2) == opaque { return true }
+            } else if candidate == opaque {
+                return true
+            }
         }
         return false
     }
