@@ -7,11 +7,19 @@ import CLibCrypto
 public struct SHA256: ~Copyable {
     private let context: OpaquePointer
 
+    /// SHA-256 fetched from libcrypto's default provider once: `EVP_sha256()` would have
+    /// each digest look the algorithm up again (OpenSSL 3's implicit fetch). Never freed, as a
+    /// program's algorithms are not; libcrypto's objects are safe to share between threads.
+    private nonisolated(unsafe) static let algorithm: OpaquePointer = {
+        guard let fetched = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("libcrypto has no SHA-256") }
+        return fetched
+    }()
+
     /// A hasher with nothing fed yet.
     public init() {
         // Only an allocation failure can make either call fail; there is nothing to recover.
         guard let context = EVP_MD_CTX_new() else { fatalError("libcrypto could not allocate a digest context") }
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { fatalError("libcrypto could not start a SHA-256 digest") }
+        guard EVP_DigestInit_ex(context, Self.algorithm, nil) == 1 else { fatalError("libcrypto could not start a SHA-256 digest") }
         self.context = context
     }
 
@@ -24,12 +32,23 @@ public struct SHA256: ~Copyable {
         return hasher.finalize()
     }
 
-    /// The hex digest of `bytes` in one call.
+    /// The hex digest of `bytes` in one call: 64 lowercase hex digits. Written into the
+    /// string's storage directly (a `String(radix:)` and a join per byte cost more than the
+    /// hash of a short body, and every weak `ETag` is one).
     public static func hexDigest<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        digest(of: bytes).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digest = digest(of: bytes)
+        return String(unsafeUninitializedCapacity: 2 * digest.count) { text in
+            for (index, byte) in digest.enumerated() {
+                text[2 * index] = hexDigit(byte >> 4)
+                text[2 * index + 1] = hexDigit(byte & 0x0F)
+            }
+            return 2 * digest.count
+        }
+    }
+
+    /// The lowercase hex digit of `nibble` (0...15), as UTF-8.
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Feeds more bytes.
