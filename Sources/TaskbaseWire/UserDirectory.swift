@@ -30,11 +30,14 @@ public struct UserDirectory: Sendable {
     /// may see them (`UserVisibility`): one `reader` may not see stays `#id`.
     public mutating func resolve(_ ids: some Sequence<UserID>, using service: TaskService, as reader: UserRef) async throws {
         guard looksUpOthers else { return }
-        for id in Set(ids) where users[id] == nil {
+        // Each unknown id once, with no set made: a task names at most three users, most
+        // often ones the directory already has.
+        var unknown: [UserID] = []
+        for id in ids where users[id] == nil && !unknown.contains(id) {
             do {
                 users[id] = try await service.user(.id(id), as: reader)
             } catch TaskError.notFound {
-                continue
+                unknown.append(id)
             }
         }
     }

@@ -9,6 +9,9 @@ struct SpaceTrimmingTests {
         arguments: [
             "", " ", "\t \t", "CORE-42", "  CORE-42\t", "\u{00A0}core\u{3000}", "\u{2009}a b\u{202F}", "\nnewline\n", "\r\n x \r\n",
             "é ", " 😀", "\u{200B}zero width\u{200B}", "\u{FEFF}bom", "a\u{0301} ", " \u{1680}ogham",
+            // The ASCII fast paths' edges: visible ASCII at both ends is kept whole; DEL, a
+            // control or a non-ASCII scalar at an end takes the full check.
+            "x", "!~", "!a b~", "\u{7F}x\u{7F}", "\u{1F}x", "x\u{85}", "\u{00A0}x", "x\u{2028}",
         ])
     func trims(text: String) {
         #expect(text.trimmingSpaces() == text.trimmingCharacters(in: .whitespaces))

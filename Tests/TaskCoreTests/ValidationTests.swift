@@ -167,7 +167,15 @@ struct ValidationTests {
     func teamKeys() throws {
         #expect(try TeamKey("core").rawValue == "CORE")
         #expect(try TeamKey("Q3PLAN").rawValue == "Q3PLAN")
-        for bad in ["C", "ELEVENCHARS", "3D", "CO RE", "CO-RE", "ÉQUIPE", "ıb", "straße", "ﬁx"] {
+        #expect(try TeamKey("a1").rawValue == "A1")
+        #expect(try TeamKey("zZ09az").rawValue == "ZZ09AZ")
+        #expect(try TeamKey("TENCHARS10").rawValue == "TENCHARS10")
+        // Bytes next to the letters and digits (@ [ ` { / :), a letter that upper-cases to ASCII
+        // but is not ASCII (KELVIN SIGN), and ASCII letters with a combining mark.
+        for bad in [
+            "C", "ELEVENCHARS", "3D", "CO RE", "CO-RE", "ÉQUIPE", "ıb", "straße", "ﬁx", "A@", "A[", "A`", "A{", "A/", "A:", "\u{212A}B",
+            "ab\u{0301}", "",
+        ] {
             #expect(invalidField { _ = try TeamKey(bad) } == "team", "\(bad)")
         }
         #expect(try TeamKey(" q3plan ").rawValue == "Q3PLAN")

@@ -13,6 +13,15 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// `straße` must not quietly become the team STRASSE.
     public init(_ text: String, field: String = "team") throws {
         let typed = text.trimmingSpaces()
+        // A well-formed key is ASCII: judged on its bytes, with no grapheme counting. Anything
+        // else takes the checks below, which say what is wrong.
+        let bytes = typed.utf8
+        if Self.lengthRange.contains(bytes.count), let first = bytes.first, Self.isLetter(first),
+            bytes.allSatisfy({ Self.isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        {
+            rawValue = typed.uppercased()
+            return
+        }
         guard Self.lengthRange.contains(typed.count) else {
             throw TaskError.validation(
                 field: field, reason: "a team key has \(Self.lengthRange.lowerBound) to \(Self.lengthRange.upperBound) characters, got \(typed.count)"
@@ -25,6 +34,11 @@ public struct TeamKey: Hashable, Comparable, Sendable, CustomStringConvertible {
                 field: field, reason: "a team key is letters A-Z and digits, starting with a letter, got \(TaskError.quoting(text))")
         }
         rawValue = typed.uppercased()
+    }
+
+    /// Whether `byte` is an ASCII letter.
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
     /// Alphabetical.

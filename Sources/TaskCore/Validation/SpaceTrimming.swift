@@ -2,7 +2,9 @@ extension Unicode.Scalar {
     /// A space or tab as Foundation's `CharacterSet.whitespaces` has them: Unicode's space
     /// separators, the tab, and the zero width space (an older Unicode's space separator).
     public var isTrimmedSpace: Bool {
-        self == "\t" || self == "\u{200B}" || properties.generalCategory == .spaceSeparator
+        // ASCII has one space separator, the space itself: no table lookup for it.
+        if isASCII { return self == " " || self == "\t" }
+        return self == "\u{200B}" || properties.generalCategory == .spaceSeparator
     }
 }
 
@@ -15,5 +17,15 @@ extension StringProtocol {
         guard let first = scalars.firstIndex(where: { !$0.isTrimmedSpace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.isTrimmedSpace })!
         return String(self[first...last])
+    }
+}
+
+extension String {
+    /// `StringProtocol.trimmingSpaces()`, with no copy when the text starts and ends with a
+    /// visible ASCII character, as header values, keys and tokens do.
+    public func trimmingSpaces() -> String {
+        let bytes = utf8
+        if let first = bytes.first, let last = bytes.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) { return self }
+        return self[...].trimmingSpaces()
     }
 }
