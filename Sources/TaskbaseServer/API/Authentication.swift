@@ -458,13 +458,20 @@ extension TokenVerifier: RequestAuthenticator {
                 self = .missing
                 return
             }
-            let parts = header.split(separator: " ", maxSplits: 1)
-            let secret = parts.count == 2 ? parts[1].trimmingSpaces() : ""
-            guard parts.count == 2, parts[0].lowercased() == "bearer", !secret.isEmpty else {
+            // `Bearer`, in any case, after any spaces; then a space and the credential,
+            // trimmed. Read in place: this runs on every request.
+            let text = header.drop(while: { $0 == " " })
+            guard let space = text.firstIndex(of: " "), Self.isBearer(text[..<space]) else {
                 self = .notBearer
                 return
             }
-            self = .secret(secret)
+            let secret = text[text.index(after: space)...].trimmingSpaces()
+            self = secret.isEmpty ? .notBearer : .secret(secret)
+        }
+
+        /// Whether `scheme` is `Bearer`, in any case (RFC 9110 §11.1).
+        private static func isBearer(_ scheme: Substring) -> Bool {
+            scheme.utf8.count == 6 && zip(scheme.utf8, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
         }
 
         /// Whether it carries a credential to check: what a spooling route's headers are judged

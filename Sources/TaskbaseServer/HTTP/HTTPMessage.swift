@@ -33,7 +33,7 @@ public struct HTTPRequest: Sendable {
 
     /// The header `name` (any case).
     public func header(_ name: String) -> String? {
-        headers[name.lowercased()]
+        headers[name.lowercasedFieldName]
     }
 
     /// Every value of query parameter `name`.
@@ -74,6 +74,14 @@ public struct HTTPRequest: Sendable {
             return value.isEmpty ? nil : value
         }
         return nil
+    }
+}
+
+extension String {
+    /// The text lowercased, as field names are kept; the text itself when it has nothing to
+    /// lowercase (no ASCII capital, nothing outside ASCII), as most names asked for are.
+    var lowercasedFieldName: String {
+        utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 } ? lowercased() : self
     }
 }
 
@@ -207,7 +215,16 @@ public struct HTTPResponse: Sendable {
 
     /// The value of header `name` (any case).
     public func header(_ name: String) -> String? {
-        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+        headers.last { Self.sameFieldName($0.name, name) }?.value
+    }
+
+    /// Whether two field names are the same, ASCII case ignored (RFC 9110 §5.1: names are
+    /// tokens, ASCII): compared in place, as every answer looks several up.
+    static func sameFieldName(_ one: String, _ other: String) -> Bool {
+        guard one.utf8.count == other.utf8.count else { return false }
+        return zip(one.utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a ^ b == 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+        }
     }
 
     /// The body's bytes, empty for a stream.

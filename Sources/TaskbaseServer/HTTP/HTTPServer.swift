@@ -458,12 +458,16 @@ public final class HTTPServer: Sendable {
     /// `Idempotency-Key: k ` was another key than `k`.
     static func headers(from fields: [(name: String, value: String)]) -> [String: String] {
         var headers: [String: String] = [:]
+        func isSpace(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         for (name, raw) in fields {
-            var scalars = Substring(raw).unicodeScalars
-            while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
-            while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
-            let value = String(scalars)
-            let key = name.lowercased()
+            var value = raw
+            if isSpace(raw.utf8.first) || isSpace(raw.utf8.last) {
+                var scalars = Substring(raw).unicodeScalars
+                while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
+                while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
+                value = String(scalars)
+            }
+            let key = name.lowercasedFieldName
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
         return headers

@@ -137,7 +137,7 @@ public enum ServerProblems {
     static func hostRefusal(version: String, fields: [(name: String, value: String)]) -> HTTPResponse? {
         var count = 0
         var host = ""
-        for field in fields where field.name.utf8.count == 4 && field.name.lowercased() == "host" {
+        for field in fields where HTTPResponse.sameFieldName(field.name, "host") {
             count += 1
             host = field.value
         }
