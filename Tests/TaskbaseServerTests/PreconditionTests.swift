@@ -6,7 +6,8 @@ import TaskbaseWire
 /// RFC 9110 §13.1.1-2 and §13.2.2 on every route, not only a task's PATCH and DELETE: before,
 /// a team's PATCH or DELETE, a member's PUT or DELETE and every read ignored `If-Match` and
 /// `If-None-Match` (a stale `If-Match` renamed or deleted the team; `If-None-Match: *`, the
-/// idiom for "only if absent", overwrote an existing member's role).
+/// idiom for "only if absent", overwrote an existing member's role), and later every POST did
+/// (a made-up `If-Match` made the token, team, task or import all the same).
 @Suite("Preconditions on teams, members and reads: a false If-Match or If-None-Match is 412, judged after the access checks")
 struct PreconditionTests {
     @Test(
@@ -155,6 +156,134 @@ struct PreconditionTests {
         #expect(try await f.client("owner").send("DELETE", path).status == 404)
         #expect(try await f.client("owner").send("DELETE", path, headers: ["If-Match": "*"]).status == 412)
         #expect(try await member.send("DELETE", path, headers: ["If-Match": "*", "If-None-Match": #""other""#]).status == 204)
+        await f.stop()
+    }
+
+    /// A POST route, what it adds to, and how to count what is there.
+    struct PostRoute: Sendable, CustomStringConvertible {
+        /// The route's path, which a 412's `what` names.
+        let path: String
+        /// Whether the collection has a `GET`, hence a weak `ETag` (the imports have none).
+        let tagged: Bool
+        /// Sends the POST as `role` with `headers`: each makes one thing when it goes through.
+        let post: @Sendable (_ role: String, _ headers: [String: String]) async throws -> HTTPClient.Reply
+        /// How many things the collection holds, as `member` sees it.
+        let count: @Sendable () async throws -> Int
+
+        var description: String { "POST \(path)" }
+
+        /// The collection's `ETag` as its `GET` answers `member`, read until two reads agree (the
+        /// token's first use is recorded after its answer, once a minute, which a token list shows).
+        func tag(_ f: ServerFixture) async throws -> String? {
+            guard tagged else { return nil }
+            var last: String?
+            for _ in 0..<20 {
+                let now = try await f.client("member").get(path).header("ETag")
+                if now != nil, now == last { return now }
+                last = now
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return last
+        }
+
+        static func all(_ f: ServerFixture) -> [PostRoute] {
+            let team = "/v1/teams/\(f.team)"
+            let tasks: @Sendable () async throws -> Int = { try await f.client("owner").get("\(team)/summary").decode(SummaryDocument.self).total }
+            return [
+                PostRoute(
+                    path: "/v1/me/tokens", tagged: true,
+                    post: { try await f.client($0).send("POST", "/v1/me/tokens", json: #"{"name": "spare"}"#, headers: $1) },
+                    count: { try await f.client("member").get("/v1/me/tokens").decode([TokenDocument].self).count }),
+                PostRoute(
+                    path: "/v1/teams", tagged: true,
+                    post: { role, headers in
+                        let key = "P" + String(UInt64.random(in: 0..<UInt64.max), radix: 36).uppercased().prefix(8)
+                        return try await f.client(role).send("POST", "/v1/teams", json: #"{"key": "\#(key)", "name": "Made"}"#, headers: headers)
+                    },
+                    count: { try await f.client("member").get("/v1/teams").decode([TeamDocument].self).count }),
+                PostRoute(
+                    path: "\(team)/tasks", tagged: true,
+                    post: { try await f.client($0).send("POST", "\(team)/tasks", json: #"{"title": "Made"}"#, headers: $1) }, count: tasks),
+                PostRoute(
+                    path: "\(team)/imports", tagged: false,
+                    post: { role, headers in
+                        // A title of its own each time: a row without an external id is matched by its content.
+                        let csv = "Title\nImported \(UInt64.random(in: 0..<UInt64.max))\n"
+                        return try await f.client(role).send(
+                            "POST", "\(team)/imports", body: Data(csv.utf8), headers: ["Content-Type": "text/csv"].merging(headers) { $1 })
+                    }, count: tasks),
+            ]
+        }
+    }
+
+    @Test(
+        "a POST judges If-Match and If-None-Match on the collection it adds to: If-Match * holds and a tag never does (a weak ETag); If-None-Match * or the collection's ETag is 412, nothing made",
+        arguments: StoreKind.allCases)
+    func posts(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "There"), as: .id(f.member.id))
+        for route in PostRoute.all(f) {
+            let tag = try await route.tag(f), before = try await route.count()
+            var falseOnes = [
+                ["If-Match": #""made-up""#], ["If-Match": #"W/"made-up""#], ["If-None-Match": "*"], ["If-Match": "*", "If-None-Match": "*"],
+            ]
+            if let tag {
+                // The collection's own weak tag: never by the strong comparison, always by the weak one.
+                falseOnes += [
+                    ["If-Match": tag], ["If-None-Match": tag], ["If-None-Match": #""x", \#(tag)"#], ["If-Match": "*", "If-None-Match": tag],
+                ]
+            }
+            for headers in falseOnes {
+                let refused = try await route.post("member", headers)
+                #expect(refused.status == 412, "\(route) \(headers): \(refused.status) \(refused.text)")
+                #expect(refused.problem?.code == "precondition_failed" && refused.problem?.what == route.path, "\(route) \(headers)")
+                #expect(refused.header("ETag") == tag, "\(route) \(headers): \(refused.header("ETag") ?? "no ETag")")
+            }
+            #expect(try await route.count() == before, "\(route): the refused POSTs made something")
+            let malformed = try await route.post("member", ["If-Match": "{}"])
+            #expect(malformed.status == 422 && malformed.problem?.field == "If-Match", "\(route): \(malformed.status)")
+            // True ones go through, each making one.
+            let trueOnes = [["If-Match": "*"], ["If-None-Match": #"W/"made-up""#], ["If-Match": "*", "If-None-Match": #""other", W/"stale""#]]
+            for headers in trueOnes {
+                let made = try await route.post("member", headers)
+                #expect((200..<300).contains(made.status), "\(route) \(headers): \(made.status) \(made.text)")
+            }
+            #expect(try await route.count() == before + trueOnes.count, "\(route)")
+        }
+        await f.stop()
+    }
+
+    @Test(
+        "a POST's preconditions come after its access checks (an outsider 404, a viewer 403), and its Idempotency-Key does not keep a 412",
+        arguments: StoreKind.allCases)
+    func postsAfterAccessChecks(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let routes = PostRoute.all(f).filter { $0.path.hasPrefix("/v1/teams/") }
+        #expect(routes.count == 2)
+        let before = try await routes[0].count()
+        for route in routes {
+            for headers in [["If-Match": #""nope""#], ["If-None-Match": "*"], ["If-Match": "*"]] {
+                let outsider = try await route.post("outsider", headers)
+                #expect(outsider.status == 404, "\(route) \(headers): \(outsider.status)")
+                let viewer = try await route.post("viewer", headers)
+                #expect(viewer.status == 403, "\(route) \(headers): \(viewer.status)")
+            }
+            // The import is refused before its body is read: its task count does not move.
+            let refused = try await route.post("member", ["If-Match": #""nope""#])
+            #expect(refused.status == 412, "\(route): \(refused.status) \(refused.text)")
+        }
+        #expect(try await routes[0].count() == before)
+        // A 412 is a refusal like any other: the key is not kept, and a corrected retry runs
+        // once, later retries getting its answer.
+        let key = ["Idempotency-Key": "precondition-\(UInt64.random(in: 0..<UInt64.max))"]
+        let tasks = routes[0]
+        let refused = try await tasks.post("member", key.merging(["If-None-Match": "*"]) { $1 })
+        #expect(refused.status == 412, "\(refused.status) \(refused.text)")
+        let made = try await tasks.post("member", key)
+        #expect(made.status == 201, "\(made.status) \(made.text)")
+        let replayed = try await tasks.post("member", key)
+        #expect(replayed.status == 201 && replayed.header("Location") == made.header("Location"))
+        #expect(try await tasks.count() == before + 1)
         await f.stop()
     }
 }

@@ -35,28 +35,32 @@ extension APIHandlers {
                 detail: "an import takes a CSV body (text/csv), not \(context.request.header("content-type")?.lowercased() ?? "")")
         }
         let coding = try context.bodyCoding(accepting: ["gzip", "x-gzip"])
-        guard imports.enter() else {
-            let detail =
-                "\(imports.limit) imports are running on this server, the most it runs at once (--max-imports); nothing was done: retry after the Retry-After seconds"
-            throw ServerProblems.RetryLater(problem: ProblemDocument(.unavailable, detail: detail), seconds: 5)
-        }
-        defer { imports.leave() }
-        let rejections = Mutex<[RowRejection]>([])
-        do {
-            let reader = CSVReader(
-                source: coding == nil ? context.request.bodySource() : try unpacked(context.request), options: options.readerOptions)
-            let file = try TaskCSVImport(reader: reader, overrides: options.overrides)
-            let report = try await file.run(
-                service: service, settings: options.settings(team: team, actor: actor),
-                onRejection: { rejection in
-                    // Kept up to the report's number: a gzipped body of one repeated bad line
-                    // refused millions of rows, each kept until memory ran out.
-                    rejections.withLock { if $0.count < TaskCSVImport.keptRejections { $0.append(rejection) } }
-                })
-            let document = ImportReportDocument(report: report, file: nil, team: team, policy: options.policy, rejectFile: nil)
-            return try .json(document)
-        } catch let failure as CSVImportFailure {
-            return try ImportFailureDocument(failure, rejections: rejections.withLock { $0 }).response
+        // Judged before an import slot is taken or a byte of the body read. `/imports` has no
+        // GET, so no tag: only `*` matches it.
+        return try await creating(context, shown: nil) {
+            guard imports.enter() else {
+                let detail =
+                    "\(imports.limit) imports are running on this server, the most it runs at once (--max-imports); nothing was done: retry after the Retry-After seconds"
+                throw ServerProblems.RetryLater(problem: ProblemDocument(.unavailable, detail: detail), seconds: 5)
+            }
+            defer { imports.leave() }
+            let rejections = Mutex<[RowRejection]>([])
+            do {
+                let reader = CSVReader(
+                    source: coding == nil ? context.request.bodySource() : try unpacked(context.request), options: options.readerOptions)
+                let file = try TaskCSVImport(reader: reader, overrides: options.overrides)
+                let report = try await file.run(
+                    service: service, settings: options.settings(team: team, actor: actor),
+                    onRejection: { rejection in
+                        // Kept up to the report's number: a gzipped body of one repeated bad line
+                        // refused millions of rows, each kept until memory ran out.
+                        rejections.withLock { if $0.count < TaskCSVImport.keptRejections { $0.append(rejection) } }
+                    })
+                let document = ImportReportDocument(report: report, file: nil, team: team, policy: options.policy, rejectFile: nil)
+                return try .json(document)
+            } catch let failure as CSVImportFailure {
+                return try ImportFailureDocument(failure, rejections: rejections.withLock { $0 }).response
+            }
         }
     }
 

@@ -100,6 +100,10 @@ enum OpenAPIDocument {
         ]
     }
 
+    /// What a POST that adds to a collection says of its preconditions (`APIHandlers.creating`).
+    static let collectionConditions =
+        "If-Match: * holds (the collection's weak ETag, as its GET answers it, never matches a tag); If-None-Match: * or that ETag is 412, nothing made."
+
     /// Every operation, by route label.
     static var operations: [String: Operation] {
         [
@@ -109,8 +113,9 @@ enum OpenAPIDocument {
             "GET /v1/me": Operation(summary: "The token's user.", successSchema: "User"),
             "GET /v1/me/tokens": Operation(summary: "Your API tokens, newest first (never the secrets).", successSchema: "[Token]"),
             "POST /v1/me/tokens": Operation(
-                summary: "Make a token for yourself; the secret is in this response only.", headers: ["Idempotency-Key"],
-                body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 409, 422]),
+                summary: "Make a token for yourself; the secret is in this response only. \(collectionConditions)",
+                headers: ["Idempotency-Key", "If-Match", "If-None-Match"],
+                body: ("application/json", "CreateTokenRequest"), success: 201, successSchema: "NewToken", errors: [400, 409, 412, 422]),
             "GET /v1/me/tokens/{id}": Operation(
                 summary: "One of your tokens (never the secret): where a new token's Location points.", successSchema: "Token", errors: [404]),
             "DELETE /v1/me/tokens/{id}": Operation(
@@ -119,9 +124,8 @@ enum OpenAPIDocument {
                 headers: ["If-Match", "If-None-Match"], success: 204, errors: [404, 412]),
             "GET /v1/teams": Operation(summary: "The teams you belong to, with your role.", successSchema: "[Team]"),
             "POST /v1/teams": Operation(
-                summary: "Create a team; you are its owner.", headers: ["Idempotency-Key"], body: ("application/json", "CreateTeamRequest"),
-                success: 201,
-                successSchema: "Team", errors: [400, 409, 422]),
+                summary: "Create a team; you are its owner. \(collectionConditions)", headers: ["Idempotency-Key", "If-Match", "If-None-Match"],
+                body: ("application/json", "CreateTeamRequest"), success: 201, successSchema: "Team", errors: [400, 409, 412, 422]),
             "GET /v1/teams/{team}": Operation(summary: "One team and your role in it.", successSchema: "Team", errors: [404]),
             "PATCH /v1/teams/{team}": Operation(
                 summary:
@@ -149,13 +153,14 @@ enum OpenAPIDocument {
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
             "POST /v1/teams/{team}/tasks": Operation(
-                summary: "Create a task (members).", headers: ["Idempotency-Key"], body: ("application/json", "CreateTaskRequest"), success: 201,
-                successSchema: "Task", errors: [400, 403, 404, 409, 422]),
+                summary: "Create a task (members). \(collectionConditions)", headers: ["Idempotency-Key", "If-Match", "If-None-Match"],
+                body: ("application/json", "CreateTaskRequest"), success: 201, successSchema: "Task", errors: [400, 403, 404, 409, 412, 422]),
             "POST /v1/teams/{team}/imports": Operation(
                 summary:
-                    "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row.",
-                headers: ["Idempotency-Key", "Content-Encoding"], body: ("text/csv", "CSV"), successSchema: "ImportReport",
-                errors: [400, 403, 404, 409, 422],
+                    "Import a CSV body into the team (members), all or nothing, as taskimport does; the answer is taskimport's --json summary with every refused row. If-Match: * holds (the imports have no ETag, so a tag never matches); If-None-Match: * is 412, nothing imported.",
+                headers: ["Idempotency-Key", "Content-Encoding", "If-Match", "If-None-Match"], body: ("text/csv", "CSV"),
+                successSchema: "ImportReport",
+                errors: [400, 403, 404, 409, 412, 422],
                 errorSchemas: [422: "ImportProblem"]),
             "GET /v1/teams/{team}/events": Operation(
                 summary:

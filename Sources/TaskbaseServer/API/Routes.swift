@@ -130,9 +130,7 @@ struct APIHandlers: Sendable {
             Route("POST", "/v1/me/tokens") { context in try await idempotent(context, keepsBody: false) { try await createToken(context) } },
             Route("GET", "/v1/me/tokens/{id}") { context in try await showToken(context) },
             Route("DELETE", "/v1/me/tokens/{id}") { context in try await revokeToken(context) },
-            Route("GET", "/v1/teams") { context in
-                try .json(try await service.teams(as: try context.actor).map { TeamDocument($0.team, role: $0.role) })
-            },
+            Route("GET", "/v1/teams") { context in try await listTeams(context) },
             Route("POST", "/v1/teams") { context in try await idempotent(context) { try await createTeam(context) } },
             Route("GET", "/v1/teams/{team}") { context in
                 let membership = try await service.team(try teamKey(context), as: try context.actor)
@@ -224,11 +222,13 @@ struct APIHandlers: Sendable {
     func createToken(_ context: RouteContext) async throws -> HTTPResponse {
         let body = try context.request.body.isEmpty ? CreateTokenRequest() : context.body(CreateTokenRequest.self)
         let lifetime = try body.expiresIn.map { try TokenFields.lifetime($0) } ?? TokenFields.defaultLifetime
-        let (secret, digest) = try options.secrets.generate()
-        let token = try await service.createOwnToken(name: body.name ?? "api", lifetime: lifetime, digest: digest, as: try context.actor)
-        return try .json(
-            NewTokenDocument(secret: secret, token: token), status: 201,
-            headers: [("Location", "/v1/me/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+        return try await creating(context, shown: { try await listTokens(context) }) {
+            let (secret, digest) = try options.secrets.generate()
+            let token = try await service.createOwnToken(name: body.name ?? "api", lifetime: lifetime, digest: digest, as: try context.actor)
+            return try .json(
+                NewTokenDocument(secret: secret, token: token), status: 201,
+                headers: [("Location", "/v1/me/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+        }
     }
 
     /// One of the caller's own tokens (where a new token's `Location` points); anyone else's,
@@ -270,10 +270,17 @@ struct APIHandlers: Sendable {
 
     // MARK: - Teams and members
 
+    /// The teams the caller belongs to, with their role in each.
+    func listTeams(_ context: RouteContext) async throws -> HTTPResponse {
+        try .json(try await service.teams(as: try context.actor).map { TeamDocument($0.team, role: $0.role) })
+    }
+
     func createTeam(_ context: RouteContext) async throws -> HTTPResponse {
         let body = try context.body(CreateTeamRequest.self)
-        let team = try await service.createTeam(key: body.key, name: body.name, as: try context.actor)
-        return try .json(TeamDocument(team, role: .owner), status: 201, headers: [("Location", "/v1/teams/\(team.key)")])
+        return try await creating(context, shown: { try await listTeams(context) }) {
+            let team = try await service.createTeam(key: body.key, name: body.name, as: try context.actor)
+            return try .json(TeamDocument(team, role: .owner), status: 201, headers: [("Location", "/v1/teams/\(team.key)")])
+        }
     }
 
     func renameTeam(_ context: RouteContext) async throws -> HTTPResponse {
@@ -368,8 +375,15 @@ struct APIHandlers: Sendable {
 
     func createTask(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        let task = try await service.createTask(in: team, try context.body(CreateTaskRequest.self).draft(), as: actor)
-        return try await taskResponse(task, actor: actor, status: 201, headers: [("Location", "/v1/tasks/\(task.key)")])
+        let draft = try context.body(CreateTaskRequest.self).draft()
+        return try await creating(
+            context, access: { try await service.requireAccess(.writeTasks, in: team, as: actor) },
+            // The collection as a GET without parameters answers it: the first page.
+            shown: { try await listPage(context, TaskQuery()) }
+        ) {
+            let task = try await service.createTask(in: team, draft, as: actor)
+            return try await taskResponse(task, actor: actor, status: 201, headers: [("Location", "/v1/tasks/\(task.key)")])
+        }
     }
 
     /// One task; the router answers `304` when `If-None-Match` names its version (`DigestETag`).
@@ -515,6 +529,33 @@ struct APIHandlers: Sendable {
         }
         guard case .versions(let versions)? = matching else { return try await change(current) }
         return try await change(versions.contains(current) ? current : 0)
+    }
+
+    /// Runs `create`, a POST, under the request's preconditions (RFC 9110 §13.1.1-2), judged on
+    /// the POST's target: the collection it adds to, which exists while the route answers at all
+    /// (the caller's tokens, their teams, an existing team's tasks or imports). They are judged
+    /// after the route's checks of its body and `access`, its access check (so an outsider still
+    /// gets 404 and a viewer 403, whatever the condition), and before anything is made: false,
+    /// it is 412 `precondition_failed` with the collection's current `ETag`, and nothing is
+    /// made. The collection's tag is the weak one its `GET` answers (`shown`; nil: it has none,
+    /// the imports, so only `*` matches it), so `If-Match: *` holds and any tag is false (the
+    /// strong comparison), `If-None-Match: *` is false, and a list is false when it names the
+    /// tag. Nothing is read without a precondition, nor for `If-Match` alone: the tag decides
+    /// nothing there, and only a refusal reads it, to name it. A 412 is a refusal like any
+    /// other to `idempotent`: not kept, so the key is free for a corrected retry.
+    func creating(
+        _ context: RouteContext, access: () async throws -> Void = {}, shown: (() async throws -> HTTPResponse)?,
+        _ create: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let preconditions = try Preconditions(context.request)
+        guard !preconditions.isEmpty else { return try await create() }
+        try await access()
+        if preconditions.ifNoneMatch == nil, preconditions.ifMatchHolds(exists: true, tag: nil) { return try await create() }
+        let tag: String? = if let shown { DigestETag.of(try await shown().bytes) } else { nil }
+        guard preconditions.holdForChange(exists: true, tag: tag) else {
+            return preconditions.refusal(context.request, what: try resource(context), tag: tag, exists: true)
+        }
+        return try await create()
     }
 
     /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer,
