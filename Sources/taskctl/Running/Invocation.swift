@@ -29,6 +29,12 @@ struct Invocation: Sendable {
     /// The acting user from `--as` or `TASKBASE_ACTOR`; a usage error when neither is given.
     func actor() throws(UsageError) -> UserRef {
         guard let actor = optionalActor() else {
+            if values.string("as") != nil {
+                // Given, but only spaces: say so, rather than ask for what was passed.
+                let source = values.source(of: "as")
+                let spelled = source == "as" ? "--as" : source
+                throw UsageError("the acting user (\(spelled)) is empty: pass --as EMAIL, the email of the user this command acts as")
+            }
             throw UsageError("this command acts as a user: pass --as EMAIL or set TASKBASE_ACTOR")
         }
         return actor

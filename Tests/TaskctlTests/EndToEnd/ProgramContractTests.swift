@@ -45,6 +45,17 @@ struct ProgramContractTests {
         #expect(result.standardError.hasPrefix("taskctl: error: this command acts as a user: pass --as EMAIL or set TASKBASE_ACTOR\n"))
     }
 
+    @Test("an acting user given but empty is a usage error that says so and names where it came from")
+    func emptyActor() async throws {
+        let flag = try await TaskctlProcess.run(["task", "show", "CORE-1"], as: " ")
+        #expect(flag.exitCode == 2)
+        #expect(flag.standardError.hasPrefix("taskctl: error: the acting user (--as) is empty: pass --as EMAIL"), "\(flag)")
+        // An empty variable is an unset one, as for every option's variable; spaces are a value.
+        let variable = try await TaskctlProcess.run(["task", "show", "CORE-1"], environment: ["TASKBASE_ACTOR": "  "])
+        #expect(variable.exitCode == 2)
+        #expect(variable.standardError.hasPrefix("taskctl: error: the acting user (TASKBASE_ACTOR) is empty: pass --as EMAIL"), "\(variable)")
+    }
+
     @Test("TASKBASE_ACTOR names the acting user when --as is absent")
     func actorFromEnvironment() async throws {
         let fixture = try await Fixture.make()
