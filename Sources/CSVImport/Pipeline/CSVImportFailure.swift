@@ -28,7 +28,7 @@ public enum CSVImportFailure: Error, Sendable, CustomStringConvertible {
         case .tooManyRejectedRows(let limit, let rejected, let rowsRead, let last):
             let setting = OptionSpelling.option("max-errors", String(limit))
             let allowance = limit == 0 ? "no bad rows are allowed (\(setting))" : "at most \(limit) bad rows are allowed (\(setting))"
-            return "\(last.description); stopped after \(rowsRead) rows with \(rejected) bad: \(allowance); "
+            return "\(last.description); stopped after \(rowsRead) \(rowsRead == 1 ? "row" : "rows") with \(rejected) bad: \(allowance); "
                 + "nothing was imported. Fix the rows, or \(OptionSpelling.listingEveryBadRow)"
         }
     }

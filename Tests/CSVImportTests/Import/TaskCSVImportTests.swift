@@ -141,6 +141,17 @@ struct TaskCSVImportTests {
         #expect(try await team.tasks().isEmpty)
     }
 
+    @Test("the stop counts one row as a row: \"stopped after 1 row\"")
+    func stopAfterOneRow() async throws {
+        let team = try await Team()
+        await #expect {
+            try await team.run("Title,Due\nA,soon\n", maxErrors: 0)
+        } throws: { error in
+            guard let failure = error as? CSVImportFailure, case .tooManyRejectedRows(_, _, 1, _) = failure else { return false }
+            return failure.description.contains("stopped after 1 row with 1 bad") && !failure.description.contains("1 rows")
+        }
+    }
+
     @Test("a header without a title column fails before any row is read")
     func missingTitle() {
         #expect(throws: CSVImportFailure.self) {
