@@ -96,6 +96,8 @@ public enum ProblemCode: String, Sendable, CaseIterable {
     case unauthorized
     /// The route exists but not with this method.
     case methodNotAllowed = "method_not_allowed"
+    /// No route of the server takes the request's method, on any path (RFC 9110 §15.6.2).
+    case notImplemented = "not_implemented"
     /// An `Idempotency-Key` reused with a different request.
     case idempotencyKeyReused = "idempotency_key_reused"
     /// The first request with this `Idempotency-Key` is still running, or this one was held up
@@ -132,6 +134,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .validation: 422
         case .unauthorized: 401
         case .methodNotAllowed: 405
+        case .notImplemented: 501
         case .idempotencyKeyReused: 422
         case .idempotencyKeyInUse: 409
         case .answerWithheld: 409
@@ -156,6 +159,7 @@ public enum ProblemCode: String, Sendable, CaseIterable {
         case .validation: "Input rejected"
         case .unauthorized: "Authentication required"
         case .methodNotAllowed: "Method not allowed"
+        case .notImplemented: "Method not implemented"
         case .idempotencyKeyReused: "Idempotency key reused"
         case .idempotencyKeyInUse: "Idempotency key in use"
         case .answerWithheld: "Answer shown once"

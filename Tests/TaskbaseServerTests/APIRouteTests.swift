@@ -103,6 +103,27 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    /// RFC 9110 §9.1 and §15.6.2: a method the server does not recognize or implement is 501,
+    /// on any path; 405 with `Allow` stays for a method it takes on other paths (OPTIONS among
+    /// them, for CORS preflights). `FOO /v1/me` was 405 with `Allow: GET, HEAD`.
+    @Test("a method no route takes is 501 not_implemented on any path; one taken elsewhere stays 405 with Allow")
+    func unimplementedMethods() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let member = f.client("member")
+        for (method, path) in [("FOO", "/v1/me"), ("TRACE", "/v1/tasks/\(f.team)-1"), ("QUERY", "/v1/teams"), ("FOO", "/v2/nothing")] {
+            let refused = try await member.send(method, path)
+            #expect(refused.status == 501, "\(method) \(path): \(refused.status) \(refused.text)")
+            #expect(refused.problem?.code == "not_implemented" && refused.header("Content-Type") == "application/problem+json")
+            #expect(refused.header("Allow") == nil, "\(method) \(path)")
+            #expect(refused.problem?.detail.hasSuffix("it takes GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS") == true, "\(refused.text)")
+        }
+        for method in ["POST", "OPTIONS"] {
+            let wrong = try await member.send(method, "/v1/me")
+            #expect(wrong.status == 405 && wrong.header("Allow") == "GET, HEAD", "\(method): \(wrong.status) \(wrong.text)")
+        }
+        await f.stop()
+    }
+
     @Test("an empty segment is no route: PATCH or DELETE /v1/teams//summary leaves the team SUMMARY alone; a trailing slash is forgiven")
     func emptySegments() async throws {
         let f = try await ServerFixture.start(.memory)

@@ -87,6 +87,9 @@ struct MetricsTests {
         #expect(try await f.client("member").get("/metrics").status == 404)
         #expect(try await scrape.get("/v1/me").status == 404)
         #expect(try await scrape.send("POST", "/metrics").status == 405)
+        // A method taskserve takes on no path is 501 there too, as on the API's port.
+        let unimplemented = try await scrape.send("FOO", "/metrics")
+        #expect(unimplemented.status == 501 && unimplemented.problem?.code == "not_implemented", "\(unimplemented.text)")
         await metricsServer.shutdown(grace: .seconds(1))
         await f.stop()
     }

@@ -101,9 +101,11 @@ extension APIServer {
             throw HTTPServerStartFailure(
                 description: "this server counts no requests: set APIOptions.metrics before starting it, then start /metrics")
         }
-        let (http, eventHubs, version) = (http, eventHubs, options.version)
+        let (http, eventHubs, version, router) = (http, eventHubs, options.version, router)
         let started = Date().timeIntervalSince1970
         return try HTTPServer.start(host: host, port: port, limits: HTTPServerLimits(maxBodyBytes: 0, maxConnections: 16)) { request in
+            // A method taskserve takes on no path is 501 here too, as on the API's port.
+            guard router.implements(request.method) else { return router.unimplemented(request.method) }
             guard request.path == "/metrics" else { return ServerProblems.response(.notFound(what: "route \(request.path)")) }
             guard request.method == "GET" || request.method == "HEAD" else {
                 let problem = ProblemDocument(.methodNotAllowed, detail: "/metrics answers GET, not \(request.method)")

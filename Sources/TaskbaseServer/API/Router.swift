@@ -142,6 +142,9 @@ public struct Router: Sendable {
     /// The routes by their number of segments, in table order: a path is matched against
     /// those of its own length only.
     private let routesByLength: [Int: [Route]]
+    /// The methods the server takes: its routes', HEAD (a GET route's) and OPTIONS (a CORS
+    /// preflight, or a 405 naming what the path takes), in a fixed order. Any other is 501.
+    let implementedMethods: [String]
 
     /// A router over `routes`, authenticating with `authenticator`, allowing each user
     /// `rateLimit`, answering the browsers' CORS checks as `cors` says, compressing as
@@ -157,6 +160,9 @@ public struct Router: Sendable {
         limiter = rateLimit.map { RateLimiter($0) }
         cappedMethods = Set(routes.filter { $0.maxBodyBytes != nil || $0.spoolsBody }.map(\.method))
         routesByLength = Dictionary(grouping: routes, by: \.segments.count)
+        implementedMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter { method in
+            method == "HEAD" || method == "OPTIONS" || routes.contains { $0.method == method }
+        }
     }
 
     /// The route and parameters for `method path`, or the response saying why there is none.
@@ -240,6 +246,15 @@ public struct Router: Sendable {
         return answered
     }
 
+    /// Whether the server takes `method` on some path; asked only of a request no route
+    /// answers, so one that is answered costs nothing more.
+    func implements(_ method: String) -> Bool { implementedMethods.contains(method) }
+
+    /// 501 for `method`, which the server takes on no path (RFC 9110 §15.6.2).
+    func unimplemented(_ method: String) -> HTTPResponse {
+        ServerProblems.notImplemented(method: method, implemented: implementedMethods)
+    }
+
     /// `response`, which the server gave `request` before routing it (`HTTPServer`'s early
     /// answers: a body over the cap, an ambiguous length, a bad `Host`...), with the CORS
     /// grant every other answer to a page carries, so that the page can read the refusal.
@@ -252,6 +267,8 @@ public struct Router: Sendable {
 
     private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, tokenPrefix: String?) {
         switch resolve(request.method, request.path) {
+        case .failure where !implements(request.method):
+            return (unimplemented(request.method), "-", nil)
         case .failure(.noRoute):
             return (ServerProblems.response(.notFound(what: "route \(request.path)")), "-", nil)
         case .failure(.wrongMethod(let allowed)):

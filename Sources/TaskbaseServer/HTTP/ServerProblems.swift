@@ -48,6 +48,16 @@ public enum ServerProblems {
             ))
     }
 
+    /// 501 for a request whose `method` no route of the server takes, on any path: RFC 9110
+    /// §15.6.2 (a method the server does not recognize or implement); a method it takes
+    /// elsewhere is 405 with `Allow`. `implemented` names those it takes.
+    public static func notImplemented(method: String, implemented: [String]) -> HTTPResponse {
+        response(
+            ProblemDocument(
+                .notImplemented,
+                detail: "the server implements no method \(method) on any path; it takes \(implemented.joined(separator: ", "))"))
+    }
+
     /// 503: a body that goes to a temporary file found no room there.
     public static func cannotSpool() -> HTTPResponse {
         cannotSpoolRefusal.response
