@@ -9,21 +9,31 @@ import Testing
 
 @Suite("The HTTP API over both stores, through a real HTTP client")
 struct APIRouteTests {
+    /// The challenge of a bearer token that was sent and refused (RFC 6750 §3.1).
+    static let invalidTokenChallenge =
+        #"Bearer realm="taskbase", error="invalid_token", error_description="the token is unknown, expired or revoked, or its user is disabled""#
+
+    /// RFC 6750 §3 and §3.1: a refused bearer token's challenge says `error="invalid_token"` and
+    /// why; a request without one gets the bare challenge (no error code). Every 401 was bare.
     @Test("GET /v1/me answers the token's user; no token or an unknown one is 401 with the Bearer challenge", arguments: StoreKind.allCases)
     func me(store: StoreKind) async throws {
         let f = try await ServerFixture.start(store)
         let me = try await f.client("member").get("/v1/me")
         #expect(me.status == 200)
         #expect(try me.decode(UserDocument.self).email == f.member.email)
-        for client in [f.client(), f.client().with(token: "tb_" + String(repeating: "A", count: 43)), f.client().with(token: "nonsense")] {
+        let (unknown, nonsense) = ("tb_" + String(repeating: "A", count: 43), "nonsense")
+        for (client, challenge) in [
+            (f.client(), #"Bearer realm="taskbase""#), (f.client().with(token: unknown), Self.invalidTokenChallenge),
+            (f.client().with(token: nonsense), Self.invalidTokenChallenge),
+        ] {
             let refused = try await client.get("/v1/me")
             #expect(refused.status == 401)
-            #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            #expect(refused.header("WWW-Authenticate") == challenge, "\(client.token ?? "no token")")
             #expect(refused.header("Content-Type") == "application/problem+json")
             #expect(refused.problem?.code == "unauthorized")
         }
         let basic = try await f.client().get("/v1/me", headers: ["Authorization": "Basic YTpi"])
-        #expect(basic.status == 401)
+        #expect(basic.status == 401 && basic.header("WWW-Authenticate") == #"Bearer realm="taskbase""#, "another scheme: the bare challenge")
         await f.stop()
     }
 
@@ -768,12 +778,14 @@ struct APIRouteTests {
         }
         #expect(try await f.client("owner").send("DELETE", "/v1/me/tokens/\(token.id)").status == 404)
         #expect(try await laptop.send("DELETE", "/v1/me/tokens/\(token.id)").status == 204)
-        #expect(try await laptop.get("/v1/me").status == 401)
+        let revoked = try await laptop.get("/v1/me")
+        #expect(revoked.status == 401 && revoked.header("WWW-Authenticate") == Self.invalidTokenChallenge, "\(revoked.headers)")
         #expect(try await member.send("POST", "/v1/me/tokens", json: #"{"expires_in": "forever"}"#).problem?.field == "expires_in")
 
         #expect(try await f.client("viewer").get("/v1/me").status == 200)
         _ = try await f.service.setUserDisabled(.id(f.viewer.id), true)
         try await waitFor { try await f.client("viewer").get("/v1/me").status == 401 }
+        #expect(try await f.client("viewer").get("/v1/me").header("WWW-Authenticate") == Self.invalidTokenChallenge, "a disabled user's token")
         await f.stop()
     }
 

@@ -511,17 +511,20 @@ extension TokenVerifier: RequestAuthenticator {
         // What the log shows of a refused token; an accepted one's caller carries its own (an
         // identity token's label is a hash: not made for every request).
         var prefix: String { Bearer.label(of: secret) }
+        // A token sent and refused: its challenge says invalid_token (RFC 6750 §3.1).
+        func refused(_ detail: String, _ reason: StaticString) -> Result<Caller, AuthenticationRefusal> {
+            .failure(AuthenticationRefusal(response: ServerProblems.unauthorized(detail, invalidToken: reason), tokenPrefix: prefix))
+        }
         do {
             switch try await verdict(secret, from: proxies.client(of: request)) {
             case .success(let caller?):
                 return .success(caller)
             case .success(nil):
-                return .failure(
-                    AuthenticationRefusal(
-                        response: ServerProblems.unauthorized("the token is unknown, expired or revoked, or its user is disabled"),
-                        tokenPrefix: prefix))
+                let why: StaticString = "the token is unknown, expired or revoked, or its user is disabled"
+                return refused(why.description, why)
             case .failure(let refusal):
-                return .failure(AuthenticationRefusal(response: ServerProblems.unauthorized(refusal.description), tokenPrefix: prefix))
+                // Its reason stays in the detail: it may quote the token's own header.
+                return refused(refusal.description, "the identity token is not accepted; the detail says why")
             }
         } catch let exhausted as LookupsExhausted {
             let problem = ProblemDocument(

@@ -357,7 +357,10 @@ enum OpenAPIDocument {
             "required": true, "schema": ["type": "integer", "minimum": 0], "description": "seconds to wait before trying again",
         ]
         switch status {
-        case 401: return ["WWW-Authenticate": ["required": true, "schema": string, "description": "the Bearer challenge"]]
+        case 401:
+            let challenge =
+                #"the Bearer challenge; with error="invalid_token" and an error_description when a bearer token was sent and refused (RFC 6750 §3.1)"#
+            return ["WWW-Authenticate": ["required": true, "schema": string, "description": challenge]]
         case 429: return authenticated ? allowanceHeaders.merging(["Retry-After": retryAfter]) { $1 } : ["Retry-After": retryAfter]
         case 503: return ["Retry-After": retryAfter]
         case 412: return ["ETag": ["schema": string, "description": "the resource's current ETag, when it exists and has one"]]

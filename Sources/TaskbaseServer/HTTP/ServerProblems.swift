@@ -190,9 +190,13 @@ public enum ServerProblems {
         request.header("content-length")?.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() }
     }
 
-    /// 401 with the `WWW-Authenticate` challenge.
-    public static func unauthorized(_ detail: String) -> HTTPResponse {
-        response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", #"Bearer realm="taskbase""#)])
+    /// 401 with the `WWW-Authenticate` challenge. When a bearer token was sent and refused,
+    /// `invalidToken` says why in the challenge too (RFC 6750 §3.1: `error="invalid_token"` and
+    /// `error_description`): a constant, so ASCII without quotes and never a part of the token.
+    /// Without a bearer token (none sent, or another scheme) the challenge is bare, as §3.1 asks.
+    public static func unauthorized(_ detail: String, invalidToken reason: StaticString? = nil) -> HTTPResponse {
+        let challenge = #"Bearer realm="taskbase""# + (reason.map { #", error="invalid_token", error_description="\#($0)""# } ?? "")
+        return response(ProblemDocument(.unauthorized, detail: detail), headers: [("WWW-Authenticate", challenge)])
     }
 }
 
