@@ -502,7 +502,10 @@ struct APIRouteTests {
             ("POST", "/v1/teams"), ("PATCH", "/v1/teams/\(f.team)"), ("PUT", "/v1/teams/\(f.team)/members/\(f.viewer.email)"),
             ("POST", "/v1/me/tokens"),
         ] {
-            #expect(try await member.send(method, route, json: "{}", headers: ["Content-Type": "text/plain"]).status == 415, "\(method) \(route)")
+            let refused = try await member.send(method, route, json: "{}", headers: ["Content-Type": "text/plain"])
+            #expect(refused.status == 415, "\(method) \(route)")
+            // RFC 5789 §2.2: a PATCH's 415 names the patch documents it takes; no other 415 does.
+            #expect(refused.header("Accept-Patch") == (method == "PATCH" ? Self.patchTypes : nil), "\(method) \(route)")
         }
         #expect(try await f.service.listTasks(in: f.team, as: .id(f.member.id)).tasks.isEmpty)
         let cased = try await member.send("POST", path, json: #"{"title": "Cased"}"#, headers: ["Content-Type": "Application/JSON; charset=UTF-8"])
@@ -514,9 +517,15 @@ struct APIRouteTests {
         let jsonPatch = try await member.send(
             "PATCH", "/v1/tasks/\(f.team)-1", json: #"[{"op": "replace", "path": "/title", "value": "x"}]"#,
             headers: ["Content-Type": "application/json-patch+json"])
-        #expect(jsonPatch.status == 415)
+        #expect(jsonPatch.status == 415 && jsonPatch.header("Accept-Patch") == Self.patchTypes, "\(jsonPatch.headers)")
+        let gzipped = try await member.send(
+            "PATCH", "/v1/tasks/\(f.team)-1", json: #"{"title": "x"}"#, headers: ["Content-Encoding": "gzip"])
+        #expect(gzipped.status == 415 && gzipped.header("Accept-Patch") == Self.patchTypes, "a compressed patch: \(gzipped.headers)")
         await f.stop()
     }
+
+    /// What a PATCH route's 415 says it takes, in `Accept-Patch`.
+    static let patchTypes = "application/merge-patch+json, application/json"
 
     @Test("a body over the cap is 413 and writes nothing", arguments: StoreKind.allCases)
     func oversizeBody(store: StoreKind) async throws {

@@ -316,7 +316,11 @@ enum OpenAPIDocument {
             }
             // A 431 is libmicrohttpd's own page: no id.
             let id = status == 431 ? [:] : requestIDHeader
-            let headers = (problemHeaders(status, authenticated: operation.authenticated) ?? [:]).merging(id) { $1 }
+            var headers = (problemHeaders(status, authenticated: operation.authenticated) ?? [:]).merging(id) { $1 }
+            if status == 415, route.method == "PATCH" {
+                let types = APIHandlers.patchTypes.joined(separator: ", ")
+                headers["Accept-Patch"] = ["required": true, "schema": string, "description": "the patch documents it takes: \(types)"]
+            }
             if !headers.isEmpty { problem["headers"] = headers }
             responses[String(status)] = problem
         }

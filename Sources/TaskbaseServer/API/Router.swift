@@ -99,15 +99,21 @@ public struct RouteContext: Sendable {
     /// The body decoded as `type`; anything wrong is a validation error (a body that is not
     /// JSON at all is answered 400). A body sent as another media type than `mediaTypes`
     /// (case ignored, parameters such as `charset` allowed; none said is taken as JSON) is
-    /// 415, which names the type to send: `curl -d` says form data unless told otherwise.
+    /// 415, which names the type to send: `curl -d` says form data unless told otherwise. On a
+    /// PATCH route the 415 (a compressed body's too) carries `Accept-Patch` with `mediaTypes`,
+    /// the patch documents it takes (RFC 5789 §2.2 and §3.1).
     func body<Document: Decodable>(_ type: Document.Type, as mediaTypes: [String] = ["application/json"]) throws -> Document {
-        _ = try bodyCoding(accepting: [])
-        guard request.sendsBody(as: mediaTypes) else {
-            throw ProblemDocument(
-                .unsupportedMediaType,
-                detail:
-                    "\(request.method) \(request.path) takes \(mediaTypes.joined(separator: " or ")), not \(request.header("content-type") ?? ""): send Content-Type: \(mediaTypes[0])"
-            )
+        do {
+            _ = try bodyCoding(accepting: [])
+            guard request.sendsBody(as: mediaTypes) else {
+                throw ProblemDocument(
+                    .unsupportedMediaType,
+                    detail:
+                        "\(request.method) \(request.path) takes \(mediaTypes.joined(separator: " or ")), not \(request.header("content-type") ?? ""): send Content-Type: \(mediaTypes[0])"
+                )
+            }
+        } catch let problem as ProblemDocument where route.method == "PATCH" {
+            throw ServerProblems.Refusal(problem: problem, headers: [("Accept-Patch", mediaTypes.joined(separator: ", "))])
         }
         return try WireJSON.decodeBody(type, from: Data(request.body))
     }
@@ -311,6 +317,8 @@ public struct Router: Sendable {
                 response = ServerProblems.response(thrown: problem)
             } catch let later as ServerProblems.RetryLater {
                 response = later.response
+            } catch let refusal as ServerProblems.Refusal {
+                response = refusal.response
             } catch {
                 response = ServerFailures.response(for: error)
             }

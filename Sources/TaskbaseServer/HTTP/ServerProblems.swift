@@ -31,6 +31,18 @@ public enum ServerProblems {
         public var response: HTTPResponse { ServerProblems.response(problem, headers: [("Retry-After", String(seconds))]) }
     }
 
+    /// A problem a handler throws with header fields of its own (a PATCH route's 415 names the
+    /// patch types it takes in `Accept-Patch`).
+    public struct Refusal: Error, Sendable {
+        /// What is refused.
+        public var problem: ProblemDocument
+        /// The fields its response carries besides the problem's own.
+        public var headers: [(name: String, value: String)]
+
+        /// The response it stands for.
+        public var response: HTTPResponse { ServerProblems.response(problem, headers: headers) }
+    }
+
     /// A service refusal as a response; a conflict carries the current version as the ETag.
     public static func response(_ error: TaskError, status: Int? = nil) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
