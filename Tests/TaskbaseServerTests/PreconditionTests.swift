@@ -254,6 +254,27 @@ struct PreconditionTests {
     }
 
     @Test(
+        "a POST's body is judged before its preconditions: input no condition could make right is 422 naming the field, whatever the condition",
+        arguments: StoreKind.allCases)
+    func postsJudgeTheBodyFirst(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let cases: [(path: String, json: String, field: String)] = [
+            ("/v1/teams", #"{"key": "1BAD", "name": "Bad"}"#, "key"),
+            ("/v1/teams", #"{"key": "GOOD", "name": ""}"#, "name"),
+            ("/v1/me/tokens", #"{"name": ""}"#, "name"),
+            ("/v1/me/tokens", #"{"expires_in": "1.5d"}"#, "expires_in"),
+            ("/v1/teams/\(f.team)/tasks", #"{"title": ""}"#, "title"),
+        ]
+        for (path, json, field) in cases {
+            for headers in [["If-None-Match": "*"], ["If-Match": #""made-up""#]] {
+                let refused = try await f.client("member").send("POST", path, json: json, headers: headers)
+                #expect(refused.status == 422 && refused.problem?.field == field, "\(path) \(json) \(headers): \(refused.status) \(refused.text)")
+            }
+        }
+        await f.stop()
+    }
+
+    @Test(
         "a POST's preconditions come after its access checks (an outsider 404, a viewer 403), and its Idempotency-Key does not keep a 412",
         arguments: StoreKind.allCases)
     func postsAfterAccessChecks(store: StoreKind) async throws {

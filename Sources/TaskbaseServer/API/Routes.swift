@@ -222,6 +222,9 @@ struct APIHandlers: Sendable {
     func createToken(_ context: RouteContext) async throws -> HTTPResponse {
         let body = try context.request.body.isEmpty ? CreateTokenRequest() : context.body(CreateTokenRequest.self)
         let lifetime = try body.expiresIn.map { try TokenFields.lifetime($0) } ?? TokenFields.defaultLifetime
+        // The body is judged before the preconditions, as a task's draft is: input that no
+        // condition could make right is 422 whatever the condition says.
+        _ = try TokenFields.name(body.name ?? "api")
         return try await creating(context, shown: { try await listTokens(context) }) {
             let (secret, digest) = try options.secrets.generate()
             let token = try await service.createOwnToken(name: body.name ?? "api", lifetime: lifetime, digest: digest, as: try context.actor)
@@ -277,6 +280,8 @@ struct APIHandlers: Sendable {
 
     func createTeam(_ context: RouteContext) async throws -> HTTPResponse {
         let body = try context.body(CreateTeamRequest.self)
+        // Judged before the preconditions (as `createToken` does); the service judges them again.
+        (_, _) = (try TeamKey(body.key, field: "key"), try UserFields.name(body.name))
         return try await creating(context, shown: { try await listTeams(context) }) {
             let team = try await service.createTeam(key: body.key, name: body.name, as: try context.actor)
             return try .json(TeamDocument(team, role: .owner), status: 201, headers: [("Location", "/v1/teams/\(team.key)")])
