@@ -171,7 +171,7 @@ enum TaskServe {
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {
-        let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080", named: shown(values, "listen"))
+        let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080", named: values.shownName(of: "listen"))
         let limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: try positive32(values, "max-connections"),
             maxConnectionsPerAddress: UInt32(try notNegative(values, "max-connections-per-address")),
@@ -195,7 +195,7 @@ enum TaskServe {
         let lease = try idempotencyLease(values)
         let tls = try tls(values)
         let metricsAddress = try (values.string("metrics-listen")).flatMap {
-            $0.isEmpty ? nil : try address($0, named: shown(values, "metrics-listen"))
+            $0.isEmpty ? nil : try address($0, named: values.shownName(of: "metrics-listen"))
         }
         let identityProvider = try identityProvider(values)
         // Every option is judged here, before anything is reached, so that --check refuses
@@ -373,7 +373,9 @@ enum TaskServe {
 
     /// A limit of N a minute from option `name`; nil for 0 (none).
     private static func perMinute(_ values: ParsedValues, _ name: String) throws -> RateLimit? {
-        guard let count = values.int(name), count >= 0 else { throw UsageError("\(shown(values, name)) wants a number per minute, 0 for no limit") }
+        guard let count = values.int(name), count >= 0 else {
+            throw UsageError("\(values.shownName(of: name)) wants a number per minute, 0 for no limit")
+        }
         return count > 0 ? RateLimit(requests: count, per: .seconds(60)) : nil
     }
 
@@ -440,7 +442,7 @@ enum TaskServe {
     /// The compression `--gzip-level` asks for; nil for 0 (none).
     private static func compression(_ values: ParsedValues) throws -> ResponseCompression? {
         guard let level = values.int("gzip-level"), (0...9).contains(level) else {
-            throw UsageError("\(shown(values, "gzip-level")) wants 1 (fastest) to 9 (smallest), or 0 for no compression")
+            throw UsageError("\(values.shownName(of: "gzip-level")) wants 1 (fastest) to 9 (smallest), or 0 for no compression")
         }
         guard level > 0 else { return nil }
         var compression = ResponseCompression.standard
@@ -457,7 +459,7 @@ enum TaskServe {
         guard share < pool else {
             let what = name.dropFirst(4)
             throw UsageError(
-                "\(shown(values, name)) \(share) would let \(what) hold every connection of --pool-size \(pool); give fewer than \(pool)")
+                "\(values.shownName(of: name)) \(share) would let \(what) hold every connection of --pool-size \(pool); give fewer than \(pool)")
         }
         return share
     }
@@ -466,7 +468,7 @@ enum TaskServe {
     private static func poolSize(_ values: ParsedValues) throws -> Int {
         let pool = try positive(values, "pool-size")
         guard pool >= 2 else {
-            throw UsageError("\(shown(values, "pool-size")) \(pool) would let one export or import hold the only connection; give 2 or more")
+            throw UsageError("\(values.shownName(of: "pool-size")) \(pool) would let one export or import hold the only connection; give 2 or more")
         }
         return pool
     }
@@ -475,20 +477,13 @@ enum TaskServe {
     private static func idempotencyLease(_ values: ParsedValues) throws -> IdempotencyLease {
         let lifetime = Int(TaskService.idempotencyLifetime)
         guard let value = values.int("idempotency-lease"), (1...lifetime).contains(value) else {
-            throw UsageError("\(shown(values, "idempotency-lease")) wants seconds, 1 to \(lifetime)")
+            throw UsageError("\(values.shownName(of: "idempotency-lease")) wants seconds, 1 to \(lifetime)")
         }
         return IdempotencyLease(lapsesAfter: TimeInterval(value))
     }
 
-    /// How option `name` is named in a refusal: `--name`, or the environment variable that gave
-    /// its value (`TASKBASE_SSE_HEARTBEAT`), which is where the operator must look.
-    private static func shown(_ values: ParsedValues, _ name: String) -> String {
-        let source = values.source(of: name)
-        return source == name ? "--\(name)" : source
-    }
-
     private static func positive(_ values: ParsedValues, _ name: String) throws -> Int {
-        guard let value = values.int(name), value > 0 else { throw UsageError("\(shown(values, name)) wants a positive number") }
+        guard let value = values.int(name), value > 0 else { throw UsageError("\(values.shownName(of: name)) wants a positive number") }
         return value
     }
 
@@ -496,14 +491,14 @@ enum TaskServe {
     /// error, where converting it stopped the program.
     private static func positive32(_ values: ParsedValues, _ name: String) throws -> UInt32 {
         guard let value = values.int(name), value > 0, value <= Int(UInt32.max) else {
-            throw UsageError("\(shown(values, name)) wants a positive number, at most \(UInt32.max)")
+            throw UsageError("\(values.shownName(of: name)) wants a positive number, at most \(UInt32.max)")
         }
         return UInt32(value)
     }
 
     private static func notNegative(_ values: ParsedValues, _ name: String) throws -> Int {
         guard let value = values.int(name), value >= 0, value <= Int(UInt32.max) else {
-            throw UsageError("\(shown(values, name)) wants 0 or a positive number")
+            throw UsageError("\(values.shownName(of: name)) wants 0 or a positive number")
         }
         return value
     }

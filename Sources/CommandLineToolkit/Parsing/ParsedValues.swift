@@ -31,6 +31,13 @@ public struct ParsedValues: Sendable {
         return environmentVariables[name] ?? name
     }
 
+    /// How option `name` is named in a refusal: `--name`, or the environment variable that gave
+    /// its value (`TASKBASE_SSE_HEARTBEAT`), which is where the operator must look.
+    public func shownName(of name: String) -> String {
+        let source = source(of: name)
+        return source == name ? "--\(name)" : source
+    }
+
     /// The last value of an option or the word of a positional, or nil when absent and without default.
     public func string(_ name: String) -> String? {
         strings(name).last

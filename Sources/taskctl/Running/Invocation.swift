@@ -31,9 +31,8 @@ struct Invocation: Sendable {
         guard let actor = optionalActor() else {
             if values.string("as") != nil {
                 // Given, but only spaces: say so, rather than ask for what was passed.
-                let source = values.source(of: "as")
-                let spelled = source == "as" ? "--as" : source
-                throw UsageError("the acting user (\(spelled)) is empty: pass --as EMAIL, the email of the user this command acts as")
+                throw UsageError(
+                    "the acting user (\(values.shownName(of: "as"))) is empty: pass --as EMAIL, the email of the user this command acts as")
             }
             throw UsageError("this command acts as a user: pass --as EMAIL or set TASKBASE_ACTOR")
         }
