@@ -27,7 +27,7 @@ extension APIHandlers {
         guard exports.enter() else {
             let detail =
                 "\(exports.limit) exports are running on this server, the most it reads at once (--max-exports); retry after the Retry-After seconds"
-            throw ServerProblems.RetryLater(problem: ProblemDocument(.unavailable, detail: detail), seconds: 5)
+            throw ServerProblems.Refusal.retryLater(ProblemDocument(.unavailable, detail: detail), seconds: 5)
         }
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes, resumable: false)
         // gzip as for other large GET answers, made as the file is written (a sync flush after

@@ -41,7 +41,7 @@ extension APIHandlers {
             guard imports.enter() else {
                 let detail =
                     "\(imports.limit) imports are running on this server, the most it runs at once (--max-imports); nothing was done: retry after the Retry-After seconds"
-                throw ServerProblems.RetryLater(problem: ProblemDocument(.unavailable, detail: detail), seconds: 5)
+                throw ServerProblems.Refusal.retryLater(ProblemDocument(.unavailable, detail: detail), seconds: 5)
             }
             defer { imports.leave() }
             let rejections = Mutex<[RowRejection]>([])

@@ -315,8 +315,6 @@ public struct Router: Sendable {
                 response = ServerProblems.response(error, status: status)
             } catch let problem as ProblemDocument {
                 response = ServerProblems.response(thrown: problem)
-            } catch let later as ServerProblems.RetryLater {
-                response = later.response
             } catch let refusal as ServerProblems.Refusal {
                 response = refusal.response
             } catch {

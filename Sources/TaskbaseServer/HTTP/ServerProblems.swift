@@ -20,19 +20,8 @@ public enum ServerProblems {
         response(problem, headers: problem.status == 503 ? [("Retry-After", "1")] : [])
     }
 
-    /// A refusal that names when to try again, for a handler to throw when a second is too soon.
-    public struct RetryLater: Error, Sendable {
-        /// What is refused.
-        public var problem: ProblemDocument
-        /// `Retry-After`.
-        public var seconds: Int
-
-        /// The response it stands for.
-        public var response: HTTPResponse { ServerProblems.response(problem, headers: [("Retry-After", String(seconds))]) }
-    }
-
     /// A problem a handler throws with header fields of its own (a PATCH route's 415 names the
-    /// patch types it takes in `Accept-Patch`).
+    /// patch types it takes in `Accept-Patch`; `retryLater` says when to try again).
     public struct Refusal: Error, Sendable {
         /// What is refused.
         public var problem: ProblemDocument
@@ -41,6 +30,12 @@ public enum ServerProblems {
 
         /// The response it stands for.
         public var response: HTTPResponse { ServerProblems.response(problem, headers: headers) }
+
+        /// A refusal that names when to try again (`Retry-After`), for a handler to throw when a
+        /// second is too soon.
+        public static func retryLater(_ problem: ProblemDocument, seconds: Int) -> Refusal {
+            Refusal(problem: problem, headers: [("Retry-After", String(seconds))])
+        }
     }
 
     /// A service refusal as a response; a conflict carries the current version as the ETag.
@@ -77,7 +72,7 @@ public enum ServerProblems {
 
     /// Why `cannotSpool` refuses, with 5 s to wait (a full disk empties slowly); what a handler
     /// that spools throws.
-    static let cannotSpoolRefusal = RetryLater(problem: cannotSpoolProblem, seconds: 5)
+    static let cannotSpoolRefusal = Refusal.retryLater(cannotSpoolProblem, seconds: 5)
 
     /// The problem `cannotSpoolRefusal` reports.
     static let cannotSpoolProblem = ProblemDocument(
