@@ -458,15 +458,14 @@ public final class HTTPServer: Sendable {
     /// `Idempotency-Key: k ` was another key than `k`.
     static func headers(from fields: [(name: String, value: String)]) -> [String: String] {
         var headers: [String: String] = [:]
-        func isSpace(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         for (name, raw) in fields {
-            var value = raw
-            if isSpace(raw.utf8.first) || isSpace(raw.utf8.last) {
-                var scalars = Substring(raw).unicodeScalars
-                while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
-                while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
-                value = String(scalars)
-            }
+            // Space and tab are one UTF-8 byte each: trimmed on the bytes, and copied only when
+            // there was something to trim.
+            let bytes = raw.utf8
+            let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+            let end = bytes.lastIndex { !isSpace($0) }.map(bytes.index(after:)) ?? start
+            let value = start == bytes.startIndex && end == bytes.endIndex ? raw : String(raw[start..<end])
             let key = name.lowercasedFieldName
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
