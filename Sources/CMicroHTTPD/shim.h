@@ -25,14 +25,16 @@ static const enum MHD_ResponseMemoryMode taskbase_mhd_must_copy = MHD_RESPMEM_MU
  * intact, before the daemon decodes it) and returning the request's first context, with
  * epoll and suspend/resume, run by the caller's event loop (no thread of its own: its epoll
  * descriptor, taskbase_mhd_epoll_fd, is watched and MHD_run called when it is readable or
- * taskbase_mhd_timeout_ms is due); NULL when it cannot (address taken, bad host). */
+ * taskbase_mhd_timeout_ms is due); NULL when it cannot (address taken, bad host). With
+ * `listen_fd` >= 0 it serves that socket, already bound and listening (a worker's share of the
+ * one its supervisor opened), and opens none of its own: `host` then only says its family. */
 static inline struct MHD_Daemon *taskbase_mhd_start(
     const char *host, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     void *(*target)(void *cls, const char *uri, struct MHD_Connection *connection), void *target_cls,
     unsigned int connection_limit,
     unsigned int per_ip_limit, unsigned int timeout_seconds, size_t memory_limit, int shares_port,
-    const char *tls_key, const char *tls_cert) {
+    const char *tls_key, const char *tls_cert, int listen_fd) {
     struct sockaddr_in address4;
     struct sockaddr_in6 address6;
     memset(&address4, 0, sizeof(address4));
@@ -60,13 +62,22 @@ static inline struct MHD_Daemon *taskbase_mhd_start(
         {MHD_OPTION_END, 0, NULL},
     };
     struct MHD_OptionItem none[] = {{MHD_OPTION_END, 0, NULL}};
+    struct MHD_OptionItem where[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (listen_fd >= 0) {
+        where[0].option = MHD_OPTION_LISTEN_SOCKET;
+        where[0].value = listen_fd;
+        where[0].ptr_value = NULL;
+    }
     if (tls_key && tls_cert) flags |= MHD_USE_TLS;
     /* Sharing the port (SO_REUSEPORT): other processes of the same user listening on it too,
      * the kernel spreads new connections among them. Only asked for when wanted: the option's
      * "no" is not the default but a demand Linux cannot meet. */
     return MHD_start_daemon(
         flags, port, NULL, NULL, handler, handler_cls,
-        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_ARRAY, where,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, target, target_cls,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,

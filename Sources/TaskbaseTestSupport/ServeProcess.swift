@@ -74,8 +74,11 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Every thread of it stopped: state T in /proc/PID/task/TID/stat (the state follows the
     /// command name in parentheses, which may hold any character).
-    var isStopped: Bool {
-        let tasks = "/proc/\(process.processIdentifier)/task"
+    var isStopped: Bool { Self.isStopped(process.processIdentifier) }
+
+    /// Whether every thread of process `pid` is stopped (SIGSTOP).
+    public static func isStopped(_ pid: pid_t) -> Bool {
+        let tasks = "/proc/\(pid)/task"
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
         return threads.allSatisfy { thread in
             guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),

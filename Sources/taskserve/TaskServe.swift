@@ -153,6 +153,11 @@ enum TaskServe {
             Option(
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
+            Option(
+                "workers", valueName: "N",
+                help:
+                    "Processes serving the one port, one per core: each a whole taskserve with its own --pool-size connections, rate limits and I/O thread; a supervisor binds the address, passes the socket down, stops them all on a signal, and stops them all when one exits (exiting with its code). Not with --metrics-listen.",
+                type: .integer, default: "1", environment: "TASKBASE_HTTP_WORKERS"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
         flags: [
             Flag(
@@ -171,8 +176,11 @@ enum TaskServe {
         run: { values in try await serve(values) })
 
     static func serve(_ values: ParsedValues) async throws {
-        let (host, port) = try address(values.string("listen") ?? "127.0.0.1:8080", named: values.shownName(of: "listen"))
-        let limits = HTTPServerLimits(
+        let (host, listenPort) = try address(values.string("listen") ?? "127.0.0.1:8080", named: values.shownName(of: "listen"))
+        var port = listenPort
+        let workers = try positive(values, "workers")
+        let worker = Workers.number()
+        var limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: try positive32(values, "max-connections"),
             maxConnectionsPerAddress: UInt32(try notNegative(values, "max-connections-per-address")),
             idleTimeoutSeconds: try positive32(values, "idle-timeout"), sharesPort: values.flag("reuse-port"),
@@ -207,6 +215,25 @@ enum TaskServe {
         let rateLimit = try perMinute(values, "rate-limit")
         let authFailureLimit = try perMinute(values, "auth-failure-limit")
         let grace = Duration.seconds(try positive(values, "shutdown-grace"))
+        if workers > 1, worker == nil, !values.flag("check") {
+            guard metricsAddress == nil else {
+                throw UsageError(
+                    "\(values.shownName(of: "metrics-listen")) serves one process's counters, and \(values.shownName(of: "workers")) \(workers) starts \(workers): run them as separate taskserve processes with --reuse-port, each with a --metrics-listen of its own"
+                )
+            }
+            let (socket, chosen) = try Workers.listen(host: host, port: port, sharesPort: limits.sharesPort)
+            let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data(line.utf8)) }
+            say(#"{"supervising":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers),"version":"\#(version)"}"# + "\n")
+            try await Workers.supervise(count: workers, socket: socket, grace: grace, say: say)
+            say(#"{"stopped":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers)}"# + "\n")
+            return
+        }
+        if worker != nil {
+            // A worker of `--workers`: the supervisor's socket, and its lifeline.
+            let inherited = try Workers.inheritedSocket()
+            (limits.listeningSocket, limits.sharesPort, port) = (inherited.socket, false, inherited.port)
+            Workers.watchLifeline()
+        }
         // The provider's keys are read before the database is reached: a key set that cannot
         // be used stops the program at once.
         var identity: IdentityTokenVerifier?
@@ -267,7 +294,9 @@ enum TaskServe {
         options.identity = identity
         // Access lines are written in batches (one system call per 50 ms, not per request); the
         // program's own lines are written at once, after what waits.
-        let log = LogWriter(stream: .standardError)
+        // A worker shares stderr with the others: each write whole lines, small enough for a
+        // pipe to keep them apart.
+        let log = LogWriter(stream: .standardError, sharedWithOtherProcesses: worker != nil)
         let say: @Sendable (String) -> Void = { line in
             log.write(line)
             log.flush()
@@ -296,7 +325,8 @@ enum TaskServe {
         }
         for warning in warnings { say(warning) }
         let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
-        say(#"{"listening":"\#(server.baseURL)"\#(metricsURL)\#(identityLine),"version":"\#(version)"}"# + "\n")
+        let workerField = worker.map { ",\"worker\":\($0)" } ?? ""
+        say(#"{"listening":"\#(server.baseURL)"\#(workerField)\#(metricsURL)\#(identityLine),"version":"\#(version)"}"# + "\n")
         // The toolkit turns SIGTERM, SIGINT and SIGHUP into cancellation of this task.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         say(#"{"stopping":"\#(server.baseURL)"}"# + "\n")

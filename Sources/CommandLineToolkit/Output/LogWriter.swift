@@ -14,21 +14,57 @@ public final class LogWriter: Sendable {
     private let fileDescriptor: Int32
     private let delay: Duration
     private let capacity: Int
+    /// The most bytes one system call writes: nil for a whole batch at once.
+    private let writeLimit: Int?
+
+    /// The most bytes a pipe writes whole, never mixed with another writer's (`PIPE_BUF` on Linux).
+    public static let pipeAtomicBytes = 4_096
     private let pending = Mutex(Pending())
     /// Held while a batch is taken and written, so batches reach the descriptor in order.
     private let writing = Mutex(())
 
     /// A writer to `stream` that holds lines for at most `delay`, and writes at once when
-    /// `capacity` bytes wait.
-    public convenience init(stream: StandardStream, delay: Duration = .milliseconds(50), capacity: Int = 64 << 10) {
-        self.init(fileDescriptor: stream.fileDescriptor, delay: delay, capacity: capacity)
+    /// `capacity` bytes wait. `sharedWithOtherProcesses` (a `taskserve` worker, whose stderr
+    /// its siblings write to as well): a batch goes out in writes of whole lines of at most
+    /// `pipeAtomicBytes` each, which a pipe never interleaves with another process's writes;
+    /// a single line longer than that is written on its own.
+    public convenience init(
+        stream: StandardStream, delay: Duration = .milliseconds(50), capacity: Int = 64 << 10, sharedWithOtherProcesses: Bool = false
+    ) {
+        self.init(
+            fileDescriptor: stream.fileDescriptor, delay: delay, capacity: capacity,
+            writeLimit: sharedWithOtherProcesses ? Self.pipeAtomicBytes : nil)
     }
 
-    /// A writer to an open descriptor, which it does not close.
-    public init(fileDescriptor: Int32, delay: Duration = .milliseconds(50), capacity: Int = 64 << 10) {
+    /// A writer to an open descriptor, which it does not close; with `writeLimit`, no system
+    /// call writes more than that many bytes unless one line is longer.
+    public init(fileDescriptor: Int32, delay: Duration = .milliseconds(50), capacity: Int = 64 << 10, writeLimit: Int? = nil) {
         self.fileDescriptor = fileDescriptor
         self.delay = delay
         self.capacity = capacity
+        self.writeLimit = writeLimit
+    }
+
+    /// `bytes` (lines, each ending in a newline) cut into pieces of whole lines of at most
+    /// `limit` bytes; a line longer than `limit` is a piece of its own.
+    static func pieces(of bytes: [UInt8], limit: Int) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        var start = 0
+        var lastLineEnd = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\n") || index == bytes.count - 1 {
+                let end = index + 1
+                if end - start > limit && lastLineEnd > start {
+                    pieces.append(start..<lastLineEnd)
+                    start = lastLineEnd
+                }
+                lastLineEnd = end
+            }
+            index += 1
+        }
+        if lastLineEnd > start { pieces.append(start..<lastLineEnd) }
+        return pieces
     }
 
     /// Adds `line` (ending in a newline) to the next batch.
@@ -59,7 +95,15 @@ public final class LogWriter: Sendable {
                 return pending.bytes
             }
             guard !bytes.isEmpty else { return }
-            bytes.withUnsafeBytes { try? StandardStream.writeAll($0, to: fileDescriptor) }
+            bytes.withUnsafeBytes { buffer in
+                guard let writeLimit else {
+                    try? StandardStream.writeAll(buffer, to: fileDescriptor)
+                    return
+                }
+                for piece in Self.pieces(of: bytes, limit: writeLimit) {
+                    try? StandardStream.writeAll(UnsafeRawBufferPointer(rebasing: buffer[piece]), to: fileDescriptor)
+                }
+            }
         }
     }
 }

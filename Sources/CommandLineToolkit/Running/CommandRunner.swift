@@ -51,6 +51,14 @@ public struct CommandRunner: Sendable {
         exit(code.rawValue)
     }
 
+    /// Stops the running command as a SIGTERM would, for a process told to stop by other means
+    /// (a supervisor's pipe closing), except that it never counts as a second signal: a real
+    /// signal before or after it stops the command once, and only a second real signal exits at
+    /// once. Does nothing in a process `main` did not start.
+    public static func requestStop() {
+        InterruptWatcher.requestStop()
+    }
+
     /// The 1-based position of the first argument whose bytes are not UTF-8, if any.
     static func firstInvalidUTF8Argument() -> Int? {
         let count = Int(CommandLine.argc)

@@ -27,6 +27,8 @@ final class InterruptWatcher: @unchecked Sendable {
     private let pipeEnds: (read: Int32, write: Int32)
     private var task: Task<Void, any Error>?
     private var interrupts = 0
+    /// The task was cancelled: by a signal or by `requestStop`.
+    private var stopping = false
 
     /// Starts watching; from now on SIGINT, SIGTERM and SIGHUP no longer kill the process. Made
     /// once per process (`CommandRunner.main`).
@@ -53,6 +55,18 @@ final class InterruptWatcher: @unchecked Sendable {
     private static func record(_ number: Int32) {
         _ = firstSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
         var byte = UInt8(truncatingIfNeeded: number)
+        _ = write(handlerDescriptor, &byte, 1)
+    }
+
+    /// Stops the command as SIGTERM would, for a process told to stop by other means than a
+    /// signal (a `taskserve` worker whose supervisor closed its lifeline). Unlike a signal it
+    /// never counts as the second one that exits at once: a service manager that signals every
+    /// process of the service while the supervisor also tells its workers to stop must not cut
+    /// the workers' graceful stop short. Nothing happens before `CommandRunner.main` ran.
+    static func requestStop() {
+        guard handlerDescriptor >= 0 else { return }
+        _ = firstSignal.compareExchange(expected: 0, desired: SIGTERM, ordering: .relaxed)
+        var byte: UInt8 = 0
         _ = write(handlerDescriptor, &byte, 1)
     }
 
@@ -85,15 +99,15 @@ final class InterruptWatcher: @unchecked Sendable {
         }
     }
 
+    /// Signal `number`, or 0 for `requestStop`: the first of either cancels the task; a second
+    /// signal exits at once.
     private func interrupted(by number: Int32) {
-        let (count, task) = lock.withLock {
-            interrupts += 1
-            return (interrupts, self.task)
+        let (signals, task, first) = lock.withLock {
+            if number != 0 { interrupts += 1 }
+            defer { stopping = true }
+            return (interrupts, self.task, !stopping)
         }
-        if count == 1 {
-            task?.cancel()
-        } else {
-            exit(128 + number)
-        }
+        if signals > 1 { exit(128 + number) }
+        if first { task?.cancel() }
     }
 }

@@ -36,6 +36,11 @@ public struct HTTPServerLimits: Sendable {
     /// its handler (and the token check) runs, so this bounds the disk and time such uploads
     /// can take, whoever sends them.
     public var maxSpooledBodies: Int
+    /// A socket already bound and listening, handed down by the process that started this one
+    /// (`taskserve --workers`): served instead of a socket of the server's own, the kernel
+    /// giving each new connection to whichever of the processes sharing it accepts first.
+    /// Stopping does not close it for the others. Nil: the server opens its own on host:port.
+    public var listeningSocket: Int32?
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers, handlers
     /// of bodies over 16 KiB off the I/O thread.
@@ -178,7 +183,7 @@ public final class HTTPServer: Sendable {
                     // inside its segment rather than becoming a separator.
                     Unmanaged.passRetained(Exchange(path: Exchange.path(ofTarget: target))).toOpaque()
                 }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes,
-                limits.sharesPort ? 1 : 0, tls?.keyPEM, tls?.certificatePEM)
+                limits.sharesPort ? 1 : 0, tls?.keyPEM, tls?.certificatePEM, limits.listeningSocket ?? -1)
         else {
             let tlsCause = tls == nil ? "" : ", or GnuTLS refused the certificate or key"
             throw HTTPServerStartFailure(

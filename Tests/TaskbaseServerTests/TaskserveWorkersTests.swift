@@ -1,0 +1,128 @@
+import Foundation
+import TaskbaseTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `taskserve --workers N`: a supervisor and its workers as processes, against PostgreSQL.
+@Suite("taskserve --workers", .serialized, .timeLimit(.minutes(3)))
+struct TaskserveWorkersTests {
+    func environment() async throws -> [String: String] {
+        var environment = TestDatabases.childEnvironment(try await TestDatabases.shared.value)
+        environment["TASKBASE_TOKEN_KEY"] = "workers test key"
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        return environment
+    }
+
+    /// A supervisor of two workers, with pools of 2, and the workers' process ids from its line.
+    func supervisor(_ arguments: [String] = []) async throws -> (ServeProcess, [pid_t]) {
+        let server = try await ServeProcess(environment: try await environment(), arguments: ["--workers", "2", "--pool-size", "2"] + arguments)
+        var pids: [pid_t] = []
+        try await waitUntil("both workers to listen") {
+            let lines = server.log.split(separator: "\n")
+            guard lines.filter({ $0.contains(#""listening""#) && $0.contains(#""worker""#) }).count == 2,
+                let line = lines.first(where: { $0.hasPrefix(#"{"workers""#) }),
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else { return false }
+            pids = (object["pids"] as? [Int] ?? []).map { pid_t($0) }
+            return true
+        }
+        #expect(pids.count == 2)
+        return (server, pids)
+    }
+
+    /// Whether `pid` has exited (gone, or a zombie no one has reaped yet).
+    static func exited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: end)...].drop { $0 == " " }.first == "Z"
+    }
+
+    /// One GET /healthz on a new connection, answered 200.
+    static func answers(_ port: UInt16) async throws -> Bool {
+        let connection = try RawConnection(port: port)
+        connection.get("/healthz")
+        return await connection.read(until: { $0.hasPrefix("HTTP/1.1 200") && $0.hasSuffix("\n") })
+    }
+
+    @Test("two workers serve one port, each on its own; SIGTERM to the supervisor stops both, exit 0")
+    func serveAndStop() async throws {
+        let (server, pids) = try await supervisor()
+        let port = try #require(URL(string: server.baseURL)?.port.map { UInt16($0) })
+        // Each worker alone, the other paused: both take connections from the one socket.
+        for (paused, serving) in [(pids[0], pids[1]), (pids[1], pids[0])] {
+            kill(paused, SIGSTOP)
+            // Until every thread of it has stopped, it may still take a connection and then hold it.
+            try await waitUntil("worker \(paused) to stop", every: .milliseconds(5)) { ServeProcess.isStopped(paused) }
+            for _ in 0..<5 { #expect(try await Self.answers(port), "worker \(serving) alone") }
+            kill(paused, SIGCONT)
+        }
+        #expect(try await server.stop() == 0, "\(server.log.suffix(2_000))")
+        #expect(pids.allSatisfy(Self.exited))
+        let lines = server.log.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix(#"{"stopped""#) }.count == 3, "two workers and the supervisor: \(server.log.suffix(2_000))")
+    }
+
+    @Test("SIGTERM to every process at once, as a service manager sends it, stops each worker once and gracefully")
+    func signalToAll() async throws {
+        let (server, pids) = try await supervisor()
+        for pid in pids { kill(pid, SIGTERM) }
+        // The supervisor then closes the lifeline too: that must not count as a second signal,
+        // which would make the workers exit at once with 143.
+        #expect(try await server.stop() == 0, "\(server.log.suffix(2_000))")
+        // Each worker's own "stopped" line: its shutdown ran to the end, not cut short.
+        #expect(server.log.split(separator: "\n").filter { $0.hasPrefix(#"{"stopped""#) }.count == 3, "\(server.log.suffix(2_000))")
+    }
+
+    @Test("a supervisor killed outright leaves no worker behind: the lifeline closes and each stops")
+    func supervisorKilled() async throws {
+        let (server, pids) = try await supervisor()
+        kill(server.process.processIdentifier, SIGKILL)
+        try await waitUntil("the workers to stop", limit: .seconds(30)) { pids.allSatisfy(Self.exited) }
+        #expect(server.log.split(separator: "\n").filter { $0.hasPrefix(#"{"stopped""#) }.count == 2, "\(server.log.suffix(2_000))")
+    }
+
+    @Test("a worker that dies stops the other, and the supervisor exits 1 naming it")
+    func workerDies() async throws {
+        let (server, pids) = try await supervisor()
+        kill(pids[0], SIGKILL)
+        try await waitUntil("the supervisor to exit", limit: .seconds(45)) { !server.process.isRunning }
+        #expect(server.process.terminationStatus == 1)
+        #expect(server.log.contains("worker 1 (pid \(pids[0])) was killed by signal 9; the others were stopped"), "\(server.log.suffix(2_000))")
+        #expect(Self.exited(pids[1]))
+    }
+
+    @Test("workers that cannot reach the database: the supervisor exits 3, as one process would, naming a worker")
+    func unreachableDatabase() async throws {
+        let run = try await TaskserveProcessTests.offline(["--listen", "127.0.0.1:0", "--workers", "2"])
+        #expect(run.exitCode == 3, "\(run.standardError)")
+        #expect(run.standardError.contains("exited with 3; the others were stopped"), "\(run.standardError)")
+    }
+
+    @Test("what --workers refuses: 0, --metrics-listen beside it, a taken port, the worker variable set by hand")
+    func refusals() async throws {
+        let environment = try await environment()
+        let program = BuiltProgram.url("taskserve")
+        let zero = try await BuiltProgram.run(program, arguments: ["--listen", "127.0.0.1:0", "--workers", "0"], environment: environment)
+        #expect(zero.exitCode == 2)
+        #expect(zero.standardError.contains("--workers wants a positive number"))
+        let metrics = try await BuiltProgram.run(
+            program, arguments: ["--listen", "127.0.0.1:0", "--workers", "2", "--metrics-listen", "127.0.0.1:0"], environment: environment)
+        #expect(metrics.exitCode == 2)
+        #expect(metrics.standardError.contains("--metrics-listen serves one process's counters"), "\(metrics.standardError)")
+        // The supervisor binds the address itself: a taken port fails once, before any worker.
+        let (holder, _) = try await supervisor()
+        let taken = try await BuiltProgram.run(
+            program, arguments: ["--listen", holder.baseURL.replacingOccurrences(of: "http://", with: ""), "--workers", "2"], environment: environment
+        )
+        #expect(taken.exitCode == 3)
+        #expect(taken.standardError.contains("cannot listen on 127.0.0.1:"), "\(taken.standardError)")
+        #expect(!taken.standardError.contains(#""workers""#))
+        #expect(try await holder.stop() == 0)
+        var byHand = environment
+        byHand["TASKBASE_WORKER"] = "1"
+        let stray = try await BuiltProgram.run(program, arguments: ["--listen", "127.0.0.1:0"], environment: byHand)
+        #expect(stray.exitCode == 2)
+        #expect(stray.standardError.contains("TASKBASE_WORKER is set but descriptor 3 is no listening socket"), "\(stray.standardError)")
+    }
+}
