@@ -229,11 +229,13 @@ class Bench:
         except OSError:
             return False
 
-    def taskserve(self, name, port, connections=1024):
-        """taskserve from the release build on 127.0.0.1:port, with a pool of 8 like W6."""
+    def taskserve(self, name, port, connections=1024, workers=1):
+        """taskserve from the release build on 127.0.0.1:port with 8 database connections like W6:
+        one process with a pool of 8, or `workers` processes (`--workers`) sharing them."""
         if name not in self.servers:
             self.start_server(name, port, [
-                self.bin + "/taskserve", "--listen", f"127.0.0.1:{port}", "--pool-size", "8", "--max-connections", str(connections)],
+                self.bin + "/taskserve", "--listen", f"127.0.0.1:{port}", "--pool-size", str(8 // workers),
+                "--max-connections", str(connections), "--workers", str(workers)],
                 lambda: self.answers(port))
         return self.servers[name][1]
 
@@ -302,11 +304,18 @@ class Bench:
         return self.run_json([self.httpload_bin, str(port), *map(str, arguments)], env=self.token_env(), timeout=timeout)
 
     def w7(self):
-        ours, seconds = self.taskserve("taskserve", self.http_port), self.args.seconds
+        # taskserve as it is deployed on this machine's two cores: two workers (`--workers 2`,
+        # one per core) with pools of 4, as the FastAPI reference runs two uvicorn workers with
+        # pools of 4; 8 connections in all, as W6 has. One process answers on one I/O thread,
+        # and the other core then idles whenever PostgreSQL and wrk wait on it (a tenth of the
+        # machine in /proc/stat); its rate is printed beside, as taskserve-1-process.
+        ours, seconds = self.taskserve("taskserve-workers", self.http_port + 3, workers=2), self.args.seconds
+        single = self.taskserve("taskserve", self.http_port)
         if self.wrk_script:
-            # Diagnostic: /healthz (no token, no database) through the same daemon, task hand-off
+            # Diagnostic: /healthz (no token, no database) through the same daemons, task hand-off
             # and access log: what the HTTP layer and wrk cost per request on these cores.
             tools = [("taskserve", lambda slice_seconds: self.wrk_rate(ours, slice_seconds)),
+                     ("taskserve-1-process", lambda slice_seconds: self.wrk_rate(single, slice_seconds)),
                      ("taskserve-healthz", lambda slice_seconds: self.wrk_rate(ours, slice_seconds, "/healthz"))]
             if self.has_fastapi:
                 theirs = self.fastapi()
@@ -314,7 +323,7 @@ class Bench:
             else:
                 self.notes["w7_fastapi"] = "skipped: FastAPI/uvicorn are not installed in the bench venv"
             if self.first_round:
-                for port in (ours, theirs) if self.has_fastapi else (ours,):
+                for port in (ours, single, theirs) if self.has_fastapi else (ours, single):
                     self.wrk_rate(port, 1)  # warm-up: connections, statement caches, the token cache
             # Each tool's seconds are cut into slices of about 2 s, the tools taking turns: this
             # VM's speed drifts by a third within a minute (W6 alone gave 6,623 to 9,640 across
@@ -329,7 +338,7 @@ class Bench:
                 tools += [
                     ("taskserve-pinned", lambda slice_seconds: self.on_cores(
                         server_cores, self.postgres_processes() + [self.servers["taskserve"][0].pid],
-                        lambda: self.wrk_rate(ours, slice_seconds, wrk_cores=wrk_cores))),
+                        lambda: self.wrk_rate(single, slice_seconds, wrk_cores=wrk_cores))),
                     ("in-process-w6-pinned", lambda slice_seconds: self.on_cores(
                         server_cores, self.postgres_processes(),
                         lambda: self.run_json([*placed, self.bin + "/taskbase-bench", "w6", "64", "8", str(slice_seconds)])))]
@@ -728,7 +737,8 @@ end
         ratio("W6 taskbase / pgbench", "w6", "taskbase", "pgbench", 0.8)
         ratio("W7 taskserve GET / in-process W6", "w7", "taskserve", "in-process-w6", 0.8)
         ratio("W7 taskserve GET / FastAPI reference", "w7", "taskserve", "fastapi", 3.0)
-        ratio("W7 taskserve / W6, wrk on a core of its own (pinned, info)", "w7", "taskserve-pinned", "in-process-w6-pinned", None)
+        ratio("W7 taskserve, one process / in-process W6 (info)", "w7", "taskserve-1-process", "in-process-w6", None)
+        ratio("W7 one process / W6, wrk on a core of its own (pinned, info)", "w7", "taskserve-pinned", "in-process-w6-pinned", None)
         ratio("W7 router in-process / in-process W6 (diagnostic: the route)", "w7", "router-in-process", "in-process-w6", None)
         ratio("W7 taskserve / router in-process (diagnostic: HTTP)", "w7", "taskserve", "router-in-process", None)
         if all(tool in medians.get("w7", {}) for tool in ("in-process-w6", "router-in-process", "taskserve-healthz")):
@@ -827,7 +837,7 @@ def parse():
     parser.add_argument("--import-rows", type=int, help="W4's file size instead of the default")
     parser.add_argument("--subscribers", type=int, help="W9's event-stream subscribers instead of the default (1,000)")
     parser.add_argument("--http-port", type=int, default=int(os.environ.get("TASKBASE_BENCH_HTTP_PORT", "18700")),
-                        help="the first of three ports on 127.0.0.1 for W7-W9's servers (default $TASKBASE_BENCH_HTTP_PORT or 18700)")
+                        help="the first of four ports on 127.0.0.1 for W7-W9's servers (default $TASKBASE_BENCH_HTTP_PORT or 18700)")
     parser.add_argument("--pid-file", help="where to add the process id of each server started (scripts/bench's trap stops them)")
     args = parser.parse_args()
     only, rounds, import_rows = args.only or list(WORKLOADS), args.rounds, args.import_rows
