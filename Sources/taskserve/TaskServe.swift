@@ -34,7 +34,8 @@ enum TaskServe {
             session defaults its database login gave itself and large objects it owns, which outlive \
             a new password (docs/operations.md). --check checks all of this and exits without listening. \
             Exit codes: 0 stopped (or checked), 2 usage, 3 cannot connect or listen, or no schema; \
-            a --check stopped by a signal, 128 + the signal.
+            a --check stopped by a signal, 128 + the signal. With --workers, a worker that exits \
+            while the others serve stops them all, and its code is the supervisor's (1 when it was killed).
             """,
         version: version,
         options: [
