@@ -223,7 +223,8 @@ enum TaskServe {
                 )
             }
             let (socket, chosen) = try Workers.listen(host: host, port: port, sharesPort: limits.sharesPort)
-            let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data(line.utf8)) }
+            // Never stopped by its own output: a closed stderr must not bring the workers down.
+            let say: @Sendable (String) -> Void = { line in try? StandardStream.standardError.write(line) }
             say(#"{"supervising":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers),"version":"\#(version)"}"# + "\n")
             try await Workers.supervise(count: workers, socket: socket, grace: grace, say: say)
             say(#"{"stopped":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers)}"# + "\n")
@@ -275,7 +276,7 @@ enum TaskServe {
                 return ",\"identity_provider\":\(quoted(verifier.provider.issuer)),\"identity_keys\":\(quoted(verifier.provider.keys.description))"
             } ?? ""
         if values.flag("check") {
-            for warning in warnings { FileHandle.standardError.write(Data(warning.utf8)) }
+            for warning in warnings { try? StandardStream.standardError.write(warning) }
             let listen = HTTPServer.baseURL(host, port, secure: tls != nil)
             let checked = #"{"check":"ok","listen":"\#(listen)"\#(identityLine),"warnings":\#(warnings.count),"version":"\#(version)"}"#
             print(checked)

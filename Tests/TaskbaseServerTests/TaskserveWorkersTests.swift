@@ -92,6 +92,31 @@ struct TaskserveWorkersTests {
         #expect(Self.exited(pids[1]))
     }
 
+    @Test("a supervisor whose stderr is closed still serves and stops cleanly (it once crashed writing its first line)")
+    func closedStandardError() async throws {
+        // A free port, found by binding one and letting it go: without stderr there is no line to read it from.
+        let probe = try await ServeProcess(environment: try await environment())
+        let port = try #require(URL(string: probe.baseURL)?.port)
+        #expect(try await probe.stop() == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #"exec "$0" --listen 127.0.0.1:"$1" --workers 2 --pool-size 2 2>&-"#, BuiltProgram.url("taskserve").path, String(port),
+        ]
+        process.environment = try await environment()
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await waitUntil("the workers to answer", limit: .seconds(30)) {
+            guard process.isRunning else { return true }
+            return (try? await Self.answers(UInt16(port))) == true
+        }
+        #expect(process.isRunning, "exited with \(process.terminationStatus)")
+        kill(process.processIdentifier, SIGTERM)
+        try await waitUntil("the supervisor to exit", limit: .seconds(45)) { !process.isRunning }
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test("workers that cannot reach the database: the supervisor exits 3, as one process would, naming a worker")
     func unreachableDatabase() async throws {
         let run = try await TaskserveProcessTests.offline(["--listen", "127.0.0.1:0", "--workers", "2"])
