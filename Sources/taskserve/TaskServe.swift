@@ -157,7 +157,7 @@ enum TaskServe {
             Option(
                 "workers", valueName: "N",
                 help:
-                    "Processes serving the one port, one per core: each a whole taskserve with its own --pool-size connections, rate limits and I/O thread; a supervisor binds the address, passes the socket down, stops them all on a signal, and stops them all when one exits (exiting with its code). Not with --metrics-listen.",
+                    "Processes serving the one port, one per core: each a whole taskserve with its own --pool-size connections, rate limits and I/O thread; a supervisor binds the address, passes the socket down, stops them all on a signal, and stops them all when one exits (exiting with its code). With --metrics-listen, worker K serves its own counters on that port + K - 1.",
                 type: .integer, default: "1", environment: "TASKBASE_HTTP_WORKERS"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
         flags: [
@@ -203,7 +203,7 @@ enum TaskServe {
         let maxImports = try maxShare(values, "max-imports")
         let lease = try idempotencyLease(values)
         let tls = try tls(values)
-        let metricsAddress = try (values.string("metrics-listen")).flatMap {
+        var metricsAddress = try (values.string("metrics-listen")).flatMap {
             $0.isEmpty ? nil : try address($0, named: values.shownName(of: "metrics-listen"))
         }
         let identityProvider = try identityProvider(values)
@@ -216,12 +216,17 @@ enum TaskServe {
         let rateLimit = try perMinute(values, "rate-limit")
         let authFailureLimit = try perMinute(values, "auth-failure-limit")
         let grace = Duration.seconds(try positive(values, "shutdown-grace"))
+        // Each worker counts its own requests: worker K serves them on the metrics port + K - 1
+        // (each on a free port of its own with port 0), every port a target of the scraper.
+        if let (_, metricsPort) = metricsAddress, metricsPort != 0, Int(metricsPort) + workers - 1 > Int(UInt16.max) {
+            throw UsageError(
+                "\(values.shownName(of: "metrics-listen")) port \(metricsPort) leaves no room for \(workers) workers, each on the next port: give one at most \(Int(UInt16.max) - workers + 1)"
+            )
+        }
+        if let worker, let (metricsHost, metricsPort) = metricsAddress, metricsPort != 0 {
+            metricsAddress = (metricsHost, metricsPort + UInt16(worker - 1))
+        }
         if workers > 1, worker == nil, !values.flag("check") {
-            guard metricsAddress == nil else {
-                throw UsageError(
-                    "\(values.shownName(of: "metrics-listen")) serves one process's counters, and \(values.shownName(of: "workers")) \(workers) starts \(workers): run them as separate taskserve processes with --reuse-port, each with a --metrics-listen of its own"
-                )
-            }
             let (socket, chosen) = try Workers.listen(host: host, port: port, sharesPort: limits.sharesPort)
             // Never stopped by its own output: a closed stderr must not bring the workers down.
             let say: @Sendable (String) -> Void = { line in try? StandardStream.standardError.write(line) }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import TaskbaseTestSupport
 import Testing
 #if canImport(Glibc)
@@ -124,7 +127,40 @@ struct TaskserveWorkersTests {
         #expect(run.standardError.contains("exited with 3; the others were stopped"), "\(run.standardError)")
     }
 
-    @Test("what --workers refuses: 0, --metrics-listen beside it, a taken port, the worker variable set by hand")
+    @Test("with --metrics-listen each worker serves its own counters: worker K on the port + K - 1, or a free port each with 0")
+    func metricsPerWorker() async throws {
+        /// The metrics URLs of the workers' listening lines, by worker number.
+        func metricsURLs(_ server: ServeProcess) throws -> [Int: String] {
+            var urls: [Int: String] = [:]
+            for line in server.log.split(separator: "\n") where line.contains(#""listening""#) {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                if let worker = object?["worker"] as? Int, let url = object?["metrics"] as? String { urls[worker] = url }
+            }
+            return urls
+        }
+        let (anyPorts, _) = try await supervisor(["--metrics-listen", "127.0.0.1:0"])
+        let chosen = try metricsURLs(anyPorts)
+        #expect(chosen.count == 2 && Set(chosen.values).count == 2, "\(chosen)")
+        for url in chosen.values {
+            let (body, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: body, as: UTF8.self).contains("taskbase_db_pool_connections"))
+        }
+        #expect(try await anyPorts.stop() == 0)
+        // A port given: the first worker takes it, the second the next one (a few tries, should
+        // another program hold one of the two).
+        var placed: [Int: String] = [:]
+        for _ in 1...5 where placed.isEmpty {
+            let port = Int.random(in: 40_000..<60_000)
+            guard let (server, _) = try? await supervisor(["--metrics-listen", "127.0.0.1:\(port)"]) else { continue }
+            placed = try metricsURLs(server)
+            #expect(placed == [1: "http://127.0.0.1:\(port)/metrics", 2: "http://127.0.0.1:\(port + 1)/metrics"])
+            #expect(try await server.stop() == 0)
+        }
+        #expect(!placed.isEmpty)
+    }
+
+    @Test("what --workers refuses: 0, a metrics port with no room for the next, a taken port, the worker variable set by hand")
     func refusals() async throws {
         let environment = try await environment()
         let program = BuiltProgram.url("taskserve")
@@ -132,9 +168,9 @@ struct TaskserveWorkersTests {
         #expect(zero.exitCode == 2)
         #expect(zero.standardError.contains("--workers wants a positive number"))
         let metrics = try await BuiltProgram.run(
-            program, arguments: ["--listen", "127.0.0.1:0", "--workers", "2", "--metrics-listen", "127.0.0.1:0"], environment: environment)
+            program, arguments: ["--listen", "127.0.0.1:0", "--workers", "2", "--metrics-listen", "127.0.0.1:65535"], environment: environment)
         #expect(metrics.exitCode == 2)
-        #expect(metrics.standardError.contains("--metrics-listen serves one process's counters"), "\(metrics.standardError)")
+        #expect(metrics.standardError.contains("port 65535 leaves no room for 2 workers, each on the next port"), "\(metrics.standardError)")
         // The supervisor binds the address itself: a taken port fails once, before any worker.
         let (holder, _) = try await supervisor()
         let taken = try await BuiltProgram.run(
