@@ -155,10 +155,10 @@ enum TaskServe {
                 "shutdown-grace", valueName: "SECONDS", help: "How long shutdown waits for requests in flight.", type: .integer,
                 default: "10"),
             Option(
-                "workers", valueName: "N",
+                "workers", valueName: "N|auto",
                 help:
-                    "Processes serving the one port, one per core: each a whole taskserve with its own --pool-size connections, rate limits and I/O thread; a supervisor binds the address, passes the socket down, stops them all on a signal, and stops them all when one exits (exiting with its code). With --metrics-listen, worker K serves its own counters on that port + K - 1.",
-                type: .integer, default: "1", environment: "TASKBASE_HTTP_WORKERS"),
+                    "Processes serving the one port, one per core (auto: the cores this process may use, under its CPU affinity and cgroup quota): each a whole taskserve with its own --pool-size connections, rate limits and I/O thread; a supervisor binds the address, passes the socket down, stops them all on a signal, and stops them all when one exits (exiting with its code). With --metrics-listen, worker K serves its own counters on that port + K - 1.",
+                default: "1", environment: "TASKBASE_HTTP_WORKERS"),
         ] + SessionLimitOptions.options(lockTimeout: .seconds(10), statementTimeout: .seconds(30)),
         flags: [
             Flag(
@@ -179,7 +179,7 @@ enum TaskServe {
     static func serve(_ values: ParsedValues) async throws {
         let (host, listenPort) = try address(values.string("listen") ?? "127.0.0.1:8080", named: values.shownName(of: "listen"))
         var port = listenPort
-        let workers = try positive(values, "workers")
+        let workers = try Workers.count(values.string("workers") ?? "1", option: values.shownName(of: "workers"))
         let worker = Workers.number()
         var limits = HTTPServerLimits(
             maxBodyBytes: try positive(values, "max-body"), maxConnections: try positive32(values, "max-connections"),

@@ -33,6 +33,35 @@ enum Workers {
     /// The read end of the lifeline, as a worker inherits it.
     static let lifelineDescriptor: Int32 = 4
 
+    /// The cores this process may use, for `--workers auto`: the CPUs its affinity mask allows
+    /// (`Cpus_allowed` in /proc/self/status, as `taskset` or a container's cpuset sets it),
+    /// fewer when its cgroup's CPU quota (`cpu.max`, as `docker run --cpus` sets it) allows
+    /// fewer whole CPUs' time; at least 1.
+    static func cores(
+        status: String? = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        quota: String? = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8)
+    ) -> Int {
+        var count = ProcessInfo.processInfo.activeProcessorCount
+        if let line = status?.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let mask = line.dropFirst("Cpus_allowed:".count).filter { $0.isHexDigit }
+            let allowed = mask.reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
+            if allowed > 0 { count = allowed }
+        }
+        // "max 100000" is no quota; "150000 100000" is one and a half CPUs' time: 2 workers.
+        let fields = quota?.split(whereSeparator: { $0 == " " || $0 == "\n" }) ?? []
+        if fields.count == 2, let limit = Int(fields[0]), let period = Int(fields[1]), limit > 0, period > 0 {
+            count = min(count, (limit + period - 1) / period)
+        }
+        return max(1, count)
+    }
+
+    /// `--workers`: a positive number, or `auto` for one per core (`cores()`).
+    static func count(_ text: String, option: String) throws -> Int {
+        if text.lowercased() == "auto" { return cores() }
+        guard let count = Int(text), count > 0 else { throw UsageError("\(option) wants a positive number, or auto for one per core") }
+        return count
+    }
+
     /// This process's number when a supervisor started it; nil for a process started by hand.
     static func number(in environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
         environment[variable].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }

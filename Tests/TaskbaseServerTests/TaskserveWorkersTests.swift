@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TaskbaseTestSupport
+@testable import taskserve
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -160,13 +161,65 @@ struct TaskserveWorkersTests {
         #expect(!placed.isEmpty)
     }
 
+    @Test("--workers auto: the CPUs the affinity mask allows, fewer under a cgroup quota of whole CPUs' time, at least 1")
+    func autoCount() throws {
+        let status = { (mask: String) in "Name:\ttaskserve\nCpus_allowed:\t\(mask)\nCpus_allowed_list:\t-\n" }
+        #expect(Workers.cores(status: status("3"), quota: "max 100000\n") == 2)
+        #expect(Workers.cores(status: status("2"), quota: nil) == 1)
+        #expect(Workers.cores(status: status("ff,00000000"), quota: "max 100000\n") == 8)
+        #expect(Workers.cores(status: status("ff"), quota: "150000 100000\n") == 2)
+        #expect(Workers.cores(status: status("ff"), quota: "50000 100000\n") == 1)
+        #expect(Workers.cores(status: status("f"), quota: "800000 100000\n") == 4)
+        #expect(try Workers.count("AUTO", option: "--workers") == Workers.cores())
+        #expect(try Workers.count("3", option: "--workers") == 3)
+        for refused in ["0", "-1", "two", ""] {
+            let error = #expect(throws: (any Error).self) { try Workers.count(refused, option: "--workers") }
+            #expect(String(describing: error).contains("--workers wants a positive number, or auto for one per core"), "\(String(describing: error))")
+        }
+    }
+
+    /// util-linux's taskset, where it is.
+    static let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(
+        "--workers auto under taskset: one core is one process, two cores two workers",
+        .enabled(if: taskset != nil && Workers.cores() >= 2, "needs taskset (util-linux) and CPUs 0 and 1"))
+    func autoUnderTaskset() async throws {
+        let taskset = try #require(Self.taskset)
+        for (cpus, expected) in [("0", 1), ("0,1", 2)] {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("workers-auto-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: taskset)
+            process.arguments = ["-c", cpus, BuiltProgram.url("taskserve").path, "--listen", "127.0.0.1:0", "--workers", "auto", "--pool-size", "2"]
+            process.environment = try await environment()
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+            try await waitUntil("taskserve to listen on \(cpus)") {
+                text().split(separator: "\n").filter { $0.contains(#""listening""#) }.count == expected
+            }
+            if expected == 1 {
+                #expect(!text().contains(#""supervising""#), "one core: no supervisor, \(text())")
+            } else {
+                #expect(text().contains(#""supervising":"http://127.0.0.1:"#) && text().contains(#""workers":2"#), "\(text())")
+            }
+            kill(process.processIdentifier, SIGTERM)
+            try await waitUntil("taskserve to exit", limit: .seconds(45)) { !process.isRunning }
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
     @Test("what --workers refuses: 0, a metrics port with no room for the next, a taken port, the worker variable set by hand")
     func refusals() async throws {
         let environment = try await environment()
         let program = BuiltProgram.url("taskserve")
         let zero = try await BuiltProgram.run(program, arguments: ["--listen", "127.0.0.1:0", "--workers", "0"], environment: environment)
         #expect(zero.exitCode == 2)
-        #expect(zero.standardError.contains("--workers wants a positive number"))
+        #expect(zero.standardError.contains("--workers wants a positive number, or auto for one per core"))
         let metrics = try await BuiltProgram.run(
             program, arguments: ["--listen", "127.0.0.1:0", "--workers", "2", "--metrics-listen", "127.0.0.1:65535"], environment: environment)
         #expect(metrics.exitCode == 2)
