@@ -492,10 +492,17 @@ private final class BoundedFetch: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Cancels `task`, to end as `outcome` (the first reason given wins).
+    /// Cancels `task`, to end as `outcome` (the first reason given wins), and answers the caller
+    /// now: URLSession may take its time to report the cancelled task complete (seconds, on a
+    /// loaded machine), and the time limit is the caller's, not the session's.
     private func stop(_ task: URLSessionTask, _ outcome: Outcome) {
-        state.withLock { if $0.stopped == nil { $0.stopped = outcome } }
+        let (reason, done) = state.withLock { state -> (Outcome, CheckedContinuation<Outcome, Never>?) in
+            if state.stopped == nil { state.stopped = outcome }
+            defer { state.done = nil }
+            return (state.stopped ?? outcome, state.done)
+        }
         task.cancel()
+        done?.resume(returning: reason)
     }
 
     func urlSession(
