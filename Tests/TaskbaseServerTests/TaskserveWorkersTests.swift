@@ -23,7 +23,8 @@ struct TaskserveWorkersTests {
     func supervisor(_ arguments: [String] = []) async throws -> (ServeProcess, [pid_t]) {
         let server = try await ServeProcess(environment: try await environment(), arguments: ["--workers", "2", "--pool-size", "2"] + arguments)
         var pids: [pid_t] = []
-        try await waitUntil("both workers to listen") {
+        // Three processes starting, each connecting: on two cores under the whole suite, slow.
+        try await waitUntil("both workers to listen", limit: .seconds(60)) {
             let lines = server.log.split(separator: "\n")
             guard lines.filter({ $0.contains(#""listening""#) && $0.contains(#""worker""#) }).count == 2,
                 let line = lines.first(where: { $0.hasPrefix(#"{"workers""#) }),
@@ -111,7 +112,7 @@ struct TaskserveWorkersTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try await waitUntil("the workers to answer", limit: .seconds(30)) {
+        try await waitUntil("the workers to answer", limit: .seconds(60)) {
             guard process.isRunning else { return true }
             return (try? await Self.answers(UInt16(port))) == true
         }
@@ -199,7 +200,7 @@ struct TaskserveWorkersTests {
             try process.run()
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-            try await waitUntil("taskserve to listen on \(cpus)") {
+            try await waitUntil("taskserve to listen on \(cpus)", limit: .seconds(60)) {
                 text().split(separator: "\n").filter { $0.contains(#""listening""#) }.count == expected
             }
             if expected == 1 {
