@@ -186,12 +186,11 @@ enum Workers {
         close(socket)
         say(#"{"workers":\#(count),"pids":[\#(workers.map { String($0.pid) }.joined(separator: ","))]}"# + "\n")
         // Serving: a signal cancels this task; a worker that exits ends it too.
-        var failed: (number: Int, pid: pid_t, status: Int32)?
+        var failed: (number: Int, pid: pid_t, ending: Ending)?
         while !Task.isCancelled && failed == nil {
             for worker in workers {
-                var status: Int32 = 0
-                if waitpid(worker.pid, &status, WNOHANG) == worker.pid {
-                    failed = (worker.number, worker.pid, status)
+                if case .ended(let ending) = reap(worker.pid) {
+                    failed = (worker.number, worker.pid, ending)
                     break
                 }
             }
@@ -199,30 +198,66 @@ enum Workers {
         }
         close(lifeline[1])
         let rest = workers.filter { $0.pid != failed?.pid }
-        let statuses = await withCancellationShield { await wait(for: rest, until: .now + grace + .seconds(10)) }
+        let endings = await withCancellationShield { await wait(for: rest, until: .now + grace + .seconds(10)) }
         if let failed {
-            let why = failed.status & 0x7f == 0 ? ": its own lines above say why" : ""
+            let why = failed.ending.signal == nil ? ": its own lines above say why" : ""
             throw CommandFailure(
-                "worker \(failed.number) (pid \(failed.pid)) \(described(failed.status)); the others were stopped\(why)",
-                exitCode: exitCode(failed.status))
+                "worker \(failed.number) (pid \(failed.pid)) \(failed.ending); the others were stopped\(why)",
+                exitCode: failed.ending.exitCode)
         }
-        if let (number, status) = statuses.first(where: { !exitedCleanly($0.status) }) {
-            throw CommandFailure("worker \(number) \(described(status)) while stopping", exitCode: exitCode(status))
+        if let (number, ending) = endings.first(where: { !$0.ending.isClean }) {
+            throw CommandFailure("worker \(number) \(ending) while stopping", exitCode: ending.exitCode)
         }
+    }
+
+    /// How a worker ended: `waitpid`'s status word, read.
+    struct Ending: CustomStringConvertible {
+        let status: Int32
+        /// The signal that killed it; nil when it exited.
+        var signal: Int32? { status & 0x7f == 0 ? nil : status & 0x7f }
+        /// Its exit code, when it exited.
+        var code: Int32 { (status >> 8) & 0xff }
+        var isClean: Bool { signal == nil && code == 0 }
+        /// "exited with 3", "was killed by signal 9".
+        var description: String { signal.map { "was killed by signal \($0)" } ?? "exited with \(code)" }
+        /// The code the supervisor exits with for it: the worker's own when it is one of the
+        /// programs' codes, else 1.
+        var exitCode: ExitCode {
+            guard signal == nil, let own = ExitCode(rawValue: code), own != .success else { return .failure }
+            return own
+        }
+    }
+
+    /// What `waitpid` says of a child, reaping it if it has ended.
+    private enum Reaped {
+        case running
+        case ended(Ending)
+        /// No child of this process (already reaped): nothing will come of waiting for it.
+        case gone
+    }
+
+    private static func reap(_ pid: pid_t) -> Reaped {
+        var status: Int32 = 0
+        let waited = waitpid(pid, &status, WNOHANG)
+        if waited == pid { return .ended(Ending(status: status)) }
+        return waited < 0 && errno == ECHILD ? .gone : .running
     }
 
     /// Waits for each of `workers` to exit, polling; past `deadline`, kills those left.
     private static func wait(
         for workers: [(number: Int, pid: pid_t)], until deadline: ContinuousClock.Instant
-    ) async -> [(number: Int, status: Int32)] {
+    ) async -> [(number: Int, ending: Ending)] {
         var left = workers
-        var statuses: [(number: Int, status: Int32)] = []
+        var endings: [(number: Int, ending: Ending)] = []
         while !left.isEmpty {
             left.removeAll { worker in
-                var status: Int32 = 0
-                let waited = waitpid(worker.pid, &status, WNOHANG)
-                if waited == worker.pid { statuses.append((worker.number, status)) }
-                return waited == worker.pid || (waited < 0 && errno == ECHILD)
+                switch reap(worker.pid) {
+                case .running: return false
+                case .ended(let ending):
+                    endings.append((worker.number, ending))
+                    return true
+                case .gone: return true
+                }
             }
             if left.isEmpty { break }
             if ContinuousClock.now >= deadline {
@@ -230,7 +265,7 @@ enum Workers {
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return statuses
+        return endings
     }
 
     /// Starts worker `number`: `program` with this process's arguments and environment, the
@@ -270,19 +305,5 @@ enum Workers {
             throw CommandFailure("cannot start worker \(number) (\(program)): \(String(cString: strerror(failure)))")
         }
         return pid
-    }
-
-    private static func exitedCleanly(_ status: Int32) -> Bool { status & 0x7f == 0 && (status >> 8) & 0xff == 0 }
-
-    /// "exited with 3", "was killed by signal 9".
-    private static func described(_ status: Int32) -> String {
-        status & 0x7f == 0 ? "exited with \((status >> 8) & 0xff)" : "was killed by signal \(status & 0x7f)"
-    }
-
-    /// The code the supervisor exits with for a worker's `status`: the worker's own when it is
-    /// one of the programs' codes, else 1.
-    private static func exitCode(_ status: Int32) -> ExitCode {
-        guard status & 0x7f == 0, let code = ExitCode(rawValue: (status >> 8) & 0xff), code != .success else { return .failure }
-        return code
     }
 }
