@@ -228,11 +228,12 @@ enum TaskServe {
         }
         if workers > 1, worker == nil, !values.flag("check") {
             let (socket, chosen) = try Workers.listen(host: host, port: port, sharesPort: limits.sharesPort)
+            let url = HTTPServer.baseURL(host, chosen, secure: tls != nil)
             // Never stopped by its own output: a closed stderr must not bring the workers down.
             let say: @Sendable (String) -> Void = { line in try? StandardStream.standardError.write(line) }
-            say(#"{"supervising":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers),"version":"\#(version)"}"# + "\n")
+            say(#"{"supervising":"\#(url)","workers":\#(workers),"version":"\#(version)"}"# + "\n")
             try await Workers.supervise(count: workers, socket: socket, grace: grace, say: say)
-            say(#"{"stopped":"\#(HTTPServer.baseURL(host, chosen, secure: tls != nil))","workers":\#(workers)}"# + "\n")
+            say(#"{"stopped":"\#(url)","workers":\#(workers)}"# + "\n")
             return
         }
         if worker != nil {

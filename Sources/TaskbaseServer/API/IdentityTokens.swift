@@ -497,9 +497,10 @@ private final class BoundedFetch: NSObject, URLSessionDataDelegate, Sendable {
     /// loaded machine), and the time limit is the caller's, not the session's.
     private func stop(_ task: URLSessionTask, _ outcome: Outcome) {
         let (reason, done) = state.withLock { state -> (Outcome, CheckedContinuation<Outcome, Never>?) in
-            if state.stopped == nil { state.stopped = outcome }
+            let reason = state.stopped ?? outcome
+            state.stopped = reason
             defer { state.done = nil }
-            return (state.stopped ?? outcome, state.done)
+            return (reason, state.done)
         }
         task.cancel()
         done?.resume(returning: reason)
