@@ -80,12 +80,16 @@ public final class ServeProcess: @unchecked Sendable {
     public static func isStopped(_ pid: pid_t) -> Bool {
         let tasks = "/proc/\(pid)/task"
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
-        return threads.allSatisfy { thread in
-            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
-                let commandEnd = stat.lastIndex(of: ")")
-            else { return true }  // Gone meanwhile: a thread that ended stops nothing.
-            return stat[stat.index(after: commandEnd)...].drop { $0 == " " }.first == "T"
-        }
+        // A thread gone meanwhile (no state) stops nothing.
+        return threads.allSatisfy { thread in (state(ofStat: "\(tasks)/\(thread)/stat") ?? "T") == "T" }
+    }
+
+    /// The state letter of the process or thread whose stat file is at `path` (`R`, `S`, `T`,
+    /// `Z`...); nil when it is gone. It follows the command name in parentheses, which may
+    /// hold any character, so it is read after the last `)`.
+    public static func state(ofStat path: String) -> Character? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let commandEnd = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: commandEnd)...].drop { $0 == " " }.first
     }
 
     deinit {

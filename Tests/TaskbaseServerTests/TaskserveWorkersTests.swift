@@ -39,8 +39,7 @@ struct TaskserveWorkersTests {
 
     /// Whether `pid` has exited (gone, or a zombie no one has reaped yet).
     static func exited(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return true }
-        return stat[stat.index(after: end)...].drop { $0 == " " }.first == "Z"
+        (ServeProcess.state(ofStat: "/proc/\(pid)/stat") ?? "Z") == "Z"
     }
 
     /// One GET /healthz on a new connection, answered 200.
