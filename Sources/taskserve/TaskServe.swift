@@ -331,7 +331,10 @@ enum TaskServe {
         } catch {
             throw CommandFailure(String(describing: error), exitCode: .cannotConnect)
         }
-        for warning in warnings { say(warning) }
+        // Every worker would find the same: the operator reads them once, from the first.
+        if worker == nil || worker == 1 {
+            for warning in warnings { say(warning) }
+        }
         let metricsURL = metricsServer.map { ",\"metrics\":\"\($0.baseURL)/metrics\"" } ?? ""
         let workerField = worker.map { ",\"worker\":\($0)" } ?? ""
         say(#"{"listening":"\#(server.baseURL)"\#(workerField)\#(metricsURL)\#(identityLine),"version":"\#(version)"}"# + "\n")

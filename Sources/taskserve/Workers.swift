@@ -35,11 +35,10 @@ enum Workers {
 
     /// The cores this process may use, for `--workers auto`: the CPUs its affinity mask allows
     /// (`Cpus_allowed` in /proc/self/status, as `taskset` or a container's cpuset sets it),
-    /// fewer when its cgroup's CPU quota (`cpu.max`, as `docker run --cpus` sets it) allows
-    /// fewer whole CPUs' time; at least 1.
+    /// fewer when a cgroup CPU quota allows fewer whole CPUs' time (`cgroupCPULimit`); at least 1.
     static func cores(
         status: String? = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        quota: String? = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8)
+        cpuLimit: Int? = cgroupCPULimit(membership: try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8))
     ) -> Int {
         var count = ProcessInfo.processInfo.activeProcessorCount
         if let line = status?.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
@@ -47,12 +46,60 @@ enum Workers {
             let allowed = mask.reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
             if allowed > 0 { count = allowed }
         }
-        // "max 100000" is no quota; "150000 100000" is one and a half CPUs' time: 2 workers.
-        let fields = quota?.split(whereSeparator: { $0 == " " || $0 == "\n" }) ?? []
-        if fields.count == 2, let limit = Int(fields[0]), let period = Int(fields[1]), limit > 0, period > 0 {
-            count = min(count, (limit + period - 1) / period)
-        }
+        if let cpuLimit { count = min(count, cpuLimit) }
         return max(1, count)
+    }
+
+    /// The whole CPUs' time the cgroup quotas over this process allow, rounded up (one and a
+    /// half CPUs: 2); nil when none limits it. `membership` is /proc/self/cgroup, `root` where
+    /// the hierarchies are mounted. Read in the process's own cgroup and in each above it to
+    /// the root, the smallest counting (a systemd unit's `CPUQuota=` sits on the unit's cgroup,
+    /// `docker run --cpus` on the container's):
+    /// - cgroup v2 (the line `0::PATH`): `cpu.max`, `150000 100000`; `max 100000` is no quota.
+    /// - cgroup v1 (a line naming the `cpu` controller): `cpu.cfs_quota_us` over
+    ///   `cpu.cfs_period_us`, under that controller's mount; a quota of -1 is none.
+    /// A path that is not under the mount (a container shown the host's path, its own cgroup
+    /// mounted as the root) is read at the mount's root.
+    static func cgroupCPULimit(membership: String?, root: String = "/sys/fs/cgroup") -> Int? {
+        func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+        func whole(_ quota: Substring?, _ period: Substring?) -> Int? {
+            guard let quota = quota.flatMap({ Int($0) }), let period = period.flatMap({ Int($0) }), quota > 0, period > 0 else { return nil }
+            return (quota + period - 1) / period
+        }
+        let manager = FileManager.default
+        var limit: Int?
+        for line in (membership ?? "").split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let controllers = fields[1].split(separator: ",")
+            let base: String
+            let quota: (String) -> Int?
+            if fields[0] == "0" && controllers.isEmpty {
+                base = root
+                quota = { directory in
+                    let values = read(directory + "/cpu.max")?.split(whereSeparator: { $0 == " " || $0 == "\n" }) ?? []
+                    return values.count == 2 ? whole(values[0], values[1]) : nil
+                }
+            } else if controllers.contains("cpu") {
+                let mounts = [String(fields[1]), "cpu", "cpu,cpuacct", "cpuacct,cpu"].map { root + "/" + $0 }
+                guard let mount = mounts.first(where: { manager.fileExists(atPath: $0 + "/cpu.cfs_quota_us") }) else { continue }
+                base = mount
+                quota = { directory in
+                    let value = { (name: String) in read(directory + "/" + name)?.split(separator: "\n").first }
+                    return whole(value("cpu.cfs_quota_us"), value("cpu.cfs_period_us"))
+                }
+            } else {
+                continue
+            }
+            let path = fields[2].split(separator: "/").filter { $0 != "." && $0 != ".." }
+            var depth = manager.fileExists(atPath: ([base] + path.map(String.init)).joined(separator: "/")) ? path.count : 0
+            while depth >= 0 {
+                let directory = ([base] + path.prefix(depth).map(String.init)).joined(separator: "/")
+                if let found = quota(directory) { limit = min(limit ?? found, found) }
+                depth -= 1
+            }
+        }
+        return limit
     }
 
     /// `--workers`: a positive number, or `auto` for one per core (`cores()`).

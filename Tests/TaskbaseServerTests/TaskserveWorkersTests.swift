@@ -19,9 +19,12 @@ struct TaskserveWorkersTests {
         return environment
     }
 
-    /// A supervisor of two workers, with pools of 2, and the workers' process ids from its line.
-    func supervisor(_ arguments: [String] = []) async throws -> (ServeProcess, [pid_t]) {
-        let server = try await ServeProcess(environment: try await environment(), arguments: ["--workers", "2", "--pool-size", "2"] + arguments)
+    /// A supervisor of two workers, with pools of 2, and the workers' process ids from its line;
+    /// `adjust` changes the environment it starts with.
+    func supervisor(_ arguments: [String] = [], adjust: (inout [String: String]) -> Void = { _ in }) async throws -> (ServeProcess, [pid_t]) {
+        var environment = try await environment()
+        adjust(&environment)
+        let server = try await ServeProcess(environment: environment, arguments: ["--workers", "2", "--pool-size", "2"] + arguments)
         var pids: [pid_t] = []
         // Three processes starting, each connecting: on two cores under the whole suite, slow.
         try await waitUntil("both workers to listen", limit: .seconds(60)) {
@@ -84,6 +87,17 @@ struct TaskserveWorkersTests {
         kill(server.process.processIdentifier, SIGKILL)
         try await waitUntil("the workers to stop", limit: .seconds(30)) { pids.allSatisfy(Self.exited) }
         #expect(server.log.split(separator: "\n").filter { $0.hasPrefix(#"{"stopped""#) }.count == 2, "\(server.log.suffix(2_000))")
+    }
+
+    @Test("a start warning is printed once, by the first worker, not once per worker")
+    func warningsOnce() async throws {
+        // Without a token key every process would warn of it: two workers printed it twice.
+        let (server, _) = try await supervisor { $0["TASKBASE_TOKEN_KEY"] = nil }
+        #expect(try await server.stop() == 0, "\(server.log.suffix(2_000))")
+        let warnings = server.log.split(separator: "\n").filter { $0.contains("TASKBASE_TOKEN_KEY is not set") }
+        #expect(warnings.count == 1, "\(server.log.suffix(2_000))")
+        let listening = server.log.split(separator: "\n").filter { $0.contains(#""listening""#) }.count
+        #expect(listening == 2, "both workers still serve: \(server.log.suffix(2_000))")
     }
 
     @Test("a worker that dies stops the other, and the supervisor exits 1 naming it")
@@ -164,18 +178,70 @@ struct TaskserveWorkersTests {
     @Test("--workers auto: the CPUs the affinity mask allows, fewer under a cgroup quota of whole CPUs' time, at least 1")
     func autoCount() throws {
         let status = { (mask: String) in "Name:\ttaskserve\nCpus_allowed:\t\(mask)\nCpus_allowed_list:\t-\n" }
-        #expect(Workers.cores(status: status("3"), quota: "max 100000\n") == 2)
-        #expect(Workers.cores(status: status("2"), quota: nil) == 1)
-        #expect(Workers.cores(status: status("ff,00000000"), quota: "max 100000\n") == 8)
-        #expect(Workers.cores(status: status("ff"), quota: "150000 100000\n") == 2)
-        #expect(Workers.cores(status: status("ff"), quota: "50000 100000\n") == 1)
-        #expect(Workers.cores(status: status("f"), quota: "800000 100000\n") == 4)
+        #expect(Workers.cores(status: status("3"), cpuLimit: nil) == 2)
+        #expect(Workers.cores(status: status("2"), cpuLimit: nil) == 1)
+        #expect(Workers.cores(status: status("ff,00000000"), cpuLimit: nil) == 8)
+        #expect(Workers.cores(status: status("ff"), cpuLimit: 2) == 2)
+        #expect(Workers.cores(status: status("3"), cpuLimit: 4) == 2)
+        #expect(Workers.cores(status: status("ff"), cpuLimit: 0) == 1)
         #expect(try Workers.count("AUTO", option: "--workers") == Workers.cores())
         #expect(try Workers.count("3", option: "--workers") == 3)
         for refused in ["0", "-1", "two", ""] {
             let error = #expect(throws: (any Error).self) { try Workers.count(refused, option: "--workers") }
             #expect(String(describing: error).contains("--workers wants a positive number, or auto for one per core"), "\(String(describing: error))")
         }
+    }
+
+    /// A cgroup mount made of `files` (path under the root: contents) in a temporary directory.
+    static func cgroupRoot(_ files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cgroup-\(UUID().uuidString)")
+        for (path, contents) in files {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try contents.write(to: file, atomically: false, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test("--workers auto reads the quota of the process's own cgroup and those above it, v2 and v1 (the root's alone missed systemd's CPUQuota=)")
+    func cgroupQuotas() throws {
+        func limit(_ membership: String?, _ files: [String: String]) throws -> Int? {
+            let root = try Self.cgroupRoot(files)
+            defer { try? FileManager.default.removeItem(at: root) }
+            return Workers.cgroupCPULimit(membership: membership, root: root.path)
+        }
+        // v2: a systemd unit with CPUQuota=150%, nothing above it.
+        let unit = "0::/system.slice/taskserve.service\n"
+        let v2 = ["cpu.max": "max 100000\n", "system.slice/cpu.max": "max 100000\n"]
+        #expect(try limit(unit, v2.merging(["system.slice/taskserve.service/cpu.max": "150000 100000\n"]) { $1 }) == 2)
+        // A slice above it allows less: the smallest on the way up counts.
+        #expect(
+            try limit(
+                unit, v2.merging(["system.slice/cpu.max": "100000 100000\n", "system.slice/taskserve.service/cpu.max": "300000 100000\n"]) { $1 })
+                == 1)
+        #expect(try limit(unit, v2.merging(["system.slice/taskserve.service/cpu.max": "max 100000\n"]) { $1 }) == nil)
+        // A container shown a path its mount does not have: its own cgroup is the mount's root.
+        #expect(try limit("0::/docker/4a3e\n", ["cpu.max": "250000 100000\n"]) == 3)
+        // v1, as this kind of machine mounts it: the cpu controller beside others.
+        let v1 = "4:memory:/docker/4a3e\n2:cpu,cpuacct:/docker/4a3e\n1:name=systemd:/\n0::/\n"
+        let v1Files = ["cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"]
+        #expect(
+            try limit(
+                v1,
+                v1Files.merging(["cpu,cpuacct/docker/4a3e/cpu.cfs_quota_us": "50000\n", "cpu,cpuacct/docker/4a3e/cpu.cfs_period_us": "100000\n"]) {
+                    $1
+                }) == 1)
+        #expect(
+            try limit(
+                v1,
+                v1Files.merging(["cpu,cpuacct/docker/4a3e/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/docker/4a3e/cpu.cfs_period_us": "100000\n"]) { $1 })
+                == nil)
+        // The controller mounted on its own (cpu and cpuacct apart), the quota at the root.
+        #expect(try limit("3:cpuacct:/\n1:cpu:/\n", ["cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"]) == 2)
+        // Nothing to read, or nothing that says a quota: no limit.
+        #expect(try limit(nil, v2) == nil)
+        #expect(try limit("0::/\n", [:]) == nil)
+        #expect(try limit("0::/\n", ["cpu.max": "garbage\n"]) == nil)
     }
 
     /// util-linux's taskset, where it is.
@@ -187,30 +253,74 @@ struct TaskserveWorkersTests {
     func autoUnderTaskset() async throws {
         let taskset = try #require(Self.taskset)
         for (cpus, expected) in [("0", 1), ("0,1", 2)] {
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("workers-auto-\(UUID().uuidString).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            defer { try? FileManager.default.removeItem(at: log) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: taskset)
-            process.arguments = ["-c", cpus, BuiltProgram.url("taskserve").path, "--listen", "127.0.0.1:0", "--workers", "auto", "--pool-size", "2"]
-            process.environment = try await environment()
-            process.standardError = try FileHandle(forWritingTo: log)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-            try await waitUntil("taskserve to listen on \(cpus)", limit: .seconds(60)) {
-                text().split(separator: "\n").filter { $0.contains(#""listening""#) }.count == expected
-            }
-            if expected == 1 {
-                #expect(!text().contains(#""supervising""#), "one core: no supervisor, \(text())")
-            } else {
-                #expect(text().contains(#""supervising":"http://127.0.0.1:"#) && text().contains(#""workers":2"#), "\(text())")
-            }
-            kill(process.processIdentifier, SIGTERM)
-            try await waitUntil("taskserve to exit", limit: .seconds(45)) { !process.isRunning }
-            #expect(process.terminationStatus == 0)
+            try await autoWorkers(launcher: [taskset, "-c", cpus], expected: expected)
         }
+    }
+
+    /// Where a test may make a cgroup with a CPU quota of its own: the cpu controller's mount
+    /// under cgroup v1, the root under v2 when it hands the cpu controller down; as root only.
+    static let quotaCgroupParent: String? = {
+        guard geteuid() == 0 else { return nil }
+        let manager = FileManager.default
+        if manager.fileExists(atPath: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), manager.isWritableFile(atPath: "/sys/fs/cgroup/cpu/cgroup.procs") {
+            return "/sys/fs/cgroup/cpu"
+        }
+        let handedDown = (try? String(contentsOfFile: "/sys/fs/cgroup/cgroup.subtree_control", encoding: .utf8)) ?? ""
+        return handedDown.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("cpu") ? "/sys/fs/cgroup" : nil
+    }()
+
+    @Test(
+        "--workers auto in a cgroup with one CPU's time, on two cores or more: one process",
+        .enabled(if: quotaCgroupParent != nil && Workers.cores() >= 2, "needs root, a cgroup cpu controller to write, and 2 CPUs"))
+    func autoUnderQuota() async throws {
+        let parent = try #require(Self.quotaCgroupParent)
+        let group = parent + "/taskbase-workers-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: group, withIntermediateDirectories: false)
+        defer {
+            // A group is removed once empty: whatever a failure left in it is killed first.
+            for _ in 0..<100 where rmdir(group) != 0 {
+                let pids = ((try? String(contentsOfFile: group + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n")
+                for pid in pids { if let pid = pid_t(pid) { kill(pid, SIGKILL) } }
+                usleep(50_000)
+            }
+        }
+        if parent.hasSuffix("/cpu") {
+            try "100000\n".write(toFile: group + "/cpu.cfs_period_us", atomically: false, encoding: .utf8)
+            try "100000\n".write(toFile: group + "/cpu.cfs_quota_us", atomically: false, encoding: .utf8)
+        } else {
+            try "100000 100000\n".write(toFile: group + "/cpu.max", atomically: false, encoding: .utf8)
+        }
+        // The shell moves itself into the group, then becomes taskserve: it starts there.
+        try await autoWorkers(launcher: ["/bin/sh", "-c", "echo $$ > \(group)/cgroup.procs && exec \"$0\" \"$@\""], expected: 1)
+    }
+
+    /// Runs `taskserve --workers auto` through `launcher` (a command that ends by running the
+    /// program after it) and expects `expected` processes to listen, then a clean stop.
+    func autoWorkers(launcher: [String], expected: Int) async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("workers-auto-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: launcher[0])
+        process.arguments =
+            Array(launcher.dropFirst()) + [BuiltProgram.url("taskserve").path, "--listen", "127.0.0.1:0", "--workers", "auto", "--pool-size", "2"]
+        process.environment = try await environment()
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        try await waitUntil("taskserve to listen under \(launcher)", limit: .seconds(60)) {
+            text().split(separator: "\n").filter { $0.contains(#""listening""#) }.count == expected
+        }
+        if expected == 1 {
+            #expect(!text().contains(#""supervising""#), "one core: no supervisor, \(text())")
+        } else {
+            #expect(text().contains(#""supervising":"http://127.0.0.1:"#) && text().contains(#""workers":\#(expected)"#), "\(text())")
+        }
+        kill(process.processIdentifier, SIGTERM)
+        try await waitUntil("taskserve to exit", limit: .seconds(45)) { !process.isRunning }
+        #expect(process.terminationStatus == 0)
     }
 
     @Test("what --workers refuses: 0, a metrics port with no room for the next, a taken port, the worker variable set by hand")
