@@ -93,15 +93,15 @@ struct APIRouteTests {
 
     /// RFC 9110 §15.5.6: a 405 MUST carry `Allow` with every method the path supports. A GET
     /// route answers HEAD too; `Allow` said `GET` alone (`POST /v1/me`: `Allow: GET`).
-    @Test("a 405's Allow names every method the path answers, HEAD beside GET")
+    @Test("a 405's Allow names every method the path answers, HEAD beside GET, and OPTIONS")
     func allowNamesHead() async throws {
         let f = try await ServerFixture.start(.memory)
         let member = f.client("member")
         let cases: [(method: String, path: String, allowed: Set<String>)] = [
-            ("POST", "/v1/me", ["GET", "HEAD"]),
-            ("PUT", "/v1/tasks/\(f.team)-1", ["GET", "HEAD", "PATCH", "DELETE"]),
-            ("DELETE", "/v1/teams", ["GET", "HEAD", "POST"]),
-            ("GET", "/v1/teams/\(f.team)/imports", ["POST"]),
+            ("POST", "/v1/me", ["GET", "HEAD", "OPTIONS"]),
+            ("PUT", "/v1/tasks/\(f.team)-1", ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]),
+            ("DELETE", "/v1/teams", ["GET", "HEAD", "POST", "OPTIONS"]),
+            ("GET", "/v1/teams/\(f.team)/imports", ["POST", "OPTIONS"]),
         ]
         for (method, path, allowed) in cases {
             let refused = try await member.send(method, path)
@@ -127,10 +127,37 @@ struct APIRouteTests {
             #expect(refused.header("Allow") == nil, "\(method) \(path)")
             #expect(refused.problem?.detail.hasSuffix("it takes GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS") == true, "\(refused.text)")
         }
-        for method in ["POST", "OPTIONS"] {
-            let wrong = try await member.send(method, "/v1/me")
-            #expect(wrong.status == 405 && wrong.header("Allow") == "GET, HEAD", "\(method): \(wrong.status) \(wrong.text)")
+        let wrong = try await member.send("POST", "/v1/me")
+        #expect(wrong.status == 405 && wrong.header("Allow") == "GET, HEAD, OPTIONS", "\(wrong.status) \(wrong.text)")
+        await f.stop()
+    }
+
+    /// RFC 9110 §9.3.7 and RFC 5789 §3.1: OPTIONS says what a path takes. It was 405 (and
+    /// `Allow` did not name OPTIONS), so `curl -X OPTIONS -i` told a client nothing it could use.
+    @Test("OPTIONS on a path is 204 with Allow, and Accept-Patch where PATCH is taken; no token, and no hint whether the thing exists")
+    func optionsSaysWhatAPathTakes() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let anyone = f.client()
+        let patchTypes = "application/merge-patch+json, application/json"
+        let cases: [(path: String, allow: String, acceptPatch: String?)] = [
+            ("/v1/tasks/\(f.team)-1", "GET, HEAD, PATCH, DELETE, OPTIONS", patchTypes),
+            // A task no one made, of a team that is not there: answered alike (the pattern's).
+            ("/v1/tasks/NOPE-999", "GET, HEAD, PATCH, DELETE, OPTIONS", patchTypes),
+            ("/v1/teams/\(f.team)", "GET, HEAD, PATCH, DELETE, OPTIONS", patchTypes),
+            ("/v1/me", "GET, HEAD, OPTIONS", nil),
+            ("/v1/teams", "GET, HEAD, POST, OPTIONS", nil),
+        ]
+        for (path, allow, acceptPatch) in cases {
+            let answer = try await anyone.send("OPTIONS", path)
+            #expect(answer.status == 204 && answer.text.isEmpty, "\(path): \(answer.status) \(answer.text)")
+            #expect(answer.header("Allow") == allow, "\(path): \(answer.header("Allow") ?? "no Allow")")
+            #expect(answer.header("Accept-Patch") == acceptPatch, "\(path): \(answer.header("Accept-Patch") ?? "no Accept-Patch")")
+            // Every method it names is answered, none refused 405.
+            for method in allow.components(separatedBy: ", ") {
+                #expect(try await f.client("member").send(method, path).status != 405, "\(method) \(path)")
+            }
         }
+        #expect(try await anyone.send("OPTIONS", "/v2/nothing").status == 404)
         await f.stop()
     }
 

@@ -148,8 +148,8 @@ public struct Router: Sendable {
     /// The routes by their number of segments, in table order: a path is matched against
     /// those of its own length only.
     private let routesByLength: [Int: [Route]]
-    /// The methods the server takes: its routes', HEAD (a GET route's) and OPTIONS (a CORS
-    /// preflight, or a 405 naming what the path takes), in a fixed order. Any other is 501.
+    /// The methods the server takes: its routes', HEAD (a GET route's) and OPTIONS (what a
+    /// path takes, or a CORS preflight), in a fixed order. Any other is 501.
     let implementedMethods: [String]
 
     /// A router over `routes`, authenticating with `authenticator`, allowing each user
@@ -277,10 +277,12 @@ public struct Router: Sendable {
             return (unimplemented(request.method), "-", nil)
         case .failure(.noRoute):
             return (ServerProblems.response(.notFound(what: "route \(request.path)")), "-", nil)
+        case .failure(.wrongMethod(let allowed)) where request.method == "OPTIONS":
+            return (Self.options(allowing: allowed), "OPTIONS", nil)
         case .failure(.wrongMethod(let allowed)):
-            let problem = ProblemDocument(
-                .methodNotAllowed, detail: "\(request.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
-            return (ServerProblems.response(problem, headers: [("Allow", allowed.joined(separator: ", "))]), "-", nil)
+            let methods = (allowed + ["OPTIONS"]).joined(separator: ", ")
+            let problem = ProblemDocument(.methodNotAllowed, detail: "\(request.path) answers \(methods), not \(request.method)")
+            return (ServerProblems.response(problem, headers: [("Allow", methods)]), "-", nil)
         case .success(let (route, parameters)):
             let label = route.label
             var caller: Caller?
@@ -327,6 +329,16 @@ public struct Router: Sendable {
 }
 
 extension Router {
+    /// The answer to OPTIONS on a path the API answers with `methods` (RFC 9110 §9.3.7): 204,
+    /// naming them and OPTIONS in `Allow` and, where PATCH is one, the patch documents it takes
+    /// in `Accept-Patch` (RFC 5789 §3.1). No token is asked, as none is for a 405: it says what
+    /// the path's pattern takes, never whether what it names exists.
+    static func options(allowing methods: [String]) -> HTTPResponse {
+        var headers = [(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))]
+        if methods.contains("PATCH") { headers.append((name: "Accept-Patch", value: APIHandlers.patchTypes.joined(separator: ", "))) }
+        return HTTPResponse(status: 204, headers: headers)
+    }
+
     /// What a rate-limited user is told on every answer: the allowance and what is left of it
     /// (as GitHub's API names them).
     static func allowanceHeaders(_ limit: RateLimit, remaining: Int) -> [(name: String, value: String)] {
