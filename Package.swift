@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(name: "csvbench", dependencies: ["CSVImport"], path: "Benchmarks/csvbench"),
         .executableTarget(
             name: "taskbase-bench",
-            dependencies: ["TaskCore", "TaskStorePG", "PGStore", "Migrations", "TaskbaseServer", "APITokens", "TaskbaseClient"],
+            dependencies: ["TaskCore", "TaskStorePG", "TaskStoreMemory", "PGStore", "Migrations", "TaskbaseServer", "APITokens", "TaskbaseClient"],
             path: "Benchmarks/taskbase-bench"),
     ],
     swiftLanguageModes: [.v6]

@@ -353,6 +353,10 @@ class Bench:
                 slices=max(1, min(5, seconds // 2)))
         else:
             self.notes["w7_wrk"] = "skipped: wrk is not installed (apt-get install wrk); only the fixed-rate latency ran"
+        # Diagnostic: the route's own work (token check, routing, the JSON, the headers) with no
+        # database and no HTTP, one call at a time: microseconds per call, steadier than W7.
+        route = self.run_json([self.bin + "/taskbase-bench", "w7-route-memory", "100000"])
+        self.measures.setdefault("w7_route_only_us_per_call", []).append(float(route["extra"]["route_only_us_per_call"]))
         rate, duration = self.args.rate, self.args.latency_seconds
         result = self.httpload(ours, "fixed", rate, duration, 64, "/v1/tasks/BREAD-", 1000, timeout=duration + 30)
         self.measures.setdefault("w7_p99_ms", []).append(result["p99_ms"])

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import PGStore
 import TaskCore
+import TaskStoreMemory
 import TaskStorePG
 import TaskbaseServer
 
@@ -221,6 +222,51 @@ enum RouteWorkloads {
             guard status == 200 else { throw BenchError("W7 (router) answered \(status) for \(request.path)") }
         }
         return Measurement(workload: "w7-router", operations: total, seconds: elapsed)
+    }
+
+    /// What the route itself costs, with no database and no HTTP: `count` answers to
+    /// `GET /v1/tasks/{key}` through taskserve's router over the in-memory store, one after
+    /// another on one task, beside `count` reads of the same tasks through `TaskService`
+    /// alone. Their difference per call is the route's own work (token check, routing, the
+    /// JSON document, the response's headers), the part of W7 that neither PostgreSQL nor the
+    /// HTTP server does; on one core and no other process, it varies far less than W7.
+    static func routeOverMemory(count: Int) async throws -> Measurement {
+        let secrets = TokenSecrets(key: "route-memory bench")
+        let service = TaskService(store: MemoryTaskStore())
+        let owner = try await service.createUser(email: "route.owner@example.com", displayName: "Route owner")
+        let (token, digest) = try secrets.generate()
+        _ = try await service.createToken(for: .id(owner.id), name: "bench", lifetime: 3_600, digest: digest)
+        let team = try await service.createTeam(key: "ROUTE", name: "Route bench", as: .id(owner.id))
+        for number in 1...100 {
+            _ = try await service.createTask(
+                in: team.key, try TaskDraft(title: "Route task \(number)", notes: "Made by the route bench", category: "Bench"), as: .id(owner.id))
+        }
+        let verifier = TokenVerifier(service: service, secrets: secrets)
+        verifier.start()
+        defer { verifier.stop() }
+        let router = buildRouter(service: service, verifier: verifier, options: APIOptions(secrets: secrets))
+        let waitUntil = ContinuousClock.now + .seconds(10)
+        while !verifier.isCaching && ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
+        let requests = (1...100).map { HTTPRequest(method: "GET", path: "/v1/tasks/ROUTE-\($0)", headers: ["authorization": "Bearer \(token)"]) }
+        let keys = (1...100).map { TaskKey(team: team.key, number: Int64($0)) }
+        func timed(_ call: (Int) async throws -> Void) async throws -> Double {
+            for index in 0..<1_000 { try await call(index % 100) }  // warm-up: caches filled
+            let started = ContinuousClock.now
+            for index in 0..<count { try await call(index % 100) }
+            return seconds(ContinuousClock.now - started)
+        }
+        let routed = try await timed { index in
+            let status = await router.respond(to: requests[index]).response.status
+            guard status == 200 else { throw BenchError("the route answered \(status) for \(requests[index].path)") }
+        }
+        let served = try await timed { index in _ = try await service.task(keys[index], as: .id(owner.id)) }
+        return Measurement(
+            workload: "w7-route-memory", operations: count, seconds: routed,
+            extra: [
+                "route_us_per_call": String(format: "%.2f", routed / Double(count) * 1e6),
+                "service_us_per_call": String(format: "%.2f", served / Double(count) * 1e6),
+                "route_only_us_per_call": String(format: "%.2f", (routed - served) / Double(count) * 1e6),
+            ])
     }
 
     /// W8 without HTTP: `count` changes of a title through `TaskService` with the expected

@@ -14,6 +14,8 @@ import TaskbaseClient
 //   taskbase-bench w6 CLIENTS POOL SECONDS
 //   taskbase-bench w7-router CLIENTS POOL SECONDS   W7's GET through taskserve's router, no HTTP
 //                                                  (the token in TASKBASE_BENCH_TOKEN)
+//   taskbase-bench w7-route-memory COUNT     W7's route over the in-memory store, one call at a
+//                                            time, beside the service's read alone (no database)
 //   taskbase-bench w8-update COUNT           W8's change through TaskService, no HTTP
 //   taskbase-bench team KEY                  a fresh team owned by the bench user (for W4)
 //   taskbase-bench dump w1|w2 FILE
@@ -49,6 +51,7 @@ do {
         try emit(
             try await RouteWorkloads.routerReads(
                 config: config, clients: argument(1, 64), pool: argument(2, 8), duration: .seconds(argument(3, 10)), token: token))
+    case "w7-route-memory": try emit(try await RouteWorkloads.routeOverMemory(count: argument(1, 100_000)))
     case "w8-update": try emit(try await RouteWorkloads.updates(config: config, count: argument(1, 20_000)))
     case "team":
         guard arguments.count == 2 else { throw BenchError("usage: taskbase-bench team KEY") }
@@ -73,7 +76,7 @@ do {
         }
     default:
         throw BenchError(
-            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|w7-router|w8-update|team|dump|client-export ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
+            "usage: taskbase-bench setup|w1|w1-pgstore|w2|w3|w5|w6|w7-router|w7-route-memory|w8-update|team|dump|client-export ... (see the comment at the top of Benchmarks/taskbase-bench/main.swift)"
         )
     }
 } catch {
