@@ -52,7 +52,12 @@ public struct TokenSecrets: Sendable {
 
     /// The stored parts of `secret`: its prefix and keyed hash.
     public func digest(of secret: String) throws -> TokenDigest {
-        TokenDigest(prefix: Self.prefix(of: secret), hash: try hmac(Array(secret.utf8)))
+        TokenDigest(prefix: Self.prefix(of: secret), hash: try keyedHash(of: secret))
+    }
+
+    /// The keyed hash of `secret` alone, as `digest(of:)` has it: what a token check looks up.
+    public func keyedHash(of secret: String) throws -> [UInt8] {
+        try hmac(Array(secret.utf8))
     }
 
     /// The first characters of `text`, safe to log whatever it is.

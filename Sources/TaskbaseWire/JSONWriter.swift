@@ -110,12 +110,14 @@ public struct JSONWriter {
 
     /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
-        bytes.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+        let text: StaticString = value ? "true" : "false"
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// `null`.
     public mutating func null() {
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        let text: StaticString = "null"
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// A time, as `WireDate.text` writes it.

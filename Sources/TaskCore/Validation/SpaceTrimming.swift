@@ -13,6 +13,11 @@ extension StringProtocol {
     /// as Foundation's `trimmingCharacters(in: .whitespaces)` trims, without its detour through
     /// NSString, which keys, emails and tokens paid on every request.
     public func trimmingSpaces() -> String {
+        trimmedOfSpaces()
+    }
+
+    /// `trimmingSpaces()` itself, which the concrete types' quick checks fall back to.
+    func trimmedOfSpaces() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isTrimmedSpace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.isTrimmedSpace })!
@@ -26,6 +31,16 @@ extension String {
     public func trimmingSpaces() -> String {
         let bytes = utf8
         if let first = bytes.first, let last = bytes.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) { return self }
-        return self[...].trimmingSpaces()
+        return self[...].trimmedOfSpaces()
+    }
+}
+
+extension Substring {
+    /// `StringProtocol.trimmingSpaces()`, copied at once when the text starts and ends with a
+    /// visible ASCII character, as a bearer token after its scheme does (on every request).
+    public func trimmingSpaces() -> String {
+        let bytes = utf8
+        if let first = bytes.first, let last = bytes.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) { return String(self) }
+        return trimmedOfSpaces()
     }
 }

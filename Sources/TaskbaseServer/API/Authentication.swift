@@ -74,16 +74,30 @@ protocol RequestAuthenticator: Sendable {
 /// (`lookUp`), so a ring costs at most one lookup per distinct token its streams hold, and the
 /// rings are acted on as `ringPace` allows (past its burst, a real revocation waits 500 ms at most).
 public final class TokenVerifier: Sendable {
+    /// A token's hash as the cache's key: hashed as one run of bytes, not byte by byte as an
+    /// array of them is (32 calls into the hasher on every request).
+    private struct CacheKey: Hashable {
+        let bytes: [UInt8]
+
+        init(_ bytes: [UInt8]) {
+            self.bytes = bytes
+        }
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
     private struct Cache {
-        var entries: [[UInt8]: Caller] = [:]
+        var entries: [CacheKey: Caller] = [:]
         var trusted = false
         var generation: UInt64 = 0
         /// The lookups under way, by token hash, each with the generation it began in.
-        var lookups: [[UInt8]: (generation: UInt64, task: Task<Caller?, any Error>)] = [:]
+        var lookups: [CacheKey: (generation: UInt64, task: Task<Caller?, any Error>)] = [:]
 
         /// The lookup of `hash` begun in this generation and still under way, if any.
         func lookup(of hash: [UInt8]) -> Task<Caller?, any Error>? {
-            lookups[hash].flatMap { $0.generation == generation ? $0.task : nil }
+            lookups[CacheKey(hash)].flatMap { $0.generation == generation ? $0.task : nil }
         }
 
         /// Empties the cache and starts a new generation.
@@ -305,11 +319,11 @@ public final class TokenVerifier: Sendable {
         // (what the database stores), an identity token's SHA-256.
         let identityToken = identity != nil && IdentityProvider.looksLikeToken(secret)
         guard identityToken || TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
-        let hash = identityToken ? SHA256.digest(of: secret.utf8) : try secrets.digest(of: secret).hash
+        let hash = identityToken ? SHA256.digest(of: secret.utf8) : try secrets.keyedHash(of: secret)
         let now = service.clock.now()
         // An identity token held longer than the provider's key age is verified again below,
         // against keys read since: the provider may have withdrawn the key that signed it.
-        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }), now < (cached.identityRecheck ?? .distantFuture) {
+        if let cached = cache.withLock({ $0.trusted ? $0.entries[CacheKey(hash)] : nil }), now < (cached.identityRecheck ?? .distantFuture) {
             guard cached.isActive(at: now) else { return .success(nil) }
             recordUse(cached, hash: hash, at: now)
             return .success(cached)
@@ -374,7 +388,7 @@ public final class TokenVerifier: Sendable {
             if let running = cache.lookup(of: hash) { return (running, true) }
             let generation = cache.generation
             let lookup = Task { try await self.lookUp(hash: hash, in: generation, read: read) }
-            cache.lookups[hash] = (generation, lookup)
+            cache.lookups[CacheKey(hash)] = (generation, lookup)
             return (lookup, false)
         }
         do {
@@ -391,7 +405,7 @@ public final class TokenVerifier: Sendable {
     /// emptied meanwhile.
     private func lookUp(hash: [UInt8], in generation: UInt64, read: @Sendable () async throws -> Caller?) async throws -> Caller? {
         defer {
-            cache.withLock { cache in if cache.lookups[hash]?.generation == generation { cache.lookups[hash] = nil } }
+            cache.withLock { cache in if cache.lookups[CacheKey(hash)]?.generation == generation { cache.lookups[CacheKey(hash)] = nil } }
         }
         let now = service.clock.now()
         guard let caller = try await read() else { return nil }
@@ -399,7 +413,7 @@ public final class TokenVerifier: Sendable {
         cache.withLock { cache in
             guard cache.trusted, cache.generation == generation else { return }
             if cache.entries.count >= capacity { cache.entries = [:] }
-            cache.entries[hash] = caller
+            cache.entries[CacheKey(hash)] = caller
         }
         recordUse(caller, hash: hash, at: now)
         return caller
@@ -440,7 +454,7 @@ public final class TokenVerifier: Sendable {
         var used = token
         used.lastUsedAt = now
         cache.withLock { cache in
-            if cache.entries[hash] != nil { cache.entries[hash] = Caller(user: caller.user, token: used) }
+            if cache.entries[CacheKey(hash)] != nil { cache.entries[CacheKey(hash)] = Caller(user: caller.user, token: used) }
         }
         let service = service
         Task { try? await service.recordUse(of: token) }
@@ -471,7 +485,14 @@ extension TokenVerifier: RequestAuthenticator {
 
         /// Whether `scheme` is `Bearer`, in any case (RFC 9110 §11.1).
         private static func isBearer(_ scheme: Substring) -> Bool {
-            scheme.utf8.count == 6 && zip(scheme.utf8, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
+            let bytes = scheme.utf8
+            guard bytes.count == 6 else { return false }
+            var index = bytes.startIndex
+            for expected in "bearer".utf8 {
+                guard bytes[index] | 0x20 == expected else { return false }
+                index = bytes.index(after: index)
+            }
+            return true
         }
 
         /// Whether it carries a credential to check: what a spooling route's headers are judged

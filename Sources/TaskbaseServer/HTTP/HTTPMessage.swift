@@ -81,7 +81,9 @@ extension String {
     /// The text lowercased, as field names are kept; the text itself when it has nothing to
     /// lowercase (no ASCII capital, nothing outside ASCII), as most names asked for are.
     var lowercasedFieldName: String {
-        utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 } ? lowercased() : self
+        var text = self
+        let lowercase = text.withUTF8 { bytes in !bytes.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 } }
+        return lowercase ? self : lowercased()
     }
 }
 
@@ -222,8 +224,14 @@ public struct HTTPResponse: Sendable {
     /// tokens, ASCII): compared in place, as every answer looks several up.
     static func sameFieldName(_ one: String, _ other: String) -> Bool {
         guard one.utf8.count == other.utf8.count else { return false }
-        return zip(one.utf8, other.utf8).allSatisfy { a, b in
-            a == b || (a ^ b == 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+        var (one, other) = (one, other)
+        return one.withUTF8 { a in
+            other.withUTF8 { b in
+                for index in a.indices where a[index] != b[index] {
+                    guard a[index] ^ b[index] == 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a[index] | 0x20) else { return false }
+                }
+                return true
+            }
         }
     }
 
