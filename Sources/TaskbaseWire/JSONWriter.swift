@@ -120,6 +120,11 @@ public struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Ends the line: a document of JSON Lines (a log line) is followed by a newline.
+    public mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     /// A time, as `WireDate.text` writes it.
     public mutating func date(_ value: Date) {
         bytes.append(UInt8(ascii: "\""))

@@ -195,6 +195,7 @@ enum AccessLog {
         writer.field("token", tokenPrefix)
         if let failure = response.failure { writer.field("error", failure) }
         writer.endObject()
-        return String(decoding: writer.bytes, as: UTF8.self) + "\n"
+        writer.newline()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

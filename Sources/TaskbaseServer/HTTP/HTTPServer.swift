@@ -181,7 +181,7 @@ public final class HTTPServer: Sendable {
                     // The request's target as sent, before the daemon decodes it: the router
                     // splits the path on its own slashes first, so an escaped one (%2F) stays
                     // inside its segment rather than becoming a separator.
-                    Unmanaged.passRetained(Exchange(path: Exchange.path(ofTarget: target))).toOpaque()
+                    Unmanaged.passRetained(Exchange(target: target)).toOpaque()
                 }, context, limits.maxConnections, limits.maxConnectionsPerAddress, limits.idleTimeoutSeconds, limits.headerMemoryBytes,
                 limits.sharesPort ? 1 : 0, tls?.keyPEM, tls?.certificatePEM, limits.listeningSocket ?? -1)
         else {
@@ -292,14 +292,15 @@ public final class HTTPServer: Sendable {
         if let pointer = slot.pointee {
             exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
         } else {
-            exchange = Exchange(path: url.map { String(cString: $0) } ?? "/")
+            exchange = Exchange(path: url.map { String(cString: $0) } ?? "/", hasQuery: true)
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
         }
         if !exchange.begun {
             // First call: the headers are in; the body (if any) follows.
             exchange.begun = true
             exchange.request.method = method.map { String(cString: $0) } ?? "GET"
-            let (query, notText) = Self.query(of: connection)
+            // No query, no parameters: the daemon is not asked to list them.
+            let (query, notText) = exchange.hasQuery ? Self.query(of: connection) : ([], nil)
             exchange.request.query = query
             let fields = Self.values(of: connection, kind: taskbase_mhd_header_kind).values
             exchange.request.headers = Self.headers(from: fields)
@@ -539,17 +540,29 @@ private final class Exchange: @unchecked Sendable {
     /// suspended request, and only the first may resume its connection.
     private let response = Mutex<(reply: HTTPResponse?, answered: Bool)>((nil, false))
 
-    /// An exchange for a request to `path`, its headers not yet in.
-    init(path: String) {
+    /// Whether the target has a query (`?`): without one there are no parameters to collect.
+    let hasQuery: Bool
+
+    /// An exchange for a request to `path`, its headers not yet in; `hasQuery` when its target
+    /// had a query (true when unknown: the daemon is then asked).
+    init(path: String, hasQuery: Bool) {
         request = HTTPRequest(method: "", path: path)
+        self.hasQuery = hasQuery
     }
 
-    /// The path of a request target as sent (`/v1/tasks/CORE-7?x=1`: `/v1/tasks/CORE-7`).
-    static func path(ofTarget target: UnsafePointer<CChar>?) -> String {
-        guard let target else { return "/" }
+    /// An exchange for a request to `target` as sent.
+    convenience init(target: UnsafePointer<CChar>?) {
+        let (path, hasQuery) = Self.path(ofTarget: target)
+        self.init(path: path, hasQuery: hasQuery)
+    }
+
+    /// The path of a request target as sent (`/v1/tasks/CORE-7?x=1`: `/v1/tasks/CORE-7`), and
+    /// whether a query followed it.
+    static func path(ofTarget target: UnsafePointer<CChar>?) -> (path: String, hasQuery: Bool) {
+        guard let target else { return ("/", false) }
         let whole = String(cString: target)
-        guard let query = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return whole }
-        return String(whole[..<query])
+        guard let query = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (whole, false) }
+        return (String(whole[..<query]), true)
     }
 
     /// Stores `reply` when nothing answered before; true when it did, and the caller resumes
