@@ -53,6 +53,20 @@ struct ConditionalReadTests {
         await f.stop()
     }
 
+    /// `/healthz`'s answer is made and tagged once; a probe that sends its tag back gets 304.
+    @Test("/healthz carries the weak ETag of its body, the same on every probe, and If-None-Match gives 304")
+    func healthTag() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let anyone = f.client()
+        let first = try await anyone.get("/healthz")
+        let tag = try #require(first.header("ETag"))
+        #expect(first.status == 200 && tag == DigestETag.of(Array(first.text.utf8)), "\(tag) \(first.text)")
+        #expect(try await anyone.get("/healthz").header("ETag") == tag)
+        let again = try await anyone.get("/healthz", headers: ["If-None-Match": tag])
+        #expect(again.status == 304 && again.text.isEmpty && again.header("ETag") == tag)
+        await f.stop()
+    }
+
     /// RFC 9110 §15.4.5: a 304 carries the `ETag` and `Vary` the 200 would have; §8.6: its
     /// `Content-Length`, when it has one, is the 200's. Before, a 304 said `Content-Length: 0`
     /// and, for a list, no `Vary: Accept-Encoding`: a cache freshening its copy from it took both.

@@ -111,8 +111,9 @@ struct APIHandlers: Sendable {
     /// The route table, which the OpenAPI document mirrors; each route's query parameters are
     /// declared with it (`RouteQuery`).
     var routes: [Route] {
-        // The same bytes for every probe: encoded once, not per request.
-        let health = Result { try HTTPResponse.json(["status": "ok", "version": options.version]) }
+        // The same bytes for every probe: encoded and tagged once, not per request (its weak
+        // ETag, a SHA-256 of the body, was computed again for every probe).
+        let health = Result { DigestETag.tagged(try HTTPResponse.json(["status": "ok", "version": options.version])) }
         // Built (and gzipped) on the first request and kept: building it takes tens of
         // milliseconds on the I/O thread, which anyone could ask for again and again without a token.
         let document = MadeOnce {
