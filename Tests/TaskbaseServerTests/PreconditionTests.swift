@@ -40,6 +40,15 @@ struct PreconditionTests {
         let renamed = try await owner.send("PATCH", path, json: #"{"name": "Renamed"}"#, headers: ["If-Match": "*", "If-None-Match": #""other""#])
         #expect(renamed.status == 200 && (try? renamed.decode(TeamDocument.self).name) == "Renamed", "\(renamed.text)")
         #expect(try await owner.send("PATCH", path, json: #"{"name": "x"}"#, headers: ["If-Match": "nope"]).status == 422)
+        // A name no condition could make right is 422 naming it, before the condition is
+        // judged, as a new team's is (the fuzzer's case: If-None-Match: * made it 412).
+        for body in [#"{"name": ""}"#, #"{"name": "two\nlines"}"#, #"{"name": "a\u0007b"}"#] {
+            for headers in [["If-None-Match": "*"], ["If-Match": #""nope""#], ["If-None-Match": tag]] {
+                let refused = try await owner.send("PATCH", path, json: body, headers: headers)
+                #expect(refused.status == 422 && refused.problem?.field == "name", "\(body) \(headers): \(refused.status) \(refused.text)")
+            }
+        }
+        #expect(try await owner.get(path).decode(TeamDocument.self).name == "Renamed")
         #expect(try await owner.send("DELETE", path, headers: ["If-Match": "*"]).status == 204)
         #expect(try await owner.get(path).status == 404)
         await f.stop()

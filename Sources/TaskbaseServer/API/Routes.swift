@@ -292,6 +292,9 @@ struct APIHandlers: Sendable {
     func renameTeam(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
         let name = try context.body(RenameTeamRequest.self, as: APIHandlers.patchTypes).name
+        // Judged before the preconditions, as a new team's name is: a name no condition could
+        // make right is 422 whatever the condition says (it was 412 with If-None-Match: *).
+        _ = try UserFields.name(name)
         return try await managingTeam(context, team, as: actor) {
             let renamed = try await service.renameTeam(team, to: name, as: actor)
             return try .json(TeamDocument(renamed, role: try await service.team(team, as: actor).role))
