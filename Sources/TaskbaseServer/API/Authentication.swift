@@ -96,8 +96,8 @@ public final class TokenVerifier: Sendable {
         var lookups: [CacheKey: (generation: UInt64, task: Task<Caller?, any Error>)] = [:]
 
         /// The lookup of `hash` begun in this generation and still under way, if any.
-        func lookup(of hash: [UInt8]) -> Task<Caller?, any Error>? {
-            lookups[CacheKey(hash)].flatMap { $0.generation == generation ? $0.task : nil }
+        func lookup(of hash: CacheKey) -> Task<Caller?, any Error>? {
+            lookups[hash].flatMap { $0.generation == generation ? $0.task : nil }
         }
 
         /// Empties the cache and starts a new generation.
@@ -319,11 +319,11 @@ public final class TokenVerifier: Sendable {
         // (what the database stores), an identity token's SHA-256.
         let identityToken = identity != nil && IdentityProvider.looksLikeToken(secret)
         guard identityToken || TokenSecrets.looksLikeToken(secret) else { return .success(nil) }
-        let hash = identityToken ? SHA256.digest(of: secret.utf8) : try secrets.keyedHash(of: secret)
+        let hash = CacheKey(identityToken ? SHA256.digest(of: secret.utf8) : try secrets.keyedHash(of: secret))
         let now = service.clock.now()
         // An identity token held longer than the provider's key age is verified again below,
         // against keys read since: the provider may have withdrawn the key that signed it.
-        if let cached = cache.withLock({ $0.trusted ? $0.entries[CacheKey(hash)] : nil }), now < (cached.identityRecheck ?? .distantFuture) {
+        if let cached = cache.withLock({ $0.trusted ? $0.entries[hash] : nil }), now < (cached.identityRecheck ?? .distantFuture) {
             guard cached.isActive(at: now) else { return .success(nil) }
             recordUse(cached, hash: hash, at: now)
             return .success(cached)
@@ -331,7 +331,7 @@ public final class TokenVerifier: Sendable {
         guard let identity, identityToken else {
             return .success(
                 try await lookUp(hash: hash, from: peer) {
-                    try await self.service.authenticate(hash: hash).map { Caller(user: $0.user, token: $0.token) }
+                    try await self.service.authenticate(hash: hash.bytes).map { Caller(user: $0.user, token: $0.token) }
                 })
         }
         return try await verifyIdentity(secret, hash: hash, with: identity, at: now, from: peer)
@@ -341,7 +341,7 @@ public final class TokenVerifier: Sendable {
     /// (no database), then its user looked up by email, who must exist and be enabled, and
     /// cached until it expires or the doorbell rings.
     private func verifyIdentity(
-        _ token: String, hash: [UInt8], with identity: IdentityTokenVerifier, at now: Date, from peer: PeerAddress?
+        _ token: String, hash: CacheKey, with identity: IdentityTokenVerifier, at now: Date, from peer: PeerAddress?
     ) async throws -> Result<Caller?, IdentityTokenRefusal> {
         let claims: IdentityClaims
         do {
@@ -375,7 +375,7 @@ public final class TokenVerifier: Sendable {
     /// `peer`'s allowance of failures until it succeeds), cached under `hash`. A lookup of the
     /// same credential begun in this generation and still under way is shared instead, at no
     /// charge: after a ring empties the cache, every request in flight with a token asks for it at once.
-    private func lookUp(hash: [UInt8], from peer: PeerAddress?, read: @escaping @Sendable () async throws -> Caller?) async throws -> Caller? {
+    private func lookUp(hash: CacheKey, from peer: PeerAddress?, read: @escaping @Sendable () async throws -> Caller?) async throws -> Caller? {
         if let running = cache.withLock({ $0.lookup(of: hash) }) { return try await running.value }
         var charged: PeerAddress?
         if let failures, let peer {
@@ -388,7 +388,7 @@ public final class TokenVerifier: Sendable {
             if let running = cache.lookup(of: hash) { return (running, true) }
             let generation = cache.generation
             let lookup = Task { try await self.lookUp(hash: hash, in: generation, read: read) }
-            cache.lookups[CacheKey(hash)] = (generation, lookup)
+            cache.lookups[hash] = (generation, lookup)
             return (lookup, false)
         }
         do {
@@ -403,9 +403,9 @@ public final class TokenVerifier: Sendable {
 
     /// One lookup of `hash`, begun in `generation`, which caches its caller if the cache was not
     /// emptied meanwhile.
-    private func lookUp(hash: [UInt8], in generation: UInt64, read: @Sendable () async throws -> Caller?) async throws -> Caller? {
+    private func lookUp(hash: CacheKey, in generation: UInt64, read: @Sendable () async throws -> Caller?) async throws -> Caller? {
         defer {
-            cache.withLock { cache in if cache.lookups[CacheKey(hash)]?.generation == generation { cache.lookups[CacheKey(hash)] = nil } }
+            cache.withLock { cache in if cache.lookups[hash]?.generation == generation { cache.lookups[hash] = nil } }
         }
         let now = service.clock.now()
         guard let caller = try await read() else { return nil }
@@ -413,7 +413,7 @@ public final class TokenVerifier: Sendable {
         cache.withLock { cache in
             guard cache.trusted, cache.generation == generation else { return }
             if cache.entries.count >= capacity { cache.entries = [:] }
-            cache.entries[CacheKey(hash)] = caller
+            cache.entries[hash] = caller
         }
         recordUse(caller, hash: hash, at: now)
         return caller
@@ -449,12 +449,12 @@ public final class TokenVerifier: Sendable {
         return true
     }
 
-    private func recordUse(_ caller: Caller, hash: [UInt8], at now: Date) {
+    private func recordUse(_ caller: Caller, hash: CacheKey, at now: Date) {
         guard let token = caller.token, token.needsUseRecorded(at: now) else { return }
         var used = token
         used.lastUsedAt = now
         cache.withLock { cache in
-            if cache.entries[CacheKey(hash)] != nil { cache.entries[CacheKey(hash)] = Caller(user: caller.user, token: used) }
+            if cache.entries[hash] != nil { cache.entries[hash] = Caller(user: caller.user, token: used) }
         }
         let service = service
         Task { try? await service.recordUse(of: token) }
