@@ -29,9 +29,7 @@ extension String {
     /// `StringProtocol.trimmingSpaces()`, with no copy when the text starts and ends with a
     /// visible ASCII character, as header values, keys and tokens do.
     public func trimmingSpaces() -> String {
-        let bytes = utf8
-        if let first = bytes.first, let last = bytes.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) { return self }
-        return self[...].trimmedOfSpaces()
+        startsAndEndsVisibly(utf8) ? self : self[...].trimmedOfSpaces()
     }
 }
 
@@ -39,8 +37,13 @@ extension Substring {
     /// `StringProtocol.trimmingSpaces()`, copied at once when the text starts and ends with a
     /// visible ASCII character, as a bearer token after its scheme does (on every request).
     public func trimmingSpaces() -> String {
-        let bytes = utf8
-        if let first = bytes.first, let last = bytes.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) { return String(self) }
-        return trimmedOfSpaces()
+        startsAndEndsVisibly(utf8) ? String(self) : trimmedOfSpaces()
     }
+}
+
+/// Whether text of `bytes` (UTF-8) starts and ends with a visible ASCII character: nothing to
+/// trim, with no scalar decoded.
+private func startsAndEndsVisibly(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {
+    guard let first = bytes.first, let last = bytes.last else { return false }
+    return (0x21..<0x7F).contains(first) && (0x21..<0x7F).contains(last)
 }

@@ -311,7 +311,7 @@ public struct Router: Sendable {
         case .failure(.wrongMethod(let allowed)) where request.method == "OPTIONS":
             return (Self.options(allowing: allowed), "OPTIONS", nil)
         case .failure(.wrongMethod(let allowed)):
-            let methods = (allowed + ["OPTIONS"]).joined(separator: ", ")
+            let methods = Self.allow(allowed)
             let problem = ProblemDocument(.methodNotAllowed, detail: "\(request.path) answers \(methods), not \(request.method)")
             return (ServerProblems.response(problem, headers: [("Allow", methods)]), "-", nil)
         case .success(let (route, parameters)):
@@ -365,9 +365,15 @@ extension Router {
     /// in `Accept-Patch` (RFC 5789 §3.1). No token is asked, as none is for a 405: it says what
     /// the path's pattern takes, never whether what it names exists.
     static func options(allowing methods: [String]) -> HTTPResponse {
-        var headers = [(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))]
+        var headers = [(name: "Allow", value: allow(methods))]
         if methods.contains("PATCH") { headers.append((name: "Accept-Patch", value: APIHandlers.patchTypes.joined(separator: ", "))) }
         return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// The `Allow` of a path whose routes take `methods`: them, and OPTIONS, which every path
+    /// the API answers takes (a 405's and an OPTIONS answer's alike).
+    static func allow(_ methods: [String]) -> String {
+        (methods + ["OPTIONS"]).joined(separator: ", ")
     }
 
     /// What a rate-limited user is told on every answer: the allowance and what is left of it
