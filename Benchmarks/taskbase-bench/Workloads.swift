@@ -208,13 +208,8 @@ enum RouteWorkloads {
     static func routerReads(config: PGConfig, clients: Int, pool: Int, duration: Duration, token: String) async throws -> Measurement {
         let store = try await PostgresTaskStore.open(
             config: config, maxConnections: pool, limits: PGSessionLimits(lockTimeout: .seconds(10), statementTimeout: .seconds(30)))
-        let service = TaskService(store: store)
-        let verifier = TokenVerifier(service: service, secrets: TokenSecrets.fromEnvironment())
-        verifier.start()
+        let (router, verifier) = try await cachingRouter(TaskService(store: store), secrets: TokenSecrets.fromEnvironment())
         defer { verifier.stop() }
-        let router = buildRouter(service: service, verifier: verifier, options: APIOptions(secrets: TokenSecrets.fromEnvironment()))
-        let waitUntil = ContinuousClock.now + .seconds(10)
-        while !verifier.isCaching && ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
         let (total, elapsed) = try await Workloads.concurrently(clients: clients, duration: duration) { number in
             let request = HTTPRequest(
                 method: "GET", path: "/v1/tasks/\(BenchSetup.readTeam)-\(number)", headers: ["authorization": "Bearer \(token)"])
@@ -222,6 +217,17 @@ enum RouteWorkloads {
             guard status == 200 else { throw BenchError("W7 (router) answered \(status) for \(request.path)") }
         }
         return Measurement(workload: "w7-router", operations: total, seconds: elapsed)
+    }
+
+    /// taskserve's router over `service`, its token verifier started and (within 10 s) caching,
+    /// as a served request finds them; the caller stops the verifier.
+    static func cachingRouter(_ service: TaskService, secrets: TokenSecrets) async throws -> (Router, TokenVerifier) {
+        let verifier = TokenVerifier(service: service, secrets: secrets)
+        verifier.start()
+        let router = buildRouter(service: service, verifier: verifier, options: APIOptions(secrets: secrets))
+        let waitUntil = ContinuousClock.now + .seconds(10)
+        while !verifier.isCaching && ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
+        return (router, verifier)
     }
 
     /// What the route itself costs, with no database and no HTTP: `count` answers to
@@ -241,12 +247,8 @@ enum RouteWorkloads {
             _ = try await service.createTask(
                 in: team.key, try TaskDraft(title: "Route task \(number)", notes: "Made by the route bench", category: "Bench"), as: .id(owner.id))
         }
-        let verifier = TokenVerifier(service: service, secrets: secrets)
-        verifier.start()
+        let (router, verifier) = try await cachingRouter(service, secrets: secrets)
         defer { verifier.stop() }
-        let router = buildRouter(service: service, verifier: verifier, options: APIOptions(secrets: secrets))
-        let waitUntil = ContinuousClock.now + .seconds(10)
-        while !verifier.isCaching && ContinuousClock.now < waitUntil { try await Task.sleep(for: .milliseconds(20)) }
         let requests = (1...100).map { HTTPRequest(method: "GET", path: "/v1/tasks/ROUTE-\($0)", headers: ["authorization": "Bearer \(token)"]) }
         let keys = (1...100).map { TaskKey(team: team.key, number: Int64($0)) }
         func timed(_ call: (Int) async throws -> Void) async throws -> Double {

@@ -92,10 +92,11 @@ enum Workers {
                 continue
             }
             let path = fields[2].split(separator: "/").filter { $0 != "." && $0 != ".." }
-            var depth = manager.fileExists(atPath: ([base] + path.map(String.init)).joined(separator: "/")) ? path.count : 0
+            /// The cgroup `depth` levels below the mount's root on the process's path.
+            func directory(_ depth: Int) -> String { ([base] + path.prefix(depth).map(String.init)).joined(separator: "/") }
+            var depth = manager.fileExists(atPath: directory(path.count)) ? path.count : 0
             while depth >= 0 {
-                let directory = ([base] + path.prefix(depth).map(String.init)).joined(separator: "/")
-                if let found = quota(directory) { limit = min(limit ?? found, found) }
+                if let found = quota(directory(depth)) { limit = min(limit ?? found, found) }
                 depth -= 1
             }
         }
