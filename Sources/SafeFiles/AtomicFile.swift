@@ -77,29 +77,6 @@ public final class AtomicFile: @unchecked Sendable {
         }
     }
 
-    /// Puts the finished file `file` (a download, anywhere) at `destination` in one step: moved
-    /// beside the destination first (copied when they are on different file systems, and then
-    /// flushed to disk), then renamed over it with the old file's permissions. On failure the
-    /// destination is as it was and nothing is left beside it.
-    public static func replace(_ destination: URL, with file: URL) throws(AtomicFileError) {
-        let destination = try target(of: destination)
-        let temporary = beside(destination)
-        defer { unlink(temporary.path) }
-        do {
-            try FileManager.default.moveItem(at: file, to: temporary)
-        } catch {
-            throw AtomicFileError(destination, reason: (error as NSError).localizedDescription)
-        }
-        let descriptor = open(temporary.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0, fsync(descriptor) == 0 else {
-            let reason = lastError()
-            if descriptor >= 0 { close(descriptor) }
-            throw AtomicFileError(destination, reason: reason)
-        }
-        close(descriptor)
-        try place(temporary, at: destination)
-    }
-
     /// Gives `temporary` the permissions of the file at `destination`, if there is one, and
     /// renames it there.
     private static func place(_ temporary: URL, at destination: URL) throws(AtomicFileError) {

@@ -20,20 +20,20 @@ struct EventFeed: Sendable {
         return stream
     }
 
-    private func connect(lastEventID: String?) async throws -> EventConnection {
+    private func connect(lastEventID: String?) async throws -> StreamingConnection {
         var request = HTTPRequest(method: "GET", path: ["v1", "teams", team.rawValue, "events"])
         request.headers["Accept"] = "text/event-stream"
         if let lastEventID, !lastEventID.isEmpty { request.headers["Last-Event-ID"] = lastEventID }
         return try await client.transport.authorized { token in
-            let connection = EventConnection(client.transport.urlRequest(request, token: token, timeout: client.configuration.streamIdleTimeout))
+            let connection = StreamingConnection(client.transport.urlRequest(request, token: token, timeout: client.configuration.streamIdleTimeout))
             connection.lastEventID = lastEventID
             try await connection.open()
             return connection
         }
     }
 
-    private func follow(_ first: EventConnection, into sink: TaskChangeStream.Continuation) async {
-        var connection: EventConnection? = first
+    private func follow(_ first: StreamingConnection, into sink: TaskChangeStream.Continuation) async {
+        var connection: StreamingConnection? = first
         // The place a reconnect resumes from: after the last event delivered to the consumer,
         // not the last one parsed, so an event whose delivery failed (and those parsed with it)
         // comes again.

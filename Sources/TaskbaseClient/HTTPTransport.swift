@@ -21,7 +21,7 @@ struct HTTPRequest: Sendable {
     /// `headers`).
     var bodyFile: URL?
     /// Where a successful response's body goes instead of memory: written to disk as it
-    /// arrives, and put at this path only once it arrived whole (`HTTPTransport.keep(_:at:)`).
+    /// arrives, and put at this path only once it arrived whole (`HTTPTransport.download(_:to:)`).
     var destination: URL?
     /// Extra headers (`If-Match`, `Last-Event-ID`).
     var headers: [String: String] = [:]
@@ -209,44 +209,27 @@ final class HTTPTransport: Sendable, CustomReflectable {
     }
 
     /// One round trip; cancelling the calling task cancels the data task. With `file`, the body
-    /// is read from it as it is sent; with `destination`, a success's body is written to disk
-    /// as it arrives and moved there whole (`keep(_:at:)`), and a refusal's is read back.
+    /// is read from it as it is sent; with `destination`, it is a `download(_:to:)`.
     private func exchange(_ request: URLRequest, file: URL? = nil, destination: URL? = nil) async throws -> HTTPResponse {
+        if let destination { return try await download(request, to: destination) }
         let box = DataTaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let finish = { @Sendable (body: () throws -> Data, response: URLResponse?, error: (any Error)?) in
+                let finish = { @Sendable (data: Data?, response: URLResponse?, error: (any Error)?) in
                     if let error {
                         continuation.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : error)
                     } else if let response = response as? HTTPURLResponse {
                         continuation.resume(
-                            with: Result {
-                                HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: try body())
-                            })
+                            returning: HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: data ?? Data()))
                     } else {
                         continuation.resume(throwing: TaskbaseClientError.invalidResponse("no HTTP response"))
                     }
                 }
                 let task: URLSessionTask
-                if let destination {
-                    task = session.downloadTask(with: request) { location, response, error in
-                        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                        finish(
-                            {
-                                guard let location else { return Data() }
-                                if (200..<300).contains(status) {
-                                    try Self.keep(location, at: destination)
-                                    return Data()
-                                }
-                                return try Data(contentsOf: location)
-                            }, response, error)
-                    }
-                } else if let file {
-                    task = session.uploadTask(with: request, fromFile: file) { data, response, error in
-                        finish({ data ?? Data() }, response, error)
-                    }
+                if let file {
+                    task = session.uploadTask(with: request, fromFile: file) { data, response, error in finish(data, response, error) }
                 } else {
-                    task = session.dataTask(with: request) { data, response, error in finish({ data ?? Data() }, response, error) }
+                    task = session.dataTask(with: request) { data, response, error in finish(data, response, error) }
                 }
                 box.start(task)
             }
@@ -255,15 +238,33 @@ final class HTTPTransport: Sendable, CustomReflectable {
         }
     }
 
-    /// Puts the downloaded file at `location` (which URLSession deletes once its handler
-    /// returns) at `destination` in one step (`AtomicFile.replace`): `destination` is either
+    /// `request` with a success's body written to a file beside `destination` as it arrives
+    /// and put there in one step (`AtomicFile`) once it arrived whole: `destination` is either
     /// what it was or the whole new file, never part of it, and a file replaced keeps its
-    /// permissions.
-    static func keep(_ location: URL, at destination: URL) throws {
+    /// permissions. A download cut off, refused, cancelled or failing to write leaves nothing
+    /// behind, there or in the temporary folder. A refusal's response comes back as it is.
+    private func download(_ request: URLRequest, to destination: URL) async throws -> HTTPResponse {
+        let file: AtomicFile
         do {
-            try AtomicFile.replace(destination, with: location)
+            file = try AtomicFile(replacing: destination)
         } catch {
-            throw TaskbaseClientError.file(error.description)
+            throw TaskbaseClientError.file("\(error)")
+        }
+        defer { file.abandon() }
+        let connection = StreamingConnection(request, writingTo: file)
+        return try await withTaskCancellationHandler {
+            let response = try await connection.response()
+            guard (200..<300).contains(response.status) else { return response }
+            for try await _ in connection.chunks {}
+            try Task.checkCancellation()
+            do {
+                try file.commit()
+            } catch {
+                throw TaskbaseClientError.file("\(error)")
+            }
+            return response
+        } onCancel: {
+            connection.close()
         }
     }
 
@@ -330,7 +331,7 @@ final class HTTPTransport: Sendable, CustomReflectable {
 /// send the request's `Authorization` (the token) to wherever a `Location` points, another
 /// host included. The redirect itself becomes the answer, an error naming it
 /// (`HTTPTransport.refusal(of:)`). The delegate of the transport's session; each event
-/// stream's `EventConnection` refuses redirects the same way.
+/// stream's `StreamingConnection` refuses redirects the same way.
 final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,

@@ -79,30 +79,6 @@ struct AtomicFileTests {
         #expect(error?.description.contains("No such file or directory") == true, "\(String(describing: error))")
     }
 
-    @Test("a finished file from elsewhere replaces the destination in one step, with its permissions, and is gone from where it was")
-    func replaceWithFile() throws {
-        let folder = try scratchFolder("atomic-file"), elsewhere = try scratchFolder("atomic-file")
-        defer {
-            try? FileManager.default.removeItem(at: folder)
-            try? FileManager.default.removeItem(at: elsewhere)
-        }
-        let destination = folder.appendingPathComponent("export.csv")
-        try Data("old\n".utf8).write(to: destination)
-        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: destination.path)
-        let download = elsewhere.appendingPathComponent("download.tmp")
-        try Data("downloaded\n".utf8).write(to: download)
-        try AtomicFile.replace(destination, with: download)
-        #expect(try String(contentsOf: destination, encoding: .utf8) == "downloaded\n")
-        #expect(try Self.mode(of: destination) == 0o640)
-        #expect(try Self.names(in: folder) == ["export.csv"])
-        #expect(try Self.names(in: elsewhere).isEmpty)
-
-        let missing = elsewhere.appendingPathComponent("never-written.tmp")
-        #expect(throws: AtomicFileError.self) { try AtomicFile.replace(destination, with: missing) }
-        #expect(try String(contentsOf: destination, encoding: .utf8) == "downloaded\n")
-        #expect(try Self.names(in: folder) == ["export.csv"])
-    }
-
     @Test("a folder as the destination is refused before anything is written; a symbolic link stays and its file is replaced")
     func folderAndLink() throws {
         let folder = try scratchFolder("atomic-file")

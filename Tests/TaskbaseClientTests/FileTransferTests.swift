@@ -125,7 +125,9 @@ struct FileOnDiskTests {
         await s.server.shutdown(grace: .seconds(2))
     }
 
-    @Test("a file that cannot be read is a file error before anything is sent; a refused export leaves the destination as it was")
+    @Test(
+        "a file that cannot be read is a file error before anything is sent; a refused export leaves the destination as it was and nothing in the temporary folder"
+    )
     func localFileErrors() async throws {
         let s = try await FileTransferTests.start()
         let directory = try scratchFolder("taskbase-files")
@@ -143,6 +145,7 @@ struct FileOnDiskTests {
 
         let kept = directory.appendingPathComponent("kept.csv")
         try Data("kept\n".utf8).write(to: kept)
+        let downloadsBefore = temporaryDownloads()
         #expect(await Result { try await s.outsider.exportTasks(of: s.team, to: kept) }.taskError == .notFound(what: "team FILES"))
         #expect(try String(contentsOf: kept, encoding: .utf8) == "kept\n")
         let nowhere = directory.appendingPathComponent("no-such-directory/export.csv")
@@ -153,6 +156,8 @@ struct FileOnDiskTests {
         }
         #expect(detail.contains(nowhere.path), "\(detail)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["kept.csv"])
+        // corelibs' download tasks left the refusal's body and the unplaceable export there.
+        #expect(temporaryDownloads().subtracting(downloadsBefore).isEmpty)
         await s.server.shutdown(grace: .seconds(2))
     }
 }

@@ -196,6 +196,25 @@ struct TransportTests {
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
 
+    @Test("a cancelled export to a file throws CancellationError and leaves the file as it was, nothing beside it or in the temporary folder")
+    func cancelledExportToFile() async throws {
+        let server = try Self.server.get()
+        let client = server.client("slow", run: run())
+        let directory = try scratchFolder("taskbase-cancelled")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("core.csv")
+        try Data("yesterday's export\n".utf8).write(to: destination)
+        let downloadsBefore = temporaryDownloads()
+        let request = Task { try await client.exportTasks(of: TeamKey("CORE"), to: destination) }
+        try await Task.sleep(for: .milliseconds(300))
+        request.cancel()
+        let outcome = await request.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "yesterday's export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["core.csv"])
+        #expect(temporaryDownloads().subtracting(downloadsBefore).isEmpty)
+    }
+
     @Test("a dropped event stream reconnects with Last-Event-ID and delivers every change once, in order")
     func reconnects() async throws {
         let server = try Self.server.get(), run = run()
@@ -268,7 +287,7 @@ struct TransportTests {
         #expect(try await server.log(run).map { $0["path"] ?? nil } == ["v1/teams/CORE/export", "v1/teams/CORE/export"])
     }
 
-    @Test("an export to a file cut off before its last chunk leaves the file as it was and no part file behind")
+    @Test("an export to a file cut off before its last chunk leaves the file as it was and nothing behind, beside it or in the temporary folder")
     func truncatedExportToFile() async throws {
         let server = try Self.server.get(), run = run()
         let client = server.client("truncated", run: run) { $0.retries = 1 }
@@ -276,7 +295,10 @@ struct TransportTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("core.csv")
         try Data("yesterday's export\n".utf8).write(to: destination)
+        let downloadsBefore = temporaryDownloads()
         let outcome = await Result { try await client.exportTasks(of: TeamKey("CORE"), to: destination) }
+        // corelibs' download tasks left one such file per attempt in the temporary folder.
+        #expect(temporaryDownloads().subtracting(downloadsBefore).isEmpty)
         guard case .failure(let error) = outcome else {
             Issue.record("a cut-off export to a file succeeded")
             return
@@ -355,4 +377,11 @@ extension Result where Failure == any Error {
     init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
+}
+
+/// The files corelibs Foundation's download tasks write in the temporary folder (`UUID.tmp`),
+/// which it never removes when a download fails or is refused: the client must leave none.
+func temporaryDownloads() -> Set<String> {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+    return Set(names.filter { $0.hasSuffix(".tmp") && UUID(uuidString: String($0.dropLast(4))) != nil })
 }
