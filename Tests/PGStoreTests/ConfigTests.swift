@@ -1,4 +1,5 @@
 import Foundation
+import TaskbaseTestSupport
 import Testing
 @testable import PGStore
 
@@ -49,8 +50,8 @@ struct ConfigTests {
 
     @Test("PG* variables are used when DATABASE_URL is absent, and DATABASE_URL wins over them")
     func environmentVariables() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try scratchFolder("pgconfig").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let fromPG = try PGConfig.fromEnvironment(["PGHOST": "h1", "PGPORT": "5444", "PGUSER": "u1"], dotEnvDirectory: directory)
         #expect(fromPG["host"] == "h1" && fromPG["port"] == "5444" && fromPG["user"] == "u1")
         let both = try PGConfig.fromEnvironment(
@@ -60,8 +61,8 @@ struct ConfigTests {
 
     @Test(".env supplies what the environment lacks and never overrides it")
     func dotEnv() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try scratchFolder("pgconfig").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try """
         # local settings
         export DATABASE_URL="postgresql://fromfile@filehost/filedb"
@@ -76,8 +77,8 @@ struct ConfigTests {
 
     @Test("once the environment sets any connection variable, a .env's PG* and DATABASE_URL are all set aside, and the notice says so")
     func dotEnvNeverMixesWithTheEnvironment() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/pgconfig-\(UUID())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try scratchFolder("pgconfig").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try "DATABASE_URL=postgresql://victim@evilhost/db\nPGPORT=6666\nTASKBASE_STATEMENT_CACHE=7\nTASKBASE_ACTOR=ann@example.com\n"
             .write(toFile: directory + "/.env", atomically: true, encoding: .utf8)
         var notices: [String] = []

@@ -1,11 +1,12 @@
 import CSVImport
 import Foundation
 import TaskCore
+import TaskbaseTestSupport
 import Testing
 
 /// A fresh team for one test: an owner who imports, two members to assign tasks to, a viewer,
-/// and a folder for the test's files.
-struct ImportFixture {
+/// and a folder for the test's files, removed with the fixture.
+final class ImportFixture: Sendable {
     let service: TaskService
     let team: TeamKey
     let owner: String
@@ -27,10 +28,15 @@ struct ImportFixture {
         for member in [ann, bo] {
             try await service.setRole(.member, for: .email(member), in: team, as: .email(owner))
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("taskimport-test-\(suffix)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("taskimport-test")
         return ImportFixture(service: service, team: team, owner: owner, viewer: viewer, ann: ann, bo: bo, folder: folder)
     }
+
+    private init(service: TaskService, team: TeamKey, owner: String, viewer: String, ann: String, bo: String, folder: URL) {
+        (self.service, self.team, self.owner, self.viewer, self.ann, self.bo, self.folder) = (service, team, owner, viewer, ann, bo, folder)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// Writes `bytes` to a file in the test's folder and returns its path.
     func file(_ name: String, _ bytes: [UInt8]) throws -> String {
