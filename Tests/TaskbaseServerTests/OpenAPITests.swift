@@ -27,6 +27,11 @@ struct OpenAPITests {
             for parameter in parameters where parameter["in"] as? String == "path" {
                 #expect(parameter["description"] is String && parameter["example"] is String, "\(route.pattern): \(parameter)")
             }
+            // A conditional header's example is one its schema takes.
+            for parameter in parameters where parameter["in"] as? String == "header" && parameter["example"] != nil {
+                let schema = try #require(parameter["schema"] as? [String: Any])
+                #expect(OpenAPIRuleTests.takes(schema, parameter["example"]), "\(route.pattern): \(parameter)")
+            }
             let responses = try #require(operation["responses"] as? [String: Any])
             #expect(responses.keys.contains { $0.hasPrefix("2") }, "\(route.pattern)")
             if route.authenticated { #expect(responses["401"] != nil, "\(route.pattern)") }
@@ -294,6 +299,14 @@ struct OpenAPIRuleTests {
     }
 
     /// Expects `schema` and `validator` to agree on every sample.
+    /// The `after` a page's `Link: <…>; rel="next"` header names, if it has one.
+    static func nextCursor(_ link: String?) -> String? {
+        guard let link,
+            let components = URLComponents(string: String(link.drop { $0 != "<" }.dropFirst().prefix { $0 != ">" }))
+        else { return nil }
+        return components.queryItems?.first { $0.name == "after" }?.value
+    }
+
     static func agree(_ name: String, _ schema: [String: Any]?, _ samples: [String?], _ validator: (String?) throws -> Void) {
         guard let schema else {
             Issue.record("\(name) has no schema")
@@ -449,6 +462,14 @@ struct OpenAPIRuleTests {
             "utf-16-le-x", "latin",
         ]
         Self.agree("encoding", parameter(imports, "post", "encoding"), encodings, option("encoding"))
+        // A column override: a field's name or synonym in any case and spacing, =, a header.
+        let overrides = [
+            "title=Name", "Title=Task Name", "TITLE\t=x", " title =Summary", "ti tle=x", "\u{3000}title=x", "due_date=Deadline", "DUE-DATE=When",
+            "dueDate=Due on", "due date=d", "Deadline=Due", "external id=Ref", "id=Ref", "task_id=Ref", "assigned to=Owner", "Assignee Email=e",
+            "section=Area", "body=Text", "title==x", "title=a=b", "title= ", "title=\n", "title=", "=Name", "Name", "", "tittle=x", "title x=y",
+            "key=Key", "title-=x", "_title_=x", "tit\u{301}le=x",
+        ]
+        Self.agree("map", parameter(imports, "post", "map"), overrides, option("map"))
 
         // Query parameters, as the task list and the history answer them (anything but 422 is taken).
         let member = f.client("member")
@@ -469,6 +490,33 @@ struct OpenAPIRuleTests {
             }
         }
         let list = "/v1/teams/\(f.team)/tasks", listRoute = "/v1/teams/{team}/tasks"
+        // Cursors are opaque: the pattern takes every one a page hands out and refuses only
+        // what the routes refuse too (a well-formed one that names no place is 422 all the same).
+        _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Rules 2"), as: .id(f.member.id))
+        _ = try await f.service.updateTask(task.key, try TaskChanges(title: "Rules, again"), expectedVersion: nil, as: .id(f.member.id))
+        let history = "/v1/tasks/\(task.key)/history", historyRoute = "/v1/tasks/{key}/history"
+        for (path, route) in [(list, listRoute), (history, historyRoute)] {
+            let schema = try #require(parameter(route, "get", "after"), "\(route) after")
+            let first = try await member.get(path + "?limit=1")
+            let cursor = try #require(Self.nextCursor(first.header("Link")), "\(route) gave no cursor: \(first.text)")
+            #expect(Self.takes(schema, cursor), "\(route): the pattern refuses the cursor \(cursor)")
+            #expect(try await answers(path, "after", cursor))
+            for refused in ["", " ", "+abc", "a/b", "abc=", "\(cursor) ", "\u{00E9}"] {
+                #expect(!Self.takes(schema, refused), "\(route): the pattern takes \(refused)")
+                #expect(try await !answers(path, "after", refused), "\(route): after=\(refused) was taken")
+            }
+        }
+        // The assignee filter names a user as a member's path does: one the pattern refuses is
+        // no user, 422; every member, by email in any case or by #id, is taken.
+        let assignee = try #require(parameter(listRoute, "get", "assignee"))
+        for taken in [f.member.email, f.member.email.uppercased(), " \(f.member.email) ", "#\(f.member.id.rawValue)", "\(f.owner.id.rawValue)"] {
+            #expect(Self.takes(assignee, taken), "the assignee pattern refuses \(taken)")
+            #expect(try await answers(list, "assignee", taken), "assignee=\(taken) was refused")
+        }
+        for refused in ["", "ann", "#0", "#x", "ann@example", "@example.com", "ann smith@example.com"] {
+            #expect(!Self.takes(assignee, refused), "the assignee pattern takes \(refused)")
+            #expect(try await !answers(list, "assignee", refused), "assignee=\(refused) was taken")
+        }
         try await agreeQuery(
             list, listRoute, "status", ["open", "open,done", "Open, In progress", ",,done,", "", ",", "open;done", "open,,", "opn", " "])
         try await agreeQuery(list, listRoute, "sort", TaskSort.allCases.map(\.rawValue) + ["Due", " priority ", "size", ""])

@@ -62,6 +62,12 @@ public enum ImportField: String, CaseIterable, Sendable, Hashable {
         self = field
     }
 
+    /// Every name this field is known by, reduced as `init(argument:)` compares them (lowercased,
+    /// without white space, `-` or `_`): what the API's document spells a `map` option from.
+    public var argumentKeys: [String] {
+        ([rawValue] + synonyms).map(Self.matchKey)
+    }
+
     /// The field a CSV header names, if any.
     static func matching(header: String) -> ImportField? {
         byMatchKey[matchKey(header)]

@@ -200,6 +200,22 @@ enum InputPatterns {
         return padded(units.joined(separator: "|"))
     }
 
+    /// A page's cursor as the routes take one back (`TaskCursor`, `HistoryCursor`): base64url,
+    /// unpadded, not empty. Opaque: only a cursor a page handed out names a place (another
+    /// well-formed one is 422 all the same).
+    static var cursor: String { whole("[A-Za-z0-9_-]+") }
+
+    /// An import's `map` as `ColumnOverride(argument:)` reads it: a field's name or synonym
+    /// (`ImportField.argumentKeys`) in any case, with white space, `-` and `_` anywhere in it,
+    /// then `=` and the column's header, which is not empty (it may hold `=` and spaces).
+    static var columnOverride: String {
+        let separators = "[\(whitespace)_-]*"
+        let names = Set(ImportField.allCases.flatMap(\.argumentKeys)).sorted().map { key in
+            key.map { caseless(String($0)) }.joined(separator: separators)
+        }
+        return whole(separators + "(?:" + names.joined(separator: "|") + ")" + separators + "=[\\s\\S]+")
+    }
+
     /// An `If-Match` value as `ETag.condition` reads it: `*`, or entity tags (`"3"`, `W/"3"`)
     /// separated by commas (empty items allowed), at least one.
     static var entityTags: String {

@@ -259,7 +259,11 @@ enum OpenAPIDocument {
         }
         // X-Request-Id is not declared as a parameter: any value is taken (an unusable one is
         // replaced, not refused), which a schema cannot say for a header.
-        parameters += operation.headers.map { ["name": $0, "in": "header", "required": false, "schema": headerSchemas[$0] ?? string] }
+        parameters += operation.headers.map { name in
+            var parameter: [String: Any] = ["name": name, "in": "header", "required": false, "schema": headerSchemas[name] ?? string]
+            parameter["example"] = headerExamples[name]
+            return parameter
+        }
         var responses: [String: Any] = [:]
         var success: [String: Any] = ["description": operation.summary]
         if let schema = operation.successSchema {
@@ -427,6 +431,11 @@ enum OpenAPIDocument {
             ],
         ]
     }
+
+    /// An example of each conditional header, one that every route taking it accepts: `*`
+    /// holds wherever the resource is there; a tag no ETag has (a task's versions start at 1)
+    /// never matches in If-None-Match.
+    static let headerExamples = ["If-Match": "*", "If-None-Match": #""0""#]
 
     /// `get_v1_tasks_by_key` for `GET /v1/tasks/{key}`.
     static func operationID(_ route: Route) -> String {

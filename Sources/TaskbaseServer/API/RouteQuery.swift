@@ -1,3 +1,4 @@
+import CSVImport
 import Foundation
 import TaskCore
 
@@ -54,7 +55,9 @@ extension RouteQuery {
             QueryParameter(
                 "status", { Schema.matching(Schema.string, InputPatterns.names(TaskStatus.self)) },
                 "\(Schema.names(TaskStatus.self)); repeat or separate with commas"),
-            QueryParameter("assignee", { Schema.string }, "an assignee's email or #id"),
+            QueryParameter(
+                "assignee", { Schema.matching(Schema.string, InputPatterns.user) },
+                "an assignee's email or #id (422 when no such user exists)"),
             QueryParameter("unassigned", { Schema.boolean }, "only tasks without an assignee"),
             QueryParameter("category", { Schema.string }, "only this category (ignoring case, Unicode's mappings, and how accents are encoded)"),
             QueryParameter("uncategorized", { Schema.boolean }, "only tasks without a category"),
@@ -69,14 +72,14 @@ extension RouteQuery {
                 "the order: \(Schema.names(TaskSort.self))"),
             QueryParameter("desc", { Schema.boolean }, "reverse the order"),
             QueryParameter("limit", { Schema.pageSize(TaskQuery.limitRange) }, "tasks per page (default 50)"),
-            QueryParameter("after", { Schema.string }, "the previous page's next_cursor"),
+            QueryParameter("after", { Schema.matching(Schema.string, InputPatterns.cursor) }, "the previous page's next_cursor"),
         ], refusing: { _ in "the task list takes no such parameter" })
 
     /// `GET /v1/tasks/{key}/history`: a page of a task's history.
     static let history = RouteQuery(
         [
             QueryParameter("limit", { Schema.pageSize(HistoryQuery.limitRange) }, "entries per page (default 100)"),
-            QueryParameter("after", { Schema.string }, "the cursor in the previous page's Link header"),
+            QueryParameter("after", { Schema.matching(Schema.string, InputPatterns.cursor) }, "the cursor in the previous page's Link header"),
         ], refusing: { "the history takes no such parameter; it takes \($0.joined(separator: " and "))" })
 
     /// `POST /v1/teams/{team}/imports`: taskimport's options (`ImportOptions`), by the same names.
@@ -93,7 +96,10 @@ extension RouteQuery {
             QueryParameter(
                 "max-errors", { ["type": "integer", "minimum": 0, "maximum": Int.max] },
                 "leave out up to N bad rows (default 0: one bad row refuses the import)"),
-            QueryParameter("map", { Schema.string }, "FIELD=HEADER: fill FIELD from column HEADER; repeatable"),
+            QueryParameter(
+                "map", { Schema.matching(Schema.string, InputPatterns.columnOverride) },
+                "FIELD=HEADER: fill FIELD (\(ImportField.allCases.map(\.rawValue).joined(separator: ", ")), or a synonym) from column HEADER; repeatable"
+            ),
             QueryParameter(
                 "delimiter", { Schema.matching(Schema.string, InputPatterns.delimiter) },
                 "the separator, in any case: auto (the default: counted on the header line), , or comma, ; or semicolon, a tab, \\t or tab, | or pipe"
