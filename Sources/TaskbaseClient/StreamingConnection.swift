@@ -14,6 +14,9 @@ import FoundationNetworking
 final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct State {
         var head: CheckedContinuation<HTTPResponse, any Error>?
+        /// How the connection ended, kept for a `response()` that comes after it: a task
+        /// cancelled before it was sent ends without ever having been waited for.
+        var ended: Result<HTTPResponse, any Error>?
         var response: HTTPResponse?
         var refusalBody = Data()
         /// Why the file could not be written, which ended the connection.
@@ -50,8 +53,11 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
     func response() async throws -> HTTPResponse {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                state.withLock { $0.head = continuation }
-                task.resume()
+                let ended = state.withLock { state in
+                    if state.ended == nil { state.head = continuation }
+                    return state.ended
+                }
+                if let ended { continuation.resume(with: ended) } else { task.resume() }
             }
         } onCancel: {
             close()
@@ -118,23 +124,25 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (head, response, body, fileFailure) = state.withLock { state in
+        let (response, body, fileFailure) = state.withLock { ($0.response, $0.refusalBody, $0.fileFailure) }
+        let outcome: Result<HTTPResponse, any Error>
+        if let error {
+            outcome = .failure((error as? URLError)?.code == .cancelled ? CancellationError() : HTTPTransport.transportError(error))
+        } else {
+            // A redirect not followed may never have been handed to `didReceive`: the task's
+            // response is the one it ended with.
+            let ended = task.response as? HTTPURLResponse
+            outcome = .success(
+                HTTPResponse(
+                    status: response?.status ?? ended?.statusCode ?? 0,
+                    headers: response?.headers ?? ended.map(HTTPTransport.headers(of:)) ?? [:], body: body))
+        }
+        let head = state.withLock { state in
             defer { state.head = nil }
-            return (state.head, state.response, state.refusalBody, state.fileFailure)
+            state.ended = outcome
+            return state.head
         }
-        if let head {
-            if let error {
-                head.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : HTTPTransport.transportError(error))
-            } else {
-                // A redirect not followed may never have been handed to `didReceive`: the
-                // task's response is the one it ended with.
-                let ended = task.response as? HTTPURLResponse
-                head.resume(
-                    returning: HTTPResponse(
-                        status: response?.status ?? ended?.statusCode ?? 0,
-                        headers: response?.headers ?? ended.map(HTTPTransport.headers(of:)) ?? [:], body: body))
-            }
-        }
+        head?.resume(with: outcome)
         if let fileFailure {
             chunkSink.finish(throwing: TaskbaseClientError.file(fileFailure))
         } else if let error, (error as? URLError)?.code != .cancelled {

@@ -213,6 +213,19 @@ struct TransportTests {
         #expect(try String(contentsOf: destination, encoding: .utf8) == "yesterday's export\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["core.csv"])
         #expect(temporaryDownloads().subtracting(downloadsBefore).isEmpty)
+
+        // Cancelled before it is sent: the call still ends, as cancelled, and changes nothing.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await client.exportTasks(of: TeamKey("CORE"), to: destination)
+        }
+        let ended = EndedCall()
+        Task { await ended.record(await early.result) }
+        try await waitUntil("an export cancelled before it was sent to end", limit: .seconds(10)) { await ended.result != nil }
+        let result = await ended.result
+        #expect(throws: CancellationError.self) { try result?.get() }
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "yesterday's export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["core.csv"])
     }
 
     @Test("a dropped event stream reconnects with Last-Event-ID and delivers every change once, in order")
@@ -384,4 +397,10 @@ extension Result where Failure == any Error {
 func temporaryDownloads() -> Set<String> {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
     return Set(names.filter { $0.hasSuffix(".tmp") && UUID(uuidString: String($0.dropLast(4))) != nil })
+}
+
+/// How a call watched from another task ended, once it has.
+actor EndedCall {
+    private(set) var result: Result<Void, any Error>?
+    func record(_ result: Result<Void, any Error>) { self.result = result }
 }
