@@ -91,6 +91,13 @@ struct OpenAPITests {
         #expect(team.status == 201, "\(team.text)")
         let token = try await f.client("member").send("POST", "/v1/me/tokens", json: example(try fields("CreateTokenRequest")))
         #expect(token.status == 201, "\(token.text)")
+        // The CSV body's example imports: one task, as its columns say.
+        let csv = try #require((schemas["CSV"]?["examples"] as? [String])?.first)
+        let imported = try await f.client("member").send(
+            "POST", "/v1/teams/\(f.team)/imports", body: Data(csv.utf8), headers: ["Content-Type": "text/csv"])
+        #expect(imported.status == 200 && imported.text.contains(#""inserted":1"#), "\(imported.text)")
+        let tasks = try await f.service.listTasks(in: f.team, TaskQuery(), as: .id(f.member.id)).tasks
+        #expect(tasks.contains { $0.title == "Write the release notes" && $0.priority == .high && $0.externalID == "DOC-1" })
         await f.stop()
     }
 

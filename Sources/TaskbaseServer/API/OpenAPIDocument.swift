@@ -515,7 +515,10 @@ enum OpenAPIDocument {
             "TaskPatch": described(
                 object(taskFields(patch: true), required: []),
                 "A JSON Merge Patch (RFC 7396) of the task: the fields to change, null clearing an optional one; fields left out stay as they are"),
-            "CSV": ["type": "string", "description": "CSV text with a header row naming the columns (at least a title column)"],
+            "CSV": [
+                "type": "string", "description": "CSV text with a header row naming the columns (at least a title column)",
+                "examples": ["Title,Status,Priority,Due Date,External ID\r\nWrite the release notes,open,high,2026-12-31,DOC-1\r\n"],
+            ],
             "ImportReport": object(
                 [
                     "file": string, "team": string, "dry_run": boolean, "on_conflict": string, "changed": boolean, "read": integer,
