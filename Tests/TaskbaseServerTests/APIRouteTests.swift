@@ -374,7 +374,7 @@ struct APIRouteTests {
             let reply = try await f.client("viewer").get(next)
             let page = try reply.decode(TaskPageDocument.self)
             seen += page.tasks.map(\.number)
-            path = reply.header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) }
+            path = reply.nextPath
         }
         try await writer.value
         #expect(Set(seen).count == seen.count)
@@ -426,7 +426,7 @@ struct APIRouteTests {
         while let next = path {
             let reply = try await viewer.get(next)
             versions += try reply.decode([HistoryDocument].self).map(\.version)
-            path = reply.header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) }
+            path = reply.nextPath
             pages += 1
         }
         #expect(versions == Array(1...entries))

@@ -18,6 +18,10 @@ struct HTTPClient: Sendable {
 
         var text: String { String(decoding: body, as: UTF8.self) }
 
+        /// The next page's path and query, from the `Link: <…>; rel="next"` header the paged
+        /// routes send while there is more; nil on the last page.
+        var nextPath: String? { header("Link").map { String($0.dropFirst().prefix { $0 != ">" }) } }
+
         func decode<Document: Decodable>(_ type: Document.Type) throws -> Document {
             try WireJSON.makeDecoder().decode(type, from: body)
         }

@@ -306,14 +306,6 @@ struct OpenAPIRuleTests {
     }
 
     /// Expects `schema` and `validator` to agree on every sample.
-    /// The `after` a page's `Link: <…>; rel="next"` header names, if it has one.
-    static func nextCursor(_ link: String?) -> String? {
-        guard let link,
-            let components = URLComponents(string: String(link.drop { $0 != "<" }.dropFirst().prefix { $0 != ">" }))
-        else { return nil }
-        return components.queryItems?.first { $0.name == "after" }?.value
-    }
-
     static func agree(_ name: String, _ schema: [String: Any]?, _ samples: [String?], _ validator: (String?) throws -> Void) {
         guard let schema else {
             Issue.record("\(name) has no schema")
@@ -505,7 +497,8 @@ struct OpenAPIRuleTests {
         for (path, route) in [(list, listRoute), (history, historyRoute)] {
             let schema = try #require(parameter(route, "get", "after"), "\(route) after")
             let first = try await member.get(path + "?limit=1")
-            let cursor = try #require(Self.nextCursor(first.header("Link")), "\(route) gave no cursor: \(first.text)")
+            let next = first.nextPath.flatMap(URLComponents.init(string:))?.queryItems?.first { $0.name == "after" }?.value
+            let cursor = try #require(next, "\(route) gave no cursor: \(first.text)")
             #expect(Self.takes(schema, cursor), "\(route): the pattern refuses the cursor \(cursor)")
             #expect(try await answers(path, "after", cursor))
             for refused in ["", " ", "+abc", "a/b", "abc=", "\(cursor) ", "\u{00E9}"] {
