@@ -254,7 +254,7 @@ final class HTTPTransport: Sendable, CustomReflectable {
         let connection = StreamingConnection(request, writingTo: file)
         return try await withTaskCancellationHandler {
             let response = try await connection.response()
-            guard (200..<300).contains(response.status) else { return response }
+            guard StreamingConnection.isSuccess(response.status) else { return response }
             for try await _ in connection.chunks {}
             try Task.checkCancellation()
             do {

@@ -76,7 +76,8 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
         task.cancel()
     }
 
-    private static func isSuccess(_ status: Int) -> Bool { (200..<300).contains(status) }
+    /// Whether `status` opens the body (2xx): `response()` returns at its head.
+    static func isSuccess(_ status: Int) -> Bool { (200..<300).contains(status) }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
