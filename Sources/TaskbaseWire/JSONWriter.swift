@@ -128,7 +128,7 @@ public struct JSONWriter {
     /// A time, as `WireDate.text` writes it.
     public mutating func date(_ value: Date) {
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: WireDate.utf8Text(value))
+        WireDate.append(value, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -182,7 +182,7 @@ enum AccessLog {
         duration: Duration
     ) -> String {
         let milliseconds = duration.seconds * 1_000
-        var writer = JSONWriter(capacity: 192)
+        var writer = JSONWriter(capacity: 256)  // a task read's line is about 215 bytes
         writer.beginObject()
         writer.field("at", Date())
         writer.field("client", client?.description)

@@ -454,7 +454,11 @@ public final class HTTPServer: Sendable {
         }
         guard let made else { return taskbase_mhd_no }
         defer { MHD_destroy_response(made) }
-        for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
+        for (name, value) in response.headers {
+            // withCString hands a short (inline) string over from the stack; passing the String
+            // itself copied each name and value into an array of its own, six a response.
+            name.withCString { name in value.withCString { value in _ = MHD_add_response_header(made, name, value) } }
+        }
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 
@@ -606,6 +610,8 @@ private final class ValueCollector {
         let (name, nameIsText) = Self.text(key, keySize)
         let (text, valueIsText) = Self.text(value, valueSize)
         if strict, notText == nil, !nameIsText || !valueIsText { notText = name }
+        // Room for a usual request's fields at once: grown one by one, the array was reallocated twice.
+        if values.isEmpty { values.reserveCapacity(8) }
         values.append((name, text))
     }
 
