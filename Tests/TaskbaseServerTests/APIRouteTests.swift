@@ -228,15 +228,32 @@ struct APIRouteTests {
         let missing = try await outsider.get("/v1/tasks/\(f.team)-999")
         #expect(hidden.status == 404)
         #expect(missing.status == 404)
-        #expect(hidden.problem?.code == missing.problem?.code)
-        #expect(hidden.problem?.title == missing.problem?.title)
+        // Alike but for the name asked for: an outsider cannot tell a team's task from none.
+        let (hiddenProblem, missingProblem) = (try #require(hidden.problem), try #require(missing.problem))
+        #expect(hiddenProblem.code == "not_found" && missingProblem.code == "not_found")
+        #expect(hiddenProblem.title == missingProblem.title)
+        #expect(hiddenProblem.what == "task \(task.key)" && missingProblem.what == "task \(f.team)-999")
+        #expect(
+            hiddenProblem.detail.replacingOccurrences(of: "\(task.key)", with: "KEY")
+                == missingProblem.detail.replacingOccurrences(of: "\(f.team)-999", with: "KEY"))
+        // The same for each of the team's routes, against a team that does not exist.
+        let nowhere = "N" + String(f.team.rawValue.dropFirst())
         for (method, path) in [
-            ("GET", "/v1/teams/\(f.team)"), ("GET", "/v1/teams/\(f.team)/tasks"), ("GET", "/v1/teams/\(f.team)/members"),
-            ("GET", "/v1/teams/\(f.team)/summary"), ("GET", "/v1/tasks/\(task.key)/history"), ("DELETE", "/v1/tasks/\(task.key)"),
-            ("DELETE", "/v1/teams/\(f.team)"),
+            ("GET", "/v1/teams/{team}"), ("GET", "/v1/teams/{team}/tasks"), ("GET", "/v1/teams/{team}/members"),
+            ("GET", "/v1/teams/{team}/summary"), ("GET", "/v1/tasks/{task}/history"), ("DELETE", "/v1/tasks/{task}"),
+            ("DELETE", "/v1/teams/{team}"), ("GET", "/v1/teams/{team}/events"), ("GET", "/v1/teams/{team}/export"),
         ] {
-            let reply = try await outsider.send(method, path)
-            #expect(reply.status == 404, "\(method) \(path)")
+            func ask(_ team: String, _ task: String) async throws -> (status: Int, problem: ProblemDocument?) {
+                let reply = try await outsider.send(
+                    method, path.replacingOccurrences(of: "{team}", with: team).replacingOccurrences(of: "{task}", with: task))
+                return (reply.status, reply.problem)
+            }
+            let (hidden, missing) = (try await ask(f.team.rawValue, "\(task.key)"), try await ask(nowhere, "\(nowhere)-\(task.key.number)"))
+            #expect(hidden.status == 404 && missing.status == 404, "\(method) \(path)")
+            #expect(hidden.problem?.code == "not_found" && hidden.problem?.code == missing.problem?.code, "\(method) \(path)")
+            #expect(hidden.problem?.title == missing.problem?.title, "\(method) \(path)")
+            let masked = hidden.problem?.detail.replacingOccurrences(of: f.team.rawValue, with: "TEAM")
+            #expect(masked != nil && masked == missing.problem?.detail.replacingOccurrences(of: nowhere, with: "TEAM"), "\(method) \(path)")
         }
         #expect(try await outsider.send("PATCH", "/v1/tasks/\(task.key)", json: #"{"title": "x"}"#).status == 404)
         #expect(try await f.service.task(task.key, as: .id(f.owner.id)) == task)

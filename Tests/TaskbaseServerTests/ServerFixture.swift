@@ -56,11 +56,12 @@ struct ServerFixture: Sendable {
         rateLimit: RateLimit? = nil, authFailureLimit: RateLimit? = APIOptions.defaultAuthFailureLimit, trustedProxies: TrustedProxies = .none,
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
         host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4, maxImports: Int = 4,
-        identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil, serving servingStore: (any TaskStore)? = nil
+        identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil, serving servingStore: (any TaskStore)? = nil,
+        clock: TaskClock = .system
     ) async throws -> ServerFixture {
         // Provisioned through `store`; served over `servingStore` when given (the runtime login,
         // as deployed: taskserve never holds the rights provisioning needs).
-        let service = TaskService(store: store)
+        let service = TaskService(store: store, clock: clock)
         let suffix = String(UInt32.random(in: 0..<UInt32.max), radix: 36).uppercased()
         var users: [User] = []
         var tokens: [String: String] = [:]
@@ -87,7 +88,7 @@ struct ServerFixture: Sendable {
         options.maxExports = maxExports
         options.maxImports = maxImports
         options.identity = identity
-        let served = servingStore.map { TaskService(store: $0) } ?? service
+        let served = servingStore.map { TaskService(store: $0, clock: clock) } ?? service
         let server = try APIServer.start(service: served, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(
             server: server, service: service, team: team.key, owner: users[0], member: users[1], viewer: users[2], outsider: users[3], tokens: tokens)

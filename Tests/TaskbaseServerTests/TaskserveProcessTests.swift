@@ -178,6 +178,20 @@ struct TaskserveProcessTests {
         #expect(line["warnings"] as? Int == 0, "\(checked.standardError)")
         #expect(!checked.standardError.contains("listening"))
 
+        // Where it would listen: 127.0.0.1:8080 by default, TASKBASE_HTTP_ADDR when set,
+        // --listen over both.
+        environment["TASKBASE_HTTP_ADDR"] = nil
+        for (variable, arguments, listen) in [
+            (nil, [String](), "http://127.0.0.1:8080"), ("127.0.0.1:2", [], "http://127.0.0.1:2"),
+            ("127.0.0.1:2", ["--listen", "127.0.0.1:3"], "http://127.0.0.1:3"),
+        ] {
+            var chosen = environment
+            chosen["TASKBASE_HTTP_ADDR"] = variable
+            let run = try await BuiltProgram.run(taskserve, arguments: ["--check"] + arguments, environment: chosen)
+            #expect(run.exitCode == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains(#""listen":"\#(listen)""#), "\(variable ?? "unset") \(arguments): \(run.standardOutput)")
+        }
+
         environment["TASKBASE_TOKEN_KEY"] = nil
         let warned = try await BuiltProgram.run(taskserve, arguments: ["--check", "--listen", "0.0.0.0:8080"], environment: environment)
         #expect(warned.exitCode == 0, "\(warned.standardError)")
@@ -416,8 +430,10 @@ struct TaskserveProcessTests {
         #expect(
             lines.contains {
                 $0["route"] as? String == "POST /v1/teams/{team}/tasks" && $0["status"] as? Int == 201 && $0["token"] as? String == token.prefix
-                    && $0["client"] as? String == "127.0.0.1"
-            })
+                    && $0["client"] as? String == "127.0.0.1" && $0["method"] as? String == "POST"
+                    && $0["path"] as? String == "/v1/teams/\(team)/tasks" && (($0["duration_ms"] as? Double).map { $0 >= 0 } ?? false)
+                    && ($0["at"] as? String).flatMap(WireDate.date) != nil
+            }, "\(lines)")
         #expect(!serve.log.contains(token.token))
         #expect(try await serve.stop() == 0)
         #expect(serve.log.contains(#""stopped""#))
