@@ -59,6 +59,17 @@ struct DatabaseRestartTimingTests {
         #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 }))
         let seen = try #require(stream.changeEvents().last?.id)
 
+        // A write caught mid-transaction by the stop: it has begun and waits on the team's counter,
+        // which another session holds. The stop ends both sessions; nothing of it may remain.
+        let blocker = try await PGConnection.connect(try PGConfig(connectionString: url))
+        try await blocker.execute("BEGIN")
+        try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+        let inFlight = Task { try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "In flight at the stop"}"#) }
+        try await waitUntil("the write to wait on the counter", limit: .seconds(20), every: .milliseconds(20)) {
+            try await blocker.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()")[0]
+                .decode(Int64.self, at: 0) == 1
+        }
+
         // Readers keep reading while the server goes down: each answer is 200 or 503, never 500.
         let readers = Task {
             var statuses: Set<Int> = []
@@ -76,6 +87,9 @@ struct DatabaseRestartTimingTests {
         try Self.cluster.pg("stop")
         let statuses = try await readers.value
         #expect(statuses == [200, 503], "\(statuses)")
+        let cutOff = try await inFlight.value
+        #expect(cutOff.status == 503, "\(cutOff.status): \(cutOff.text)")
+        await blocker.close()
         try await refused { try await client.get("/readyz") }
         try await refused { try await client.get("/v1/tasks/\(task.key)") }
         try await refused { try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "During the outage"}"#) }
@@ -100,9 +114,13 @@ struct DatabaseRestartTimingTests {
         #expect(after.status == 201)
         #expect(await resumed.read(until: { _ in resumed.changeEvents().count == 1 }))
         #expect(resumed.text.contains("After the restart"))
+        #expect(resumed.changeEvents().count == 1 && !resumed.text.contains("In flight"), "\(resumed.text)")
 
         let titles = try await client.get("/v1/teams/\(team)/tasks?sort=number").decode(TaskPageDocument.self).tasks.map(\.title)
         #expect(titles == ["Before the restart", "After the restart"])
+        // The cut-off write took no number either: its counter update went with its transaction.
+        #expect(try after.decode(TaskDocument.self).key == "\(team)-2")
+        #expect(try await client.get("/v1/tasks/\(team)-2/history").decode([HistoryDocument].self).count == 1)
         let kept = try await client.get("/v1/tasks/\(task.key)").decode(TaskDocument.self)
         #expect(kept.version == 1 && kept.title == "Before the restart")
         #expect(try await client.get("/v1/tasks/\(task.key)/history").decode([HistoryDocument].self).count == 1)
