@@ -1,7 +1,7 @@
 import Foundation
 import PGStore
 import TaskCore
-import TaskbaseServer
+@testable import TaskbaseServer
 import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
@@ -21,6 +21,55 @@ struct EventFanOutTests {
             let statistics = f.server.eventHubs.statistics(of: f.team)
             return statistics?.subscribers == count && statistics?.started == true
         }
+    }
+
+    /// The events `deliveries` hands over until it ends or `limit` passes, and whether it ended.
+    func drain(_ deliveries: AsyncStream<HubDelivery>, upTo count: Int = .max, within limit: Duration) async -> (sequences: [Int64], ended: Bool) {
+        await withTaskGroup(of: ([Int64], Bool)?.self) { group in
+            group.addTask {
+                var sequences: [Int64] = []
+                for await delivery in deliveries {
+                    if case .event(let sequence, _) = delivery { sequences.append(sequence) }
+                    if sequences.count == count { return (sequences, false) }
+                }
+                return (sequences, !Task.isCancelled)
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            if let first { return first }
+            return await group.next()!! // the reader, cut short by the cancellation
+        }
+    }
+
+    /// The hub's own queue per subscriber (`TeamEventHub.queueLimit` events): a subscriber that
+    /// takes nothing while more than that many changes are made is cut off after the events it
+    /// was handed, never continued past a gap; one that keeps up gets every event.
+    @Test("a subscriber a whole queue behind is cut off after what it was handed, with no gap; one that keeps up gets every event")
+    func hubQueueOverflow() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let slow = f.server.eventHubs.subscribe(f.team, user: f.viewer.id)
+        let fast = f.server.eventHubs.subscribe(f.team, user: f.member.id)
+        try await waitForSubscribers(f, 2)
+        let total = TeamEventHub.queueLimit + 200
+        let keepingUp = Task { await drain(fast.deliveries, upTo: total, within: .seconds(120)) }
+        for number in 1...total {
+            _ = try await f.service.createTask(in: f.team, try TaskDraft(title: "Change \(number)"), as: .id(f.member.id))
+        }
+        let everything = await keepingUp.value.sequences
+        #expect(everything.count == total)
+        #expect(everything == Array(everything.first!..<everything.first! + Int64(total)), "the reader that kept up lost or repeated events")
+
+        let behind = await drain(slow.deliveries, within: .seconds(10))
+        #expect(behind.ended, "a subscriber a whole queue behind kept its stream")
+        #expect(behind.sequences.count <= TeamEventHub.queueLimit && behind.sequences.count >= 1)
+        #expect(behind.sequences == Array(everything.prefix(behind.sequences.count)), "the cut-off subscriber's events have a gap")
+        slow.leave()
+        fast.leave()
+        await f.stop()
     }
 
     @Test(
