@@ -101,6 +101,12 @@ static inline int taskbase_mhd_epoll_fd(struct MHD_Daemon *daemon) {
     return info ? info->epoll_fd : -1;
 }
 
+/* The connections the daemon holds now; 0 when it cannot say. */
+static inline unsigned int taskbase_mhd_connection_count(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? info->num_connections : 0;
+}
+
 /* The milliseconds until MHD_run must be called even without activity (a connection's
  * timeout, work pending: 0); -1 when only activity needs it. */
 static inline int32_t taskbase_mhd_timeout_ms(struct MHD_Daemon *daemon) {

@@ -309,6 +309,55 @@ struct EventStreamTests {
 
 @Suite("HTTP limits and hostile clients")
 struct HostileClientTests {
+    /// Two connections held open (keep-alive, so counted), for the caps below.
+    func holdTwo(_ f: ServerFixture) async throws -> [RawConnection] {
+        var held: [RawConnection] = []
+        for _ in 0..<2 {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.get("/healthz")
+            #expect(await connection.read(until: { $0.hasPrefix("HTTP/1.1 200") && $0.hasSuffix("\n") }), "\(connection.text)")
+            held.append(connection)
+        }
+        return held
+    }
+
+    /// `--max-connections`: at the cap the daemon stops accepting, and a client waits (in the
+    /// kernel's queue) until a connection ends, then is served at once. The daemon took its
+    /// listening socket back only on a later run, so a waiting client was served only when some
+    /// other connection timed out (30 s idle by default; here 120 s, beyond the test's bound).
+    @Test("a client beyond the server's connection cap waits, and is served as soon as another connection ends")
+    func connectionCap() async throws {
+        let f = try await ServerFixture.start(.memory, limits: HTTPServerLimits(maxConnections: 2, idleTimeoutSeconds: 120))
+        var held = try await holdTwo(f)
+        let waiting = try RawConnection(port: f.server.http.port)
+        waiting.get("/healthz", headers: ["Connection": "close"])
+        #expect(await !waiting.read(until: { !$0.isEmpty }, limit: .seconds(1)), "a client beyond the cap was served: \(waiting.text)")
+        held.removeLast().hangUp()
+        #expect(
+            await waiting.read(until: { $0.hasPrefix("HTTP/1.1 200") }, limit: .seconds(20)), "the waiting client was not served: \(waiting.text)")
+        await f.stop()
+    }
+
+    /// `--max-connections-per-address`: a connection beyond an address's cap is closed
+    /// unanswered, and the address is served again once one of its connections ends.
+    @Test("a connection beyond one address's cap is closed unanswered; the address is served again once one of its connections ends")
+    func connectionCapPerAddress() async throws {
+        let f = try await ServerFixture.start(.memory, limits: HTTPServerLimits(maxConnectionsPerAddress: 2, idleTimeoutSeconds: 120))
+        var held = try await holdTwo(f)
+        let beyond = try RawConnection(port: f.server.http.port)
+        beyond.get("/healthz")
+        #expect(await beyond.readUntilClosed(limit: .seconds(10)), "the connection beyond the cap was kept open")
+        #expect(beyond.text.isEmpty, "the connection beyond the cap was answered: \(beyond.text)")
+        held.removeLast().hangUp()
+        try await waitUntil("the address to be served again") {
+            let next = try RawConnection(port: f.server.http.port)
+            next.get("/healthz", headers: ["Connection": "close"])
+            _ = await next.readUntilClosed(limit: .seconds(5))
+            return next.text.hasPrefix("HTTP/1.1 200")
+        }
+        await f.stop()
+    }
+
     @Test("headers over the memory cap are refused with 431 (or the connection closed), never served")
     func oversizeHeaders() async throws {
         let f = try await ServerFixture.start(.memory, limits: HTTPServerLimits(headerMemoryBytes: 8_192))

@@ -202,7 +202,16 @@ public final class HTTPServer: Sendable {
         guard
             epollFD >= 0,
             IOReactor.shared.attach(
-                fd: epollFD, ready: { _ = MHD_run(handle.pointer) },
+                fd: epollFD,
+                ready: { [limit = limits.maxConnections] in
+                    // At its connection cap the daemon takes its listening socket out of its epoll
+                    // set, and puts it back only at the start of a run once below the cap: after
+                    // the run that closed a connection, nothing else would wake it for the
+                    // clients waiting to connect (they waited for some other connection's timeout).
+                    let atCap = taskbase_mhd_connection_count(handle.pointer) >= limit
+                    _ = MHD_run(handle.pointer)
+                    if atCap && taskbase_mhd_connection_count(handle.pointer) < limit { _ = MHD_run(handle.pointer) }
+                },
                 nextDue: {
                     let milliseconds = taskbase_mhd_timeout_ms(handle.pointer)
                     return milliseconds < 0 ? nil : milliseconds
