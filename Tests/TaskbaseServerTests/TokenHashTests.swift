@@ -1,4 +1,5 @@
 import APITokens
+import TaskCore
 import Testing
 
 @Suite("Token hashes")
@@ -17,6 +18,21 @@ struct TokenHashTests {
         #expect(
             Self.hex(try TokenSecrets(key: longKey).digest(of: "tb_" + String(repeating: "A", count: 43)).hash)
                 == "a6687a1303249e1658bf66a7f6a9d838f750684257670fc14ad13a769265ac3b")
+    }
+
+    @Test("a new token is tb_ and 256 random bits in base64url, its digest of the whole secret; a thousand are all different")
+    func generated() throws {
+        let secrets = TokenSecrets(key: "generated")
+        var seen = Set<String>()
+        for _ in 0..<1_000 {
+            let (secret, digest) = try secrets.generate()
+            #expect(TokenSecrets.looksLikeToken(secret), "\(secret.prefix(TokenSecrets.prefixLength))")
+            #expect(Base64URL.decode(secret.dropFirst(TokenSecrets.marker.count))?.count == 32)
+            #expect(digest == (try secrets.digest(of: secret)))
+            #expect(digest.prefix == String(secret.prefix(TokenSecrets.prefixLength)) && digest.hash.count == 32)
+            seen.insert(secret)
+        }
+        #expect(seen.count == 1_000)
     }
 
     @Test("one key hashes from many tasks at once, each hash as if alone")
