@@ -1,4 +1,5 @@
 import Foundation
+import TaskStorePG
 import TaskbaseTestSupport
 import TaskbaseWire
 import Testing
@@ -32,6 +33,37 @@ struct ServerFailuresTests {
         }
         // Any other statement error is still the server's fault: 500.
         #expect(ServerFailures.response(for: Self.serverError("42601", "syntax error")).status == 500)
+    }
+
+    /// Busy is not broken: a lock held by another session past the server's lock_timeout was a
+    /// 500 ("the server failed: PGError"), as was a serialization failure or deadlock that
+    /// outlasted the store's retries.
+    @Test("a write whose lock is held past lock_timeout is 503 with Retry-After, and nothing of it is written; so are 40001 and 40P01")
+    func lockTimeoutIsBusy() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "lock timeout") { database in
+            let store = try await PostgresTaskStore.open(
+                config: database.config, maxConnections: 2, limits: PGSessionLimits(lockTimeout: .milliseconds(500), statementTimeout: .seconds(30)))
+            let f = try await ServerFixture.start(store: store)
+            let blocker = try await PGConnection.connect(database.config)
+            try await blocker.execute("BEGIN")
+            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let answer = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Behind a lock"}"#)
+            try await blocker.execute("ROLLBACK")
+            #expect(answer.status == 503, "\(answer.status): \(answer.text)")
+            #expect(answer.header("Retry-After") == "1")
+            #expect(answer.problem?.code == "unavailable" && answer.problem?.detail.contains("nothing was changed") == true, "\(answer.text)")
+            let made = try await blocker.query("SELECT count(*)::int AS n FROM tasks WHERE title = 'Behind a lock'")[0].decode(Int.self, "n")
+            #expect(made == 0)
+            // Free again: the same request is served.
+            #expect(try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Behind a lock"}"#).status == 201)
+            await blocker.close()
+            await f.stop()
+        }
+        for sqlState in ["40001", "40P01"] {
+            let response = ServerFailures.response(for: Self.serverError(sqlState, "could not serialize access"))
+            #expect(response.status == 503 && response.header("Retry-After") == "1", "\(sqlState)")
+            #expect(response.failure?.hasPrefix(sqlState) == true, "the access log names the cause: \(String(describing: response.failure))")
+        }
     }
 
     @Test("the database refusing the caller (SQLSTATE 42501, row security) is 403 permission_denied, as taskctl says it, not 500")
