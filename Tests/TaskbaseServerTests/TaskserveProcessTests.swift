@@ -439,6 +439,45 @@ struct TaskserveProcessTests {
         #expect(serve.log.contains(#""stopped""#))
     }
 
+    /// Graceful shutdown as an operator sees it: the process, the signal, the exit status.
+    @Test("SIGTERM during a request: no new request is served, the one in flight is answered 201 once it can finish, and taskserve exits 0")
+    func sigtermFinishesInFlight() async throws {
+        try await TestDatabase.with(migrated: true, purpose: "taskserve sigterm") { database in
+            var environment = TestDatabases.childEnvironment(database.config)
+            environment["TASKBASE_TOKEN_KEY"] = Self.tokenKey
+            environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            let (_, team, token) = try await castMember(environment)
+            let serve = try await ServeProcess(environment: environment, arguments: ["--shutdown-grace", "30"])
+            let client = HTTPClient(baseURL: serve.baseURL, token: token.token)
+            // The request waits in its transaction: another session holds the team's counter.
+            let blocker = try await PGConnection.connect(database.config)
+            try await blocker.execute("BEGIN")
+            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let create = Task { try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "In flight at SIGTERM"}"#) }
+            try await waitUntil("the request to wait on the counter", limit: .seconds(30), every: .milliseconds(20)) {
+                try await blocker.execute("SELECT pg_stat_clear_snapshot()")
+                return try await blocker.query(
+                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                )[0].decode(Int.self, "n") == 1
+            }
+            let stopping = Task { try await serve.stop() }
+            try await waitUntil("taskserve to begin stopping") { serve.log.contains(#""stopping""#) }
+            // Refused at once, not left to wait in the socket's queue for the grace to end.
+            let lateStarted = ContinuousClock.now
+            let late = try? await client.get("/healthz")
+            #expect(late?.status != 200, "a request after SIGTERM was served")
+            #expect(ContinuousClock.now - lateStarted < .seconds(5), "a connection after SIGTERM waited \(ContinuousClock.now - lateStarted)")
+            try await blocker.execute("COMMIT")
+            let answer = try await create.value
+            #expect(answer.status == 201, "\(answer.status): \(answer.text)")
+            #expect(try await stopping.value == 0, "\(serve.log)")
+            #expect(serve.log.contains(#""stopped""#))
+            let made = try await blocker.query("SELECT count(*)::int AS n FROM tasks WHERE title = 'In flight at SIGTERM'")[0].decode(Int.self, "n")
+            #expect(made == 1)
+            await blocker.close()
+        }
+    }
+
     @Test("taskctl token revoke stops the token at once in every taskserve process; a disabled user's tokens too")
     func revocationAcrossProcesses() async throws {
         let environment = try await environment()

@@ -250,6 +250,10 @@ public final class HTTPServer: Sendable {
         guard let handle = daemon.withLock({ $0 }) else { return }
         // The daemon is the I/O thread's to run: calls that change it go there.
         let listener = await IOReactor.shared.perform { MHD_quiesce_daemon(handle.pointer) }
+        // Closed now, not once the grace is over: a client connecting meanwhile is refused at once
+        // (and tries another server) instead of waiting, unanswered, in the socket's queue. A
+        // socket the workers share closes with the last of them.
+        if listener >= 0 { close(listener) }
         let streams = tracker.withLock { tracker in
             tracker.stopped = true
             return Array(tracker.streams.values)
@@ -275,7 +279,6 @@ public final class HTTPServer: Sendable {
         // Detached, the loop runs the daemon no more, and this thread may stop it.
         await IOReactor.shared.detach(fd: epollFD)
         MHD_stop_daemon(handle.pointer)
-        if listener >= 0 { close(listener) }
         box.withLock { $0?.server = nil }
     }
 
