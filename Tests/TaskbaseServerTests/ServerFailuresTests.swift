@@ -38,11 +38,15 @@ struct ServerFailuresTests {
     /// Busy is not broken: a lock held by another session past the server's lock_timeout was a
     /// 500 ("the server failed: PGError"), as was a serialization failure or deadlock that
     /// outlasted the store's retries.
-    @Test("a write whose lock is held past lock_timeout is 503 with Retry-After, and nothing of it is written; so are 40001 and 40P01")
-    func lockTimeoutIsBusy() async throws {
+    @Test(
+        "a write held up past lock_timeout, or past statement_timeout, is 503 with Retry-After, and nothing of it is written; so are 40001 and 40P01",
+        arguments: [
+            PGSessionLimits(lockTimeout: .milliseconds(500), statementTimeout: .seconds(30)),
+            PGSessionLimits(lockTimeout: .seconds(30), statementTimeout: .milliseconds(500)),
+        ])
+    func lockTimeoutIsBusy(limits: PGSessionLimits) async throws {
         try await TestDatabase.with(migrated: true, purpose: "lock timeout") { database in
-            let store = try await PostgresTaskStore.open(
-                config: database.config, maxConnections: 2, limits: PGSessionLimits(lockTimeout: .milliseconds(500), statementTimeout: .seconds(30)))
+            let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 2, limits: limits)
             let f = try await ServerFixture.start(store: store)
             let blocker = try await PGConnection.connect(database.config)
             try await blocker.execute("BEGIN")
@@ -59,7 +63,7 @@ struct ServerFailuresTests {
             await blocker.close()
             await f.stop()
         }
-        for sqlState in ["40001", "40P01"] {
+        for sqlState in ["40001", "40P01", "57014"] {
             let response = ServerFailures.response(for: Self.serverError(sqlState, "could not serialize access"))
             #expect(response.status == 503 && response.header("Retry-After") == "1", "\(sqlState)")
             #expect(response.failure?.hasPrefix(sqlState) == true, "the access log names the cause: \(String(describing: response.failure))")

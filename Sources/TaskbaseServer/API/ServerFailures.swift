@@ -4,7 +4,8 @@ import TaskbaseWire
 
 /// Failures that are no refusal of the service: the database away or busy is 503 with
 /// `Retry-After` (the pool had no connection free, the connection was lost, a lock was not
-/// granted within lock_timeout, a serialization failure outlasted the retries); a value the
+/// granted within lock_timeout, a statement ran past statement_timeout, a serialization failure
+/// outlasted the retries); a value the
 /// database cannot store (a NUL character, SQLSTATE class 22) is 422; the database refusing the
 /// caller (SQLSTATE 42501, row security) is 403 permission_denied; anything else is a 500 whose
 /// detail says what failed, never a secret.
@@ -59,10 +60,12 @@ enum ServerFailures {
             let detail = "the database's schema is older than this server needs (\(error.message)); \(SchemaStatus.migrationAdvice)"
             return ServerProblems.response(ProblemDocument(.unavailable, detail: detail), headers: [("Retry-After", "5")])
         }
-        if let error = error as? PGError, error.code == .lockNotAvailable || error.isRetryableTransactionFailure {
-            // Busy, not broken: a lock held past the session's lock_timeout (55P03), or a
-            // serialization failure or deadlock the store's own retries did not get past. The
-            // transaction rolled back; a retry may well succeed.
+        if let error = error as? PGError, error.code == .lockNotAvailable || error.isRetryableTransactionFailure || error.isCanceled {
+            // Busy, not broken: a lock held past the session's lock_timeout (55P03), a statement
+            // cut off by its statement_timeout (57014; a cancelled request's statement is cut off
+            // the same way, and its answer goes nowhere), or a serialization failure or deadlock
+            // the store's own retries did not get past. The transaction rolled back; a retry may
+            // well succeed.
             let problem = ProblemDocument(
                 .unavailable,
                 detail: "the database was too busy to take this request (\(error.message)); nothing was changed: retry after the Retry-After seconds")
