@@ -124,13 +124,13 @@ struct IdentityTokenTests {
 
     /// A server whose provider's keys are `keys`, written to a file, accepting `algorithms`.
     static func server(
-        keys: [[String: Any]], algorithms: Set<IdentityProvider.Algorithm> = [.rs256, .es256], store: any TaskStore = MemoryTaskStore(),
-        log: (@Sendable (String) -> Void)? = nil
+        keys: [[String: Any]], algorithms: Set<IdentityProvider.Algorithm> = [.rs256, .es256], userClaim: String = "email",
+        store: any TaskStore = MemoryTaskStore(), log: (@Sendable (String) -> Void)? = nil
     ) async throws -> ServerFixture {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
         try ProviderKey.set(keys).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let provider = IdentityProvider(issuer: issuer, audience: audience, keys: .file(file.path), algorithms: algorithms)
+        let provider = IdentityProvider(issuer: issuer, audience: audience, keys: .file(file.path), algorithms: algorithms, userClaim: userClaim)
         return try await ServerFixture.start(store: store, identity: try await IdentityTokenVerifier.start(provider), log: log)
     }
 
@@ -157,6 +157,25 @@ struct IdentityTokenTests {
             #expect(logged.contains(IdentityProvider.label(of: token)))
             #expect(!logged.contains(String(token.split(separator: ".")[2])), "the token's signature reached the log")
         }
+        await f.stop()
+    }
+
+    /// `--oidc-email-claim upn`: the user is the one `upn` names, whatever `email` says, and
+    /// `email_verified` (which speaks of `email`) is not read.
+    @Test("with another user claim (upn) the token is the user that claim names, not its email's; a token without the claim is refused")
+    func otherUserClaim() async throws {
+        let rsa = ProviderKey.rsa
+        let f = try await Self.server(keys: [rsa.jwk()], userClaim: "upn")
+        var claims = Minted.claims(f.owner.email)
+        claims["upn"] = f.member.email
+        claims["email_verified"] = false
+        let me = try await f.client().with(token: Minted.token(["alg": "RS256", "kid": rsa.id], claims, signedBy: rsa)).get("/v1/me")
+        #expect(me.status == 200, "\(me.text)")
+        #expect(me.text.contains(f.member.email) && !me.text.contains(f.owner.email), "\(me.text)")
+        let without = try await f.client().with(token: Minted.token(["alg": "RS256", "kid": rsa.id], Minted.claims(f.owner.email), signedBy: rsa))
+            .get("/v1/me")
+        #expect(without.status == 401)
+        #expect(without.problem?.detail.contains("no upn claim") == true, "\(without.text)")
         await f.stop()
     }
 

@@ -439,15 +439,33 @@ struct TaskserveProcessTests {
         #expect(serve.log.contains(#""stopped""#))
     }
 
+    @Test("--heartbeat 1: an idle event stream gets a keep-alive comment every second, not every 15")
+    func heartbeatOption() async throws {
+        let environment = try await environment()
+        let (_, team, token) = try await castMember(environment)
+        let serve = try await ServeProcess(environment: environment, arguments: ["--heartbeat", "1"])
+        let stream = try RawConnection(port: try #require(UInt16(serve.baseURL.split(separator: ":").last ?? "")))
+        stream.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)"])
+        #expect(await stream.read(until: { $0.contains(": connected") }))
+        let opened = ContinuousClock.now
+        #expect(await stream.read(until: { $0.components(separatedBy: ": keep-alive").count - 1 >= 3 }, limit: .seconds(10)), "\(stream.text)")
+        #expect(ContinuousClock.now - opened < .seconds(10))
+        #expect(try await serve.stop() == 0)
+    }
+
     /// Graceful shutdown as an operator sees it: the process, the signal, the exit status.
-    @Test("SIGTERM during a request: no new request is served, the one in flight is answered 201 once it can finish, and taskserve exits 0")
+    @Test(
+        "SIGTERM during a request: no new request is served, the one in flight is answered 201 once it can finish within --shutdown-grace, and taskserve exits 0"
+    )
     func sigtermFinishesInFlight() async throws {
         try await TestDatabase.with(migrated: true, purpose: "taskserve sigterm") { database in
             var environment = TestDatabases.childEnvironment(database.config)
             environment["TASKBASE_TOKEN_KEY"] = Self.tokenKey
             environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
             let (_, team, token) = try await castMember(environment)
-            let serve = try await ServeProcess(environment: environment, arguments: ["--shutdown-grace", "30"])
+            // A grace and a lock wait longer than their defaults (10 s each), held for 12 s below:
+            // the request is still answered, so both values took effect.
+            let serve = try await ServeProcess(environment: environment, arguments: ["--shutdown-grace", "30", "--lock-timeout", "40s"])
             let client = HTTPClient(baseURL: serve.baseURL, token: token.token)
             // The request waits in its transaction: another session holds the team's counter.
             let blocker = try await PGConnection.connect(database.config)
@@ -467,6 +485,7 @@ struct TaskserveProcessTests {
             let late = try? await client.get("/healthz")
             #expect(late?.status != 200, "a request after SIGTERM was served")
             #expect(ContinuousClock.now - lateStarted < .seconds(5), "a connection after SIGTERM waited \(ContinuousClock.now - lateStarted)")
+            try await Task.sleep(for: .seconds(12))
             try await blocker.execute("COMMIT")
             let answer = try await create.value
             #expect(answer.status == 201, "\(answer.status): \(answer.text)")
