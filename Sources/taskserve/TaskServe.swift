@@ -116,7 +116,7 @@ enum TaskServe {
             Option(
                 "gzip-level", valueName: "N",
                 help:
-                    "zlib's level (1 fastest to 9 smallest) for GET answers of 1 KiB or more without an ETag (lists, history), sent gzipped to clients whose Accept-Encoding takes gzip; 0 never compresses.",
+                    "zlib's level (1 fastest to 9 smallest) for JSON GET answers of 1 KiB or more without a strong ETag (lists, history, the OpenAPI document), sent gzipped to clients whose Accept-Encoding takes gzip; 0 never compresses.",
                 type: .integer, default: String(ResponseCompression.standard.level), environment: "TASKBASE_GZIP_LEVEL"),
             Option(
                 "tls-cert", valueName: "FILE",
