@@ -180,6 +180,23 @@ struct CompressionTests {
         await f.stop()
     }
 
+    /// `--gzip-level`: the level reaches zlib. A server at level 1 and one at level 9: each list
+    /// body is zlib's at that level, byte for byte, and on these lists the two levels differ.
+    @Test("--gzip-level 9 sends what zlib's level 9 makes of the list, not level 1's")
+    func level() async throws {
+        for level: Int32 in [1, 9] {
+            let f = try await Self.fixture(compression: ResponseCompression(level: level, minimumBytes: 1024))
+            let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+            let list = "/v1/teams/\(f.team.rawValue)/tasks"
+            let plain = try await Self.rawGet(port: port, list, token: f.tokens["member"], acceptEncoding: "identity").body
+            let packed = try await Self.rawGet(port: port, list, token: f.tokens["member"], acceptEncoding: "gzip")
+            #expect(packed.header("Content-Encoding") == "gzip")
+            #expect(packed.body == Gzip.compress(plain, level: level), "level \(level): the body is not zlib's at that level")
+            #expect(Gzip.compress(plain, level: 1) != Gzip.compress(plain, level: 9), "the two levels make the same bytes here")
+            await f.stop()
+        }
+    }
+
     @Test("without compression (--gzip-level 0) every answer goes plain")
     func off() async throws {
         let f = try await Self.fixture(compression: nil)
