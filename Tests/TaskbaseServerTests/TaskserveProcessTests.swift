@@ -439,6 +439,28 @@ struct TaskserveProcessTests {
         #expect(serve.log.contains(#""stopped""#))
     }
 
+    /// `--max-exports` unset is a quarter of `--pool-size`: with a pool of 4, one export at a time.
+    @Test("with --pool-size 4 and no --max-exports, a second export while one downloads is 503 with Retry-After 5")
+    func exportCapFromThePool() async throws {
+        let environment = try await environment()
+        let (email, team, token) = try await castMember(environment)
+        let serve = try await ServeProcess(environment: environment, arguments: ["--pool-size", "4", "--stream-buffer", "4096"])
+        let client = HTTPClient(baseURL: serve.baseURL, token: token.token)
+        let imported = try await client.send(
+            "POST", "/v1/teams/\(team)/imports", body: Data(ExportRouteTests.file(rows: 400, assignee: email, notesBytes: 800).utf8),
+            headers: ["Content-Type": "text/csv"])
+        #expect(imported.status == 200, "\(imported.text)")
+        // A reader that stops reading holds its export, and the one slot, open.
+        let reader = try RawConnection(port: try #require(UInt16(serve.baseURL.split(separator: ":").last ?? "")), receiveBuffer: 2_048)
+        reader.get("/v1/teams/\(team)/export", headers: ["Authorization": "Bearer \(token.token)"])
+        #expect(await reader.read(until: { $0.contains("External ID") }))
+        let refused = try await client.get("/v1/teams/\(team)/export")
+        #expect(refused.status == 503, "\(refused.status): \(refused.text.prefix(300))")
+        #expect(refused.header("Retry-After") == "5" && refused.text.contains("--max-exports"), "\(refused.text.prefix(300))")
+        reader.reset()
+        #expect(try await serve.stop() == 0)
+    }
+
     @Test("--heartbeat 1: an idle event stream gets a keep-alive comment every second, not every 15")
     func heartbeatOption() async throws {
         let environment = try await environment()
