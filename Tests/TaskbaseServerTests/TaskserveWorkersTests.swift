@@ -70,6 +70,37 @@ struct TaskserveWorkersTests {
         #expect(lines.filter { $0.hasPrefix(#"{"stopped""#) }.count == 3, "two workers and the supervisor: \(server.log.suffix(2_000))")
     }
 
+    /// The workers share one listening socket; each closes its copy as its shutdown begins, so
+    /// the socket closes though one worker is still finishing a download in its grace.
+    @Test("SIGTERM while a worker finishes a download: a new connection is refused at once, the download ends, exit 0")
+    func refusedWhileFinishing() async throws {
+        let (server, _) = try await supervisor(["--stream-buffer", "4096", "--shutdown-grace", "30"])
+        let environment = try await environment()
+        let (email, team, token) = try await TaskserveProcessTests().castMember(environment)
+        let port = try #require(URL(string: server.baseURL)?.port.map { UInt16($0) })
+        let imported = try await HTTPClient(baseURL: server.baseURL, token: token.token).send(
+            "POST", "/v1/teams/\(team)/imports", body: Data(ExportRouteTests.file(rows: 400, assignee: email, notesBytes: 800).utf8),
+            headers: ["Content-Type": "text/csv"])
+        #expect(imported.status == 200, "\(imported.text)")
+        // A reader that stops reading keeps its worker's export, and so its shutdown, going.
+        let reader = try RawConnection(port: port, receiveBuffer: 2_048)
+        reader.get("/v1/teams/\(team)/export", headers: ["Authorization": "Bearer \(token.token)"])
+        #expect(await reader.read(until: { $0.contains("External ID") }))
+        let stopping = Task { try await server.stop() }
+        try await waitUntil("both workers to begin stopping") {
+            server.log.split(separator: "\n").filter { $0.hasPrefix(#"{"stopping""#) }.count == 2
+        }
+        // Refused: connect fails. (When the socket stayed open, the connection was made and then
+        // waited, unanswered, until the grace ran out.)
+        let late = try? RawConnection(port: port)
+        late?.get("/healthz")
+        let answered = await late?.read(until: { !$0.isEmpty }, limit: .seconds(3)) ?? false
+        #expect(late == nil || !answered, "a connection after SIGTERM was accepted: \(late?.text ?? "")")
+        #expect(late == nil, "a connection after SIGTERM was accepted and left waiting")
+        reader.reset()
+        #expect(try await stopping.value == 0, "\(server.log.suffix(2_000))")
+    }
+
     @Test("SIGTERM to every process at once, as a service manager sends it, stops each worker once and gracefully")
     func signalToAll() async throws {
         let (server, pids) = try await supervisor()
