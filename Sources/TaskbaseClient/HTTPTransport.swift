@@ -217,7 +217,7 @@ final class HTTPTransport: Sendable, CustomReflectable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let finish = { @Sendable (data: Data?, response: URLResponse?, error: (any Error)?) in
                     if let error {
-                        continuation.resume(throwing: (error as? URLError)?.code == .cancelled ? CancellationError() : error)
+                        continuation.resume(throwing: Self.isCancellation(error) ? CancellationError() : error)
                     } else if let response = response as? HTTPURLResponse {
                         continuation.resume(
                             returning: HTTPResponse(status: response.statusCode, headers: Self.headers(of: response), body: data ?? Data()))
@@ -319,6 +319,12 @@ final class HTTPTransport: Sendable, CustomReflectable {
         if status == 401 { return TaskbaseClientError.unauthorized(detail) }
         if status >= 500, let requestID { detail += " (request \(requestID))" }
         return TaskbaseClientError.http(status: status, detail: detail)
+    }
+
+    /// Whether `error` is URLSession's word that a task was cancelled (by the calling task's
+    /// cancellation, or by the client closing it): a `CancellationError` to the caller.
+    static func isCancellation(_ error: any Error) -> Bool {
+        (error as? URLError)?.code == .cancelled
     }
 
     static func transportError(_ error: any Error) -> any Error {

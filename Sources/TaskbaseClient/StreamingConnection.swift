@@ -128,7 +128,7 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
         let (response, body, fileFailure) = state.withLock { ($0.response, $0.refusalBody, $0.fileFailure) }
         let outcome: Result<HTTPResponse, any Error>
         if let error {
-            outcome = .failure((error as? URLError)?.code == .cancelled ? CancellationError() : HTTPTransport.transportError(error))
+            outcome = .failure(HTTPTransport.isCancellation(error) ? CancellationError() : HTTPTransport.transportError(error))
         } else {
             // A redirect not followed may never have been handed to `didReceive`: the task's
             // response is the one it ended with.
@@ -146,7 +146,7 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
         head?.resume(with: outcome)
         if let fileFailure {
             chunkSink.finish(throwing: TaskbaseClientError.file(fileFailure))
-        } else if let error, (error as? URLError)?.code != .cancelled {
+        } else if let error, !HTTPTransport.isCancellation(error) {
             chunkSink.finish(throwing: HTTPTransport.transportError(error))
         } else {
             chunkSink.finish()
