@@ -12,6 +12,8 @@ public final class ServeProcess: @unchecked Sendable {
     public let logURL: URL
     /// `http://127.0.0.1:PORT`, from its "listening" line.
     public private(set) var baseURL = ""
+    /// The port of `baseURL` (0 before it listens).
+    public var port: UInt16 { URL(string: baseURL)?.port.map { UInt16($0) } ?? 0 }
 
     /// Starts taskserve with `environment` (plus `--listen listen` and `arguments`) and waits
     /// for its "listening" line.

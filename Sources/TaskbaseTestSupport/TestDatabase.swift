@@ -39,6 +39,30 @@ public struct TestDatabase: Sendable {
         try await PGConnection.with(config, body)
     }
 
+    /// A connection of its own holding `lock` (a `LOCK TABLE ...` statement) in an open
+    /// transaction, named "the blocker" in `pg_stat_activity`: what a test blocks a program's
+    /// statements with. The caller ends the transaction and closes it.
+    public func holding(_ lock: String) async throws -> PGConnection {
+        var config = config
+        config["application_name"] = "the blocker"
+        let connection = try await PGConnection.connect(config)
+        try await connection.execute("BEGIN")
+        try await connection.execute(PGQuery(unsafeSQL: lock))
+        return connection
+    }
+
+    /// Sessions of this database (other than the one asking) waiting for a lock while running a
+    /// statement like `pattern`.
+    public func lockWaiters(running pattern: String = "%") async throws -> Int {
+        try await withConnection { connection in
+            try await connection.query(
+                """
+                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                   AND wait_event_type = 'Lock' AND query LIKE \(pattern)
+                """)[0].decode(Int.self, "n")
+        }
+    }
+
     /// The run's database: `DATABASE_URL`, as `scripts/test` sets it (empty, not migrated).
     public static func config() throws -> PGConfig {
         guard ProcessInfo.processInfo.environment["DATABASE_URL"] != nil else { throw TestDatabases.NotConfigured() }

@@ -8,33 +8,12 @@ import Testing
 
 @Suite("every program runs under lock and statement timeouts and is noticed when it vanishes", .timeLimit(.minutes(3)))
 struct SessionLimitTests {
-    /// Sessions of this database (other than ours) waiting for a lock, running a statement like `pattern`.
-    static func lockWaiters(_ database: TestDatabase, running pattern: String = "%") async throws -> Int {
-        try await database.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                   AND wait_event_type = 'Lock' AND query LIKE \(pattern)
-                """)[0].decode(Int.self, "n")
-        }
-    }
-
-    /// A connection of the test's own holding `lock` in an open transaction.
-    static func holding(_ lock: String, in database: TestDatabase) async throws -> PGConnection {
-        var config = database.config
-        config["application_name"] = "the blocker"
-        let connection = try await PGConnection.connect(config)
-        try await connection.execute("BEGIN")
-        try await connection.execute(PGQuery(unsafeSQL: lock))
-        return connection
-    }
-
     @Test("taskctl blocked by a lock gives up after its lock timeout (exit 5), naming the session that holds the lock")
     func lockTimeoutNamesTheBlocker() async throws {
         try await TestDatabase.with(migrated: true, purpose: "reliability") { database in
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let member = try await fixture.service.user(fixture.member).email
-            let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
+            let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
             defer { Task { await blocker.close() } }
             let started = ContinuousClock.now
             let outcome = try await BuiltProgram.run(
@@ -59,7 +38,7 @@ struct SessionLimitTests {
             let fixture = try await ContractFixture.make(store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2))
             let member = try await fixture.service.user(fixture.member).email
             // The statement waits on the lock; the statement timeout ends the wait long before the lock timeout.
-            let blocker = try await Self.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE", in: database)
+            let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
             defer { Task { await blocker.close() } }
             let outcome = try await BuiltProgram.run(
                 BuiltProgram.url("taskctl"),
@@ -111,13 +90,13 @@ struct SessionLimitTests {
             try "External ID,Title\nv-1,One\nv-2,Two\n".write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
             // The merge writes history: holding that table keeps the merge (and its counter lock) waiting.
-            let blocker = try await Self.holding("LOCK TABLE task_history IN EXCLUSIVE MODE", in: database)
+            let blocker = try await database.holding("LOCK TABLE task_history IN EXCLUSIVE MODE")
             defer { Task { await blocker.close() } }
             let importer = try BuiltProgram.start(
                 BuiltProgram.url("taskimport"), arguments: [file.path, "--team", fixture.team.rawValue, "--as", member, "--no-progress"],
                 environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
             try await waitUntil("the merge to wait for the history table", limit: .seconds(60)) {
-                try await Self.lockWaiters(database, running: "WITH staged%") == 1
+                try await database.lockWaiters(running: "WITH staged%") == 1
             }
             kill(importer.processIdentifier, SIGKILL)
             _ = await importer.finish()
@@ -127,7 +106,7 @@ struct SessionLimitTests {
             // end of this test, whatever the limit. 20 s, not 8: a CI run with the whole suite on
             // two cores once took 8.15 s.
             try await waitUntil("the killed import's backend to end", limit: .seconds(20)) {
-                try await Self.lockWaiters(database) == 0
+                try await database.lockWaiters() == 0
             }
             #expect(ContinuousClock.now - killed < .seconds(20))
             let counterFree = try await database.withConnection { connection in

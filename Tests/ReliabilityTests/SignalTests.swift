@@ -8,17 +8,6 @@ import Testing
 
 @Suite("programs stopped by a signal commit nothing afterwards", .timeLimit(.minutes(3)))
 struct SignalTests {
-    /// Sessions of this database (other than ours) that wait for a lock.
-    static func lockWaiters(_ database: TestDatabase) async throws -> Int {
-        try await database.withConnection { connection in
-            try await connection.query(
-                """
-                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                   AND wait_event_type = 'Lock'
-                """)[0].decode(Int.self, "n")
-        }
-    }
-
     @Test(
         "taskctl task add waiting on a lock, stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP, cancels its statement, exits 128+signal and no task appears later",
         arguments: [SIGINT, SIGTERM, SIGHUP])
@@ -39,7 +28,7 @@ struct SignalTests {
         let taskctl = try BuiltProgram.start(
             BuiltProgram.url("taskctl"), arguments: ["--as", member, "task", "add", "--team", fixture.team.rawValue, title],
             environment: BuiltProgram.environment(adding: ["DATABASE_URL": database.url]))
-        try await waitUntil("task add to wait for the counter lock") { try await Self.lockWaiters(database) == 1 }
+        try await waitUntil("task add to wait for the counter lock") { try await database.lockWaiters() == 1 }
         kill(taskctl.processIdentifier, signal)
         let outcome = try await taskctl.finish(within: .seconds(20))
         #expect(!outcome.killedBySignal, "\(outcome)")
@@ -47,7 +36,7 @@ struct SignalTests {
         #expect(outcome.standardError.contains("interrupted by ") && outcome.standardError.contains("statement was cancelled"), "\(outcome)")
         #expect(!outcome.standardError.contains("57014"), "\(outcome)")
         // The lock wait ended with the program: nothing is left queued behind our lock.
-        #expect(try await Self.lockWaiters(database) == 0)
+        #expect(try await database.lockWaiters() == 0)
     }
 
     /// Runs `body` on a new migrated database with the contract's fixture in it.
@@ -64,10 +53,8 @@ struct SignalTests {
     static func holdingCounters(
         _ database: TestDatabase, _ fixture: ContractFixture, noTaskTitled title: String, _ body: () async throws -> Void
     ) async throws {
-        let blocker = try await PGConnection.connect(database.config)
+        let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
         defer { Task { await blocker.close() } }
-        try await blocker.execute("BEGIN")
-        try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
         try await body()
         try await blocker.execute("COMMIT")
         try await Task.sleep(for: .seconds(1))

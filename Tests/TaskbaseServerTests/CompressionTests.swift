@@ -137,7 +137,7 @@ struct CompressionTests {
     @Test("a list goes gzipped when asked, the same document; Vary either way; a task with its ETag, a POST and a refusal go plain")
     func server() async throws {
         let f = try await Self.fixture()
-        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let port = f.server.http.port
         let token = try #require(f.tokens["member"])
         let list = "/v1/teams/\(f.team.rawValue)/tasks"
         let plain = try await Self.rawGet(port: port, list, token: token, acceptEncoding: "identity")
@@ -186,7 +186,7 @@ struct CompressionTests {
     func level() async throws {
         for level: Int32 in [1, 9] {
             let f = try await Self.fixture(compression: ResponseCompression(level: level, minimumBytes: 1024))
-            let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+            let port = f.server.http.port
             let list = "/v1/teams/\(f.team.rawValue)/tasks"
             let plain = try await Self.rawGet(port: port, list, token: f.tokens["member"], acceptEncoding: "identity").body
             let packed = try await Self.rawGet(port: port, list, token: f.tokens["member"], acceptEncoding: "gzip")
@@ -200,7 +200,7 @@ struct CompressionTests {
     @Test("without compression (--gzip-level 0) every answer goes plain")
     func off() async throws {
         let f = try await Self.fixture(compression: nil)
-        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let port = f.server.http.port
         let reply = try await Self.rawGet(port: port, "/v1/teams/\(f.team.rawValue)/tasks", token: f.tokens["member"], acceptEncoding: "gzip")
         #expect(reply.status == 200 && reply.body.count > 4096)
         #expect(reply.header("Content-Encoding") == nil && reply.header("Vary") == nil)

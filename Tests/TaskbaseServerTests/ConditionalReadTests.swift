@@ -23,7 +23,7 @@ struct ConditionalReadTests {
     @Test("a task list carries a weak ETag, gzipped or not; If-None-Match gives 304 with no body until a task changes")
     func taskList() async throws {
         let f = try await CompressionTests.fixture()
-        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let port = f.server.http.port
         let token = try #require(f.tokens["member"])
         let member = f.client("member")
         let list = "/v1/teams/\(f.team.rawValue)/tasks"
@@ -73,7 +73,7 @@ struct ConditionalReadTests {
     @Test("a 304 says what the 200 would have: its Vary, and its Content-Length, gzipped or plain, for a list and a task")
     func notModifiedHeaders() async throws {
         let f = try await CompressionTests.fixture()
-        let port = try #require(URL(string: f.server.baseURL)?.port.map(UInt16.init))
+        let port = f.server.http.port
         let token = try #require(f.tokens["member"])
         for path in ["/v1/teams/\(f.team.rawValue)/tasks", "/v1/tasks/\(f.team.rawValue)-1"] {
             for encoding in ["gzip", "identity"] {

@@ -54,20 +54,18 @@ struct DatabaseRestartTimingTests {
         let before = try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "Before the restart"}"#)
         #expect(before.status == 201)
         let task = try before.decode(TaskDocument.self)
-        let stream = try RawConnection(port: UInt16(serve.baseURL.split(separator: ":").last!)!)
+        let stream = try RawConnection(port: serve.port)
         stream.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)", "Last-Event-ID": "0"])
         #expect(await stream.read(until: { _ in stream.changeEvents().count == 1 }))
         let seen = try #require(stream.changeEvents().last?.id)
 
         // A write caught mid-transaction by the stop: it has begun and waits on the team's counter,
         // which another session holds. The stop ends both sessions; nothing of it may remain.
-        let blocker = try await PGConnection.connect(try PGConfig(connectionString: url))
-        try await blocker.execute("BEGIN")
-        try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+        let database = try TestDatabase(config: try PGConfig(connectionString: url))
+        let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
         let inFlight = Task { try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "In flight at the stop"}"#) }
         try await waitUntil("the write to wait on the counter", limit: .seconds(20), every: .milliseconds(20)) {
-            try await blocker.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()")[0]
-                .decode(Int64.self, at: 0) == 1
+            try await database.lockWaiters() == 1
         }
 
         // Readers keep reading while the server goes down: each answer is 200 or 503, never 500.
@@ -107,7 +105,7 @@ struct DatabaseRestartTimingTests {
             guard try await client.get("/readyz").status == 200 else { return false }
             return try await client.get("/v1/tasks/\(task.key)").status == 200
         }
-        let resumed = try RawConnection(port: UInt16(serve.baseURL.split(separator: ":").last!)!)
+        let resumed = try RawConnection(port: serve.port)
         resumed.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)", "Last-Event-ID": String(seen)])
         #expect(await resumed.read(until: { $0.contains(": connected") }))
         let after = try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "After the restart"}"#)

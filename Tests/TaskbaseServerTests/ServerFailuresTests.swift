@@ -48,9 +48,7 @@ struct ServerFailuresTests {
         try await TestDatabase.with(migrated: true, purpose: "lock timeout") { database in
             let store = try await PostgresTaskStore.open(config: database.config, maxConnections: 2, limits: limits)
             let f = try await ServerFixture.start(store: store)
-            let blocker = try await PGConnection.connect(database.config)
-            try await blocker.execute("BEGIN")
-            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
             let answer = try await f.client("member").send("POST", "/v1/teams/\(f.team)/tasks", json: #"{"title": "Behind a lock"}"#)
             try await blocker.execute("ROLLBACK")
             #expect(answer.status == 503, "\(answer.status): \(answer.text)")

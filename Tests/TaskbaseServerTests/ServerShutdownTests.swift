@@ -136,9 +136,7 @@ struct ServerShutdownTests {
                 store: try await PostgresTaskStore.open(config: database.config, maxConnections: 2),
                 log: { line in lines.withLock { $0.append(line) } })
             // A task cannot be numbered while another session holds the counters.
-            let blocker = try await PGConnection.connect(database.config)
-            try await blocker.execute("BEGIN")
-            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
             let create = Task {
                 try await fixture.client("owner").send("POST", "/v1/teams/\(fixture.team.rawValue)/tasks", json: #"{"title":"held"}"#)
             }

@@ -451,7 +451,7 @@ struct TaskserveProcessTests {
             headers: ["Content-Type": "text/csv"])
         #expect(imported.status == 200, "\(imported.text)")
         // A reader that stops reading holds its export, and the one slot, open.
-        let reader = try RawConnection(port: try #require(UInt16(serve.baseURL.split(separator: ":").last ?? "")), receiveBuffer: 2_048)
+        let reader = try RawConnection(port: serve.port, receiveBuffer: 2_048)
         reader.get("/v1/teams/\(team)/export", headers: ["Authorization": "Bearer \(token.token)"])
         #expect(await reader.read(until: { $0.contains("External ID") }))
         let refused = try await client.get("/v1/teams/\(team)/export")
@@ -466,7 +466,7 @@ struct TaskserveProcessTests {
         let environment = try await environment()
         let (_, team, token) = try await castMember(environment)
         let serve = try await ServeProcess(environment: environment, arguments: ["--heartbeat", "1"])
-        let stream = try RawConnection(port: try #require(UInt16(serve.baseURL.split(separator: ":").last ?? "")))
+        let stream = try RawConnection(port: serve.port)
         stream.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)"])
         #expect(await stream.read(until: { $0.contains(": connected") }))
         let opened = ContinuousClock.now
@@ -490,15 +490,10 @@ struct TaskserveProcessTests {
             let serve = try await ServeProcess(environment: environment, arguments: ["--shutdown-grace", "30", "--lock-timeout", "40s"])
             let client = HTTPClient(baseURL: serve.baseURL, token: token.token)
             // The request waits in its transaction: another session holds the team's counter.
-            let blocker = try await PGConnection.connect(database.config)
-            try await blocker.execute("BEGIN")
-            try await blocker.execute("LOCK TABLE task_counters IN EXCLUSIVE MODE")
+            let blocker = try await database.holding("LOCK TABLE task_counters IN EXCLUSIVE MODE")
             let create = Task { try await client.send("POST", "/v1/teams/\(team)/tasks", json: #"{"title": "In flight at SIGTERM"}"#) }
             try await waitUntil("the request to wait on the counter", limit: .seconds(30), every: .milliseconds(20)) {
-                try await blocker.execute("SELECT pg_stat_clear_snapshot()")
-                return try await blocker.query(
-                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                )[0].decode(Int.self, "n") == 1
+                try await database.lockWaiters() == 1
             }
             let stopping = Task { try await serve.stop() }
             try await waitUntil("taskserve to begin stopping") { serve.log.contains(#""stopping""#) }
@@ -566,8 +561,8 @@ struct TaskserveProcessTests {
         let environment = try await environment()
         let (_, team, token) = try await castMember(environment)
         let first = try await ServeProcess(environment: environment), second = try await ServeProcess(environment: environment)
-        let port = try #require(URL(string: second.baseURL)?.port)
-        let stream = try RawConnection(port: UInt16(port))
+        let port = second.port
+        let stream = try RawConnection(port: port)
         stream.get("/v1/teams/\(team)/events", headers: ["Authorization": "Bearer \(token.token)"])
         #expect(await stream.read(until: { $0.contains(": connected") }))
         let created = try await HTTPClient(baseURL: first.baseURL, token: token.token).send(
@@ -584,7 +579,7 @@ struct TaskserveProcessTests {
     func sharedPort() async throws {
         let environment = try await environment()
         let first = try await ServeProcess(environment: environment, arguments: ["--reuse-port"])
-        let port = try #require(URL(string: first.baseURL)?.port)
+        let port = first.port
         let refused = await #expect(throws: ServeFailure.self) { try await ServeProcess(environment: environment, listen: "127.0.0.1:\(port)") }
         #expect(refused?.status == 3, "\(refused?.log ?? "")")
         // Exit 3 every time, never a crash: the token listener once started connecting before
@@ -599,7 +594,7 @@ struct TaskserveProcessTests {
         #expect(second.baseURL == first.baseURL)
         // Each request on a connection of its own: the kernel picks a listener per connection.
         for _ in 0..<40 {
-            let connection = try RawConnection(port: UInt16(port))
+            let connection = try RawConnection(port: port)
             connection.get("/healthz")
             #expect(await connection.read(until: { $0.hasPrefix("HTTP/1.1 200") && $0.hasSuffix("\n") }))
         }

@@ -55,7 +55,7 @@ struct TaskserveWorkersTests {
     @Test("two workers serve one port, each on its own; SIGTERM to the supervisor stops both, exit 0")
     func serveAndStop() async throws {
         let (server, pids) = try await supervisor()
-        let port = try #require(URL(string: server.baseURL)?.port.map { UInt16($0) })
+        let port = server.port
         // Each worker alone, the other paused: both take connections from the one socket.
         for (paused, serving) in [(pids[0], pids[1]), (pids[1], pids[0])] {
             kill(paused, SIGSTOP)
@@ -77,7 +77,7 @@ struct TaskserveWorkersTests {
         let (server, _) = try await supervisor(["--stream-buffer", "4096", "--shutdown-grace", "30"])
         let environment = try await environment()
         let (email, team, token) = try await TaskserveProcessTests().castMember(environment)
-        let port = try #require(URL(string: server.baseURL)?.port.map { UInt16($0) })
+        let port = server.port
         let imported = try await HTTPClient(baseURL: server.baseURL, token: token.token).send(
             "POST", "/v1/teams/\(team)/imports", body: Data(ExportRouteTests.file(rows: 400, assignee: email, notesBytes: 800).utf8),
             headers: ["Content-Type": "text/csv"])
@@ -145,7 +145,7 @@ struct TaskserveWorkersTests {
     func closedStandardError() async throws {
         // A free port, found by binding one and letting it go: without stderr there is no line to read it from.
         let probe = try await ServeProcess(environment: try await environment())
-        let port = try #require(URL(string: probe.baseURL)?.port)
+        let port = probe.port
         #expect(try await probe.stop() == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -158,7 +158,7 @@ struct TaskserveWorkersTests {
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         try await waitUntil("the workers to answer", limit: .seconds(60)) {
             guard process.isRunning else { return true }
-            return (try? await Self.answers(UInt16(port))) == true
+            return (try? await Self.answers(port)) == true
         }
         #expect(process.isRunning, "exited with \(process.terminationStatus)")
         kill(process.processIdentifier, SIGTERM)
