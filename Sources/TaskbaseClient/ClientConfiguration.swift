@@ -24,7 +24,10 @@ public struct ClientConfiguration: Sendable {
     public var retries: Int
     /// The first pause before a retry or a reconnect; it doubles each time up to `maximumBackoff`.
     public var backoff: Duration
-    /// The longest pause between retries or reconnects (a `Retry-After` is honoured up to this).
+    /// The longest pause between retries or reconnects of the client's own choosing. A server's
+    /// `Retry-After` (a 503's or a 429's) is honoured in full, up to `requestTimeout`: a request
+    /// asked to wait longer fails at once with that answer, and a change feed reconnecting
+    /// waits as long as it is asked.
     public var maximumBackoff: Duration
     /// An event stream silent this long (no event, no heartbeat) is taken for dead and reopened.
     public var streamIdleTimeout: Duration
@@ -79,6 +82,13 @@ public struct ClientConfiguration: Sendable {
     /// The pause before attempt `attempt` (1 for the first retry).
     func pause(before attempt: Int) -> Duration {
         min(maximumBackoff, backoff * (1 << min(max(attempt - 1, 0), 20)))
+    }
+
+    /// The pause before attempt `attempt` when the server asked for `serverSaid` (its
+    /// `Retry-After`; zero when it named none): the longer of the two, or nil when the server
+    /// asks for longer than `requestTimeout`, which a request does not wait.
+    func pause(before attempt: Int, serverSaid: Duration) -> Duration? {
+        serverSaid > requestTimeout ? nil : max(serverSaid, pause(before: attempt))
     }
 }
 

@@ -11,13 +11,41 @@ struct EventFeed: Sendable {
 
     /// Opens the first connection (its refusal, e.g. `notFound` for an outsider, is thrown
     /// here), then returns the stream; it ends when the consumer stops or a reconnect is refused.
+    /// The opening is retried as a GET is (`openRetrying`).
     func open(after: Int64?) async throws -> TaskChangeStream {
         if let unreachable = client.transport.unreachable { throw unreachable }
-        let first = try await connect(lastEventID: after.map(String.init))
+        let first = try await openRetrying(lastEventID: after.map(String.init))
         let (stream, sink) = TaskChangeStream.makeStream()
         let reader = Task { await follow(first, into: sink) }
         sink.onTermination = { _ in reader.cancel() }
         return stream
+    }
+
+    /// `connect`, retried as the transport retries a GET: after a failed connection, a 503 or
+    /// a 429 (its `Retry-After` honoured up to `requestTimeout`), up to `retries` times. A
+    /// server restarting or busy when the feed is first opened is waited for, as a list read a
+    /// moment later would be.
+    private func openRetrying(lastEventID: String?) async throws -> StreamingConnection {
+        let configuration = client.configuration
+        var attempt = 0
+        while true {
+            let failure: any Error
+            var serverSaid = Duration.zero
+            do {
+                return try await connect(lastEventID: lastEventID)
+            } catch let unavailable as StreamingConnection.Unavailable {
+                failure = unavailable.refusal
+                serverSaid = HTTPTransport.retryAfter(of: unavailable.response)
+            } catch let error as TaskbaseClientError {
+                guard case .transport = error else { throw error }
+                failure = error
+            }
+            attempt += 1
+            guard attempt <= configuration.retries, let pause = configuration.pause(before: attempt, serverSaid: serverSaid) else {
+                throw failure
+            }
+            try await Task.sleep(for: pause)
+        }
     }
 
     private func connect(lastEventID: String?) async throws -> StreamingConnection {
@@ -40,6 +68,9 @@ struct EventFeed: Sendable {
         var delivered = first.lastEventID
         var parser = ServerSentEventParser(resumingAfter: delivered)
         var failures = 0
+        // How long the server last asked to wait before reconnecting (a 503's or 429's
+        // `Retry-After`): waited in full, whatever the backoff says.
+        var serverSaid = Duration.zero
         while !Task.isCancelled {
             if let open = connection {
                 do {
@@ -69,10 +100,14 @@ struct EventFeed: Sendable {
             if Task.isCancelled { break }
             failures += 1
             do {
-                try await Task.sleep(for: client.configuration.pause(before: failures))
+                try await Task.sleep(for: max(serverSaid, client.configuration.pause(before: failures)))
+                serverSaid = .zero
                 connection = try await connect(lastEventID: delivered)
             } catch is CancellationError {
                 break
+            } catch let unavailable as StreamingConnection.Unavailable {
+                serverSaid = HTTPTransport.retryAfter(of: unavailable.response)
+                continue
             } catch TaskError.notFound {
                 // The stream was open, so the team was there: the watcher was removed from it
                 // (or it was deleted), and the feed ends as the service's own feed ends.
@@ -80,7 +115,7 @@ struct EventFeed: Sendable {
                 return
             } catch let error as TaskbaseClientError {
                 if case .transport = error { continue }
-                if case .http(let status, _) = error, status == 503 || status == 429 || status >= 500 { continue }
+                if case .http(let status, _) = error, status >= 500 { continue }
                 sink.finish(throwing: error)
                 return
             } catch {

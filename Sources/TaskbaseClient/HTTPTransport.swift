@@ -162,7 +162,7 @@ final class HTTPTransport: Sendable, CustomReflectable {
             let retryAfter: Duration?
             switch outcome {
             case .success(let response) where response.status == 503 || response.status == 429:
-                retryAfter = response.header("Retry-After").flatMap(Int.init).map { Duration.seconds($0) } ?? .zero
+                retryAfter = Self.retryAfter(of: response)
             case .success(let response) where attempt > 0 && Self.isStillRunning(response) && request.headers["Idempotency-Key"] != nil:
                 // Our first attempt of this POST is still running on the server (its answer was
                 // lost to a timeout or a dropped connection): wait, and a later retry gets it.
@@ -198,13 +198,15 @@ final class HTTPTransport: Sendable, CustomReflectable {
             // a DELETE's retry tells a task gone, 410, from one never there, 404.)
             if case .success(let response) = outcome, response.status == 503 { mayHaveRun = true }
             attempt += 1
-            guard request.isRetryable || wasNeverSent, attempt <= configuration.retries, let retryAfter else {
+            guard request.isRetryable || wasNeverSent, attempt <= configuration.retries, let retryAfter,
+                let pause = configuration.pause(before: attempt, serverSaid: retryAfter)
+            else {
                 switch outcome {
                 case .success(let response): return try Self.accept(response)
                 case .failure(let error): throw Self.transportError(error)
                 }
             }
-            try await Task.sleep(for: min(configuration.maximumBackoff, max(retryAfter, configuration.pause(before: attempt))))
+            try await Task.sleep(for: pause)
         }
     }
 
@@ -275,6 +277,28 @@ final class HTTPTransport: Sendable, CustomReflectable {
         }
         return headers
     }
+
+    /// How long `response` (a 503 or a 429) asks to wait before the next attempt: its
+    /// `Retry-After`, in seconds or as an HTTP date (RFC 9110 §10.2.3; a proxy may send one),
+    /// counted from `now`; zero when it names none, one in the past, or one unreadable.
+    static func retryAfter(of response: HTTPResponse, now: Date = Date()) -> Duration {
+        guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return .zero }
+        if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
+            return Int(value).map { .seconds($0) } ?? .seconds(Int.max / 2)
+        }
+        guard let date = httpDate.withLock({ $0.date(from: value) }) else { return .zero }
+        return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
+    }
+
+    /// The HTTP date's preferred form (IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`).
+    private static let httpDate = MutexBox<DateFormatter>(
+        {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return formatter
+        }())
 
     /// Whether `response` says a request with the same `Idempotency-Key` is still running
     /// (409 `idempotency_key_in_use`; the same key with another request is 422, and a first

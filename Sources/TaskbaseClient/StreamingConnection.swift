@@ -64,11 +64,20 @@ final class StreamingConnection: NSObject, URLSessionDataDelegate, @unchecked Se
         }
     }
 
-    /// Sends the request and returns once a success's head arrives; any other status throws
-    /// the refusal its problem document names, a failed connection its transport error.
+    /// Sends the request and returns once a success's head arrives; a 503 or a 429 throws
+    /// `Unavailable` (its `Retry-After` says when to try again), any other status the refusal
+    /// its problem document names, a failed connection its transport error.
     func open() async throws {
         let response = try await response()
+        if response.status == 503 || response.status == 429 { throw Unavailable(response: response) }
         guard Self.isSuccess(response.status) else { throw HTTPTransport.refusal(of: response) }
+    }
+
+    /// A refusal to try again later (503, 429): the answer, for its `Retry-After`, and the
+    /// error it is when no retry is left (`refusal`).
+    struct Unavailable: Error {
+        var response: HTTPResponse
+        var refusal: any Error { HTTPTransport.refusal(of: response) }
     }
 
     /// Ends the connection; the chunk stream finishes.

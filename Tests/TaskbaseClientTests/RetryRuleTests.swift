@@ -21,3 +21,37 @@ struct RetryRuleTests {
         #expect(!HTTPTransport.neverSent(CancellationError()))
     }
 }
+
+@Suite("How long a 503's or a 429's Retry-After asks to wait")
+struct RetryAfterRuleTests {
+    static func response(_ retryAfter: String?) -> HTTPResponse {
+        HTTPResponse(status: 429, headers: retryAfter.map { ["Retry-After": $0] } ?? [:], body: Data())
+    }
+
+    @Test("seconds, an HTTP date counted from now, and zero for none, a past date or an unreadable value")
+    func readsBothForms() {
+        let now = Date(timeIntervalSince1970: 784_111_770)  // Sun, 06 Nov 1994 08:49:30 GMT
+        #expect(HTTPTransport.retryAfter(of: Self.response("120"), now: now) == .seconds(120))
+        #expect(HTTPTransport.retryAfter(of: Self.response(" 7 "), now: now) == .seconds(7))
+        #expect(HTTPTransport.retryAfter(of: Self.response("Sun, 06 Nov 1994 08:49:37 GMT"), now: now) == .seconds(7))
+        #expect(HTTPTransport.retryAfter(of: Self.response("Sun, 06 Nov 1994 08:49:00 GMT"), now: now) == .zero)
+        for unreadable in [nil, "", "soon", "-5", "1.5", "06 Nov 1994"] {
+            #expect(HTTPTransport.retryAfter(of: Self.response(unreadable), now: now) == .zero, "\(unreadable ?? "none")")
+        }
+        // Too many digits for an Int is still "a long time", never zero.
+        #expect(HTTPTransport.retryAfter(of: Self.response("99999999999999999999999"), now: now) > .seconds(3600))
+    }
+
+    @Test("the pause is the longer of the backoff and the server's ask, beyond maximumBackoff; none past requestTimeout")
+    func pauseHonoursTheServer() throws {
+        var configuration = ClientConfiguration(baseURL: try #require(URL(string: "http://127.0.0.1:1/")), token: "tb_x")
+        configuration.backoff = .milliseconds(100)
+        configuration.maximumBackoff = .seconds(1)
+        configuration.requestTimeout = .seconds(30)
+        #expect(configuration.pause(before: 1, serverSaid: .zero) == .milliseconds(100))
+        #expect(configuration.pause(before: 1, serverSaid: .seconds(20)) == .seconds(20))
+        #expect(configuration.pause(before: 9, serverSaid: .milliseconds(5)) == .seconds(1))
+        #expect(configuration.pause(before: 1, serverSaid: .seconds(30)) == .seconds(30))
+        #expect(configuration.pause(before: 1, serverSaid: .seconds(31)) == nil)
+    }
+}

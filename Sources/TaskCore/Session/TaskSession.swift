@@ -1,9 +1,12 @@
 /// Taskbase as one signed-in user sees it: every team and task operation of `TaskService`,
 /// with the actor fixed when the session is made. Consumers (view models, apps, integrations)
 /// depend on this, never on a store or a transport, so the same code runs in process
-/// (`LocalTaskSession`) and over HTTP (`TaskbaseClient`). Every refusal is a `TaskError`.
+/// (`LocalTaskSession`) and over HTTP (`TaskbaseClient`). Every refusal of the service is a
+/// `TaskError`, save one: over HTTP a disabled user's token is refused (401) without naming the
+/// account's state, which `TaskbaseClient` reports as its `unauthorized` error.
 public protocol TaskSession: Sendable {
-    /// The acting user; a disabled one is `permissionDenied`.
+    /// The acting user; a disabled one is `permissionDenied` (over HTTP, the client's
+    /// `unauthorized`).
     func me() async throws -> User
 
     /// The teams the actor belongs to, with their role in each.

@@ -7,7 +7,9 @@ broken. Paths start with /<scenario>/<run>/; GET /log/<run> returns what each re
 --redirect-to URL, the scenario "redirect" answers every request 302 to URL/plain/<run>/<route>.
 Listens on 127.0.0.1, port 0; prints the port on the first line of stdout. It exits when stdin
 closes or when its parent (the test process) goes away, and after an hour at most."""
+import email.utils
 import json
+import math
 import os
 import sys
 import threading
@@ -74,6 +76,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(302, {}, headers=[("Location", f"{REDIRECT_TO}/plain/{run}/{route}")])
         if scenario == "unavailable" and attempt <= 2:
             return self.unavailable()
+        if scenario in ("patient", "patient-date"):
+            # 429 until PATIENCE_SECONDS after the run's first request, each saying so in its
+            # Retry-After: in seconds, or as an HTTP date (IMF-fixdate, whole seconds, rounded up).
+            with LOCK:
+                first = FIRST.setdefault(run, time.time())
+            until = first + PATIENCE_SECONDS
+            if time.time() < until:
+                wait = str(math.ceil(until - time.time())) if scenario == "patient" else \
+                    email.utils.formatdate(math.ceil(until), usegmt=True)
+                return self.problem(429, "too_many_requests", "Too many requests", "slow down", [("Retry-After", wait)])
+        if scenario == "long-429":
+            return self.problem(429, "too_many_requests", "Too many requests", "slow down", [("Retry-After", "3600")])
         # How many attempts find the first still running: the first attempt's answer is lost
         # (503); the retries find it running (409) once, five times (past the client's three
         # retries), or for good.
@@ -123,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
             if scenario == "lookup" and attempt_of_route(run, route) == 1:
                 return self.unavailable()
             return self.reply(200, [MEMBER])
-        if route == "v1/teams/CORE/events" and scenario == "dropping":
+        if route == "v1/teams/CORE/events" and scenario in ("dropping", "unavailable", "patient"):
             return self.events(attempt_of_route(run, route))
         if route == "v1/teams/CORE/events" and scenario == "lookup":
             return self.events(attempt_of_route(run, route), together=True)
@@ -174,6 +188,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 HEARTBEAT_SECONDS = 0.5
+PATIENCE_SECONDS = 2.0  # how long the "patient" scenarios refuse a run's requests (429)
+FIRST = {}  # run -> when its first request came, for the "patient" scenarios
 MAX_HEARTBEATS = 240  # two minutes of an open stream, far longer than any test holds one
 LIFETIME_SECONDS = 3600
 
