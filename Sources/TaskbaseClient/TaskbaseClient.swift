@@ -47,9 +47,14 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
         return try decode(type, try await transport.send(request))
     }
 
+    /// A DELETE carries an `Idempotency-Key` as a POST does, the same on each retry: a retry
+    /// after an answer lost (the deletion done) gets the first answer, not the 404 of a team or
+    /// membership that attempt removed.
     @discardableResult
     func delete(_ path: [String], headers: [String: String] = [:]) async throws -> HTTPResponse {
-        try await transport.send(HTTPRequest(method: "DELETE", path: path, headers: headers))
+        var headers = headers
+        headers["Idempotency-Key"] = UUID().uuidString
+        return try await transport.send(HTTPRequest(method: "DELETE", path: path, headers: headers))
     }
 
     func decode<Document: Decodable>(_ type: Document.Type, _ response: HTTPResponse) throws -> Document {

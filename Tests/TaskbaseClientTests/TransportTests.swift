@@ -55,6 +55,16 @@ struct TransportTests {
         #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil)
     }
 
+    @Test("a DELETE carries an Idempotency-Key, the same one on each retry, so a retry after a lost answer gets the first answer")
+    func retriesDeleteWithOneKey() async throws {
+        let server = try Self.server.get(), run = run()
+        try await server.client("unavailable", run: run).deleteTeam(TeamKey("CORE"))
+        let attempts = try await server.log(run)
+        let keys = attempts.map { $0["idempotency_key"] ?? nil }
+        #expect(attempts.map { $0["method"] ?? nil } == ["DELETE", "DELETE", "DELETE"])
+        #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil)
+    }
+
     @Test("a retried POST told its first attempt is still running (409) waits and asks again with the same key")
     func retriesWhileStillRunning() async throws {
         let server = try Self.server.get(), run = run()

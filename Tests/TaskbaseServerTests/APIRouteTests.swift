@@ -639,6 +639,41 @@ struct APIRouteTests {
         await f.stop()
     }
 
+    /// A client retrying a DELETE whose answer was lost (the deletion done) once got 404 for a
+    /// team or membership that attempt had removed, where in process the call had succeeded.
+    @Test(
+        "Idempotency-Key on each DELETE: a retry gets the first answer (the deletion done), never the 404 of what it removed; the key with another DELETE is refused",
+        arguments: StoreKind.allCases)
+    func idempotentDeletes(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store)
+        let (owner, member) = (f.client("owner"), f.client("member"))
+        // A team of its own to delete, a task and a member. (A token revoked again is 204:
+        // that DELETE needs no key.)
+        let doomed = try await f.service.createTeam(key: "D\(f.team.rawValue.dropFirst())", name: "Doomed", as: .id(f.owner.id))
+        let task = try await f.service.createTask(in: f.team, try TaskDraft(title: "Gone"), as: .id(f.member.id))
+        // What the same DELETE without the key answers after: nothing to delete.
+        let deletions: [(client: HTTPClient, path: String, status: Int, again: Set<Int>)] = [
+            (owner, "/v1/teams/\(doomed.key)", 204, [404]),
+            (owner, "/v1/teams/\(f.team)/members/\(f.viewer.email)", 200, [404]),
+            (member, "/v1/tasks/\(task.key)", 204, [410]),
+        ]
+        for (index, deletion) in deletions.enumerated() {
+            let key = ["Idempotency-Key": "del-\(index)"]
+            let first = try await deletion.client.send("DELETE", deletion.path, headers: key)
+            #expect(first.status == deletion.status, "\(deletion.path): \(first.status) \(first.text)")
+            let retry = try await deletion.client.send("DELETE", deletion.path, headers: key)
+            #expect(retry.status == first.status && retry.body == first.body, "\(deletion.path): the retry got \(retry.status) \(retry.text)")
+            let again = try await deletion.client.send("DELETE", deletion.path)
+            #expect(deletion.again.contains(again.status), "\(deletion.path): \(again.status)")
+        }
+        #expect(try await f.service.members(of: f.team, as: .id(f.owner.id)).map(\.user.id).contains(f.viewer.id) == false)
+        // One key, another DELETE: refused, nothing removed.
+        let other = try await owner.send("DELETE", "/v1/teams/\(f.team)/members/\(f.member.email)", headers: ["Idempotency-Key": "del-1"])
+        #expect(other.status == 422 && other.problem?.code == "idempotency_key_reused", "\(other.status) \(other.text)")
+        #expect(try await f.service.members(of: f.team, as: .id(f.owner.id)).map(\.user.id).contains(f.member.id))
+        await f.stop()
+    }
+
     @Test(
         "Idempotency-Key: a retry adding a parameter the route ignores, or spelling an import's options otherwise, gets the first answer; another option is refused",
         arguments: StoreKind.allCases)

@@ -5,7 +5,7 @@ import Synchronization
 import TaskCore
 import TaskbaseWire
 
-/// `Idempotency-Key` on POST: the first response to a key (per user) is kept for a day and
+/// `Idempotency-Key` on POST and DELETE: the first response to a key (per user) is kept for a day and
 /// replayed to retries with the same request; the same key with another request is refused (422),
 /// and a retry while the first is still running is told to wait (409 `idempotency_key_in_use`). Kept by the store
 /// (`IdempotencyRepository`: in PostgreSQL, `idempotency_keys`), so every process sharing the

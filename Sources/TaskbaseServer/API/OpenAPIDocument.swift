@@ -135,7 +135,7 @@ enum OpenAPIDocument {
             "DELETE /v1/teams/{team}": Operation(
                 summary:
                     "Delete a team with its tasks (owners). If-Match: * holds while the team exists (its weak ETag never matches a tag); If-None-Match: * or its ETag is 412.",
-                headers: ["If-Match", "If-None-Match"], success: 204, errors: [403, 404, 412]),
+                headers: ["Idempotency-Key", "If-Match", "If-None-Match"], success: 204, errors: [403, 404, 409, 412, 422]),
             "GET /v1/teams/{team}/summary": Operation(summary: "Counts by status, category and assignee.", successSchema: "Summary", errors: [404]),
             "GET /v1/teams/{team}/members": Operation(summary: "The team's members.", successSchema: "[Member]", errors: [404]),
             "GET /v1/teams/{team}/members/{user}": Operation(
@@ -148,7 +148,7 @@ enum OpenAPIDocument {
             "DELETE /v1/teams/{team}/members/{user}": Operation(
                 summary:
                     "Remove a member (admins; anyone themself). The last enabled owner cannot leave: 422 validation with field user. Their tasks in the team are unassigned, each as an edit by the caller (a new version, a history entry, an event); the answer says how many (unassigned_tasks). If-Match: * removes only a member (412 when none); If-None-Match: * or the member's ETag is 412.",
-                headers: ["If-Match", "If-None-Match"], successSchema: "MemberRemoval", errors: [403, 404, 412, 422]),
+                headers: ["Idempotency-Key", "If-Match", "If-None-Match"], successSchema: "MemberRemoval", errors: [403, 404, 409, 412, 422]),
             "GET /v1/teams/{team}/tasks": Operation(
                 summary: "One page of the team's tasks; `next_cursor` and a `Link: rel=next` header lead to the next.",
                 successSchema: "TaskPage", errors: [404, 422], successHeaders: [nextLink]),
@@ -186,7 +186,7 @@ enum OpenAPIDocument {
             "DELETE /v1/tasks/{key}": Operation(
                 summary:
                     "Delete a task (its history stays); If-Match makes it conditional, as does If-None-Match (412 when it names the current version, or is *). A task already deleted is 410 to members who may delete (404 to outsiders).",
-                headers: ["If-Match", "If-None-Match"], success: 204, errors: [403, 404, 410, 412, 422]),
+                headers: ["Idempotency-Key", "If-Match", "If-None-Match"], success: 204, errors: [403, 404, 409, 410, 412, 422]),
             "GET /v1/tasks/{key}/history": Operation(
                 summary:
                     "A page of the task's history, oldest first, also of a deleted task; a `Link: rel=next` header leads to the next page.",

@@ -130,6 +130,7 @@ struct APIHandlers: Sendable {
             // The answer holds the token's secret, which is shown once and never stored.
             Route("POST", "/v1/me/tokens") { context in try await idempotent(context, keepsBody: false) { try await createToken(context) } },
             Route("GET", "/v1/me/tokens/{id}") { context in try await showToken(context) },
+            // Revoking a token revoked already is 204 again: a retry needs no Idempotency-Key.
             Route("DELETE", "/v1/me/tokens/{id}") { context in try await revokeToken(context) },
             Route("GET", "/v1/teams") { context in try await listTeams(context) },
             Route("POST", "/v1/teams") { context in try await idempotent(context) { try await createTeam(context) } },
@@ -138,12 +139,16 @@ struct APIHandlers: Sendable {
                 return try .json(TeamDocument(membership.team, role: membership.role))
             },
             Route("PATCH", "/v1/teams/{team}") { context in try await renameTeam(context) },
+            // The other DELETEs honour an Idempotency-Key as a POST does: a retry after an answer
+            // lost (the deletion done) gets the first answer, not the 404 of what it removed.
             Route("DELETE", "/v1/teams/{team}") { context in
                 let (team, actor) = (try teamKey(context), try context.actor)
                 defer { directories.forget(team) }
-                return try await managingTeam(context, team, as: actor) {
-                    try await service.deleteTeam(team, as: actor)
-                    return .empty(204)
+                return try await idempotent(context) {
+                    try await managingTeam(context, team, as: actor) {
+                        try await service.deleteTeam(team, as: actor)
+                        return .empty(204)
+                    }
                 }
             },
             Route("GET", "/v1/teams/{team}/summary") { context in
@@ -159,8 +164,11 @@ struct APIHandlers: Sendable {
             Route("DELETE", "/v1/teams/{team}/members/{user}") { context in
                 let (team, user) = (try teamKey(context), UserRef(context.parameter("user")))
                 defer { directories.forget(team) }
-                return try await changingMember(context, user, of: team) { condition in
-                    try .json(MemberRemovalDocument(try await service.removeMember(user, from: team, as: try context.actor, condition: condition)))
+                return try await idempotent(context) {
+                    try await changingMember(context, user, of: team) { condition in
+                        try .json(
+                            MemberRemovalDocument(try await service.removeMember(user, from: team, as: try context.actor, condition: condition)))
+                    }
                 }
             },
             Route("GET", "/v1/teams/{team}/tasks", query: .taskList) { context in try await listTasks(context) },
@@ -176,9 +184,11 @@ struct APIHandlers: Sendable {
             Route("DELETE", "/v1/tasks/{key}") { context in
                 let (key, actor) = (try taskKey(context), try context.actor)
                 do {
-                    return try await conditionally(context, of: key, as: actor) { expected in
-                        try await service.deleteTask(key, expectedVersion: expected, as: actor)
-                        return .empty(204)
+                    return try await idempotent(context) {
+                        try await conditionally(context, of: key, as: actor) { expected in
+                            try await service.deleteTask(key, expectedVersion: expected, as: actor)
+                            return .empty(204)
+                        }
                     }
                 } catch TaskError.notFound(let what) {
                     // A task whose history ends in its deletion is gone, not unknown: 410, so a
@@ -567,7 +577,7 @@ struct APIHandlers: Sendable {
         return try await create()
     }
 
-    /// Runs a POST once per `Idempotency-Key`: a retry with the same body gets the first answer,
+    /// Runs a POST or a DELETE once per `Idempotency-Key`: a retry with the same body gets the first answer,
     /// whichever spelling of the resource's path it takes (`resource`). `query` is the query as
     /// the route reads it, spelled one way (none for a route that reads none): a retry that
     /// differs only in what the route ignores or reads alike is the same request.
