@@ -65,14 +65,20 @@ public struct ProblemDocument: Codable, Hashable, Sendable, Error {
 
     /// The service refusal this problem reports, or nil for a problem of the HTTP layer
     /// (authentication, size limits, overload) or one missing the values its code needs.
+    /// Every code is named below (no `default`): a code added for a new `TaskError` case does
+    /// not compile until it says how the client rebuilds it.
     public var taskError: TaskError? {
-        switch ProblemCode(rawValue: code) {
-        case .notFound: what.map { .notFound(what: $0) }
-        case .permissionDenied: what.flatMap { what in why.map { .permissionDenied(what: what, why: $0) } }
-        case .conflict: what.flatMap { what in currentVersion.map { .conflict(what: what, currentVersion: $0) } }
-        case .alreadyExists: what.map { .alreadyExists(what: $0) }
-        case .validation: field.flatMap { field in reason.map { .validation(field: field, reason: $0) } }
-        default: nil
+        guard let code = ProblemCode(rawValue: code) else { return nil }
+        switch code {
+        case .notFound: return what.map { .notFound(what: $0) }
+        case .permissionDenied: return what.flatMap { what in why.map { .permissionDenied(what: what, why: $0) } }
+        case .conflict: return what.flatMap { what in currentVersion.map { .conflict(what: what, currentVersion: $0) } }
+        case .alreadyExists: return what.map { .alreadyExists(what: $0) }
+        case .validation: return field.flatMap { field in reason.map { .validation(field: field, reason: $0) } }
+        case .preconditionFailed, .unauthorized, .methodNotAllowed, .notImplemented, .idempotencyKeyReused, .idempotencyKeyInUse,
+            .answerWithheld, .answerLost, .payloadTooLarge, .headersTooLarge, .unsupportedMediaType, .tooManyRequests, .unavailable,
+            .internal:
+            return nil
         }
     }
 }

@@ -21,6 +21,26 @@ struct ProblemDocumentTests {
         #expect(problem.detail == error.description)
     }
 
+    /// Every code, with every value a refusal may carry: the codes that rebuild a `TaskError`
+    /// are exactly those the samples above are sent as, and each rebuilt error goes back out
+    /// under its own code. A code added for a new `TaskError` case without a sample above
+    /// fails here (the switch in `taskError` already makes it say how it is rebuilt).
+    @Test("the codes that rebuild a TaskError are exactly the samples' codes, and each comes back out as itself")
+    func everyCode() throws {
+        let sampleCodes = Set(Self.errors.map { ProblemDocument($0).code })
+        #expect(sampleCodes.count == Self.errors.count, "two samples of one code")
+        var rebuilding: Set<String> = []
+        for code in ProblemCode.allCases {
+            let full = ProblemDocument(code, detail: "d", field: "title", reason: "empty", what: "task CORE-7", why: "a viewer", currentVersion: 3)
+            guard let error = full.taskError else { continue }
+            rebuilding.insert(code.rawValue)
+            #expect(ProblemDocument(error).code == code.rawValue, "\(code) comes back as \(ProblemDocument(error).code)")
+            #expect(ProblemDocument(error).taskError == error)
+        }
+        #expect(rebuilding == sampleCodes)
+        #expect(ProblemDocument(.notFound, detail: "d", what: "x").with(code: "no_such_code").taskError == nil)
+    }
+
     @Test("each refusal has the status the API documents")
     func statuses() {
         #expect(Self.errors.map { ProblemDocument($0).status } == [404, 403, 412, 409, 422])
@@ -178,5 +198,14 @@ struct DocumentRoundTripTests {
             sequence: 12)
         #expect(try roundTrip(ChangeDocument(change, actor: Self.ann.email, title: nil)).change(actorID: Self.ann.id) == change)
         _ = try roundTrip(TaskPageDocument(tasks: [], nextCursor: JSONNullable("abc")))
+    }
+}
+
+extension ProblemDocument {
+    /// The same problem under another `code` (a server newer than the client may send one).
+    fileprivate func with(code: String) -> ProblemDocument {
+        var copy = self
+        copy.code = code
+        return copy
     }
 }
