@@ -332,6 +332,24 @@ struct TransportTests {
         #expect(try await server.log(run).map { $0["path"] ?? nil } == ["v1/teams/CORE/export", "v1/teams/CORE/export"])
     }
 
+    @Test("a stream gone silent (no event, no heartbeat) past its idle timeout is reopened, resuming after the last event")
+    func silentStreamReopened() async throws {
+        let server = try Self.server.get(), run = run()
+        let client = server.client("silent", run: run) { $0.streamIdleTimeout = .seconds(1) }
+        let started = ContinuousClock.now
+        var versions: [Int64] = []
+        for try await case .change(let change) in try await client.changes(in: try TeamKey("CORE")) {
+            versions.append(change.version)
+            if versions.count == 4 { break }
+        }
+        // The first two from the stream that went silent, the next two from the one reopened
+        // after the idle timeout, long before the silent one would have ended (20 s).
+        #expect(versions == [2, 3, 4, 5])
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let lastIDs = try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.map { $0["last_event_id"] ?? nil }
+        #expect(lastIDs == [nil, "2"])
+    }
+
     @Test("heartbeats keep a quiet stream open past its idle timeout")
     func heartbeatsKeepStreamOpen() async throws {
         let server = try Self.server.get(), run = run()

@@ -139,6 +139,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, [MEMBER])
         if route == "v1/teams/CORE/events" and scenario in ("dropping", "unavailable", "patient"):
             return self.events(attempt_of_route(run, route))
+        if route == "v1/teams/CORE/events" and scenario == "silent":
+            connection = attempt_of_route(run, route)
+            return self.events(connection, silent=connection == 1, steady=True)
         if route == "v1/teams/CORE/events" and scenario == "lookup":
             return self.events(attempt_of_route(run, route), together=True)
         if route == "v1/teams/CORE/export" and scenario == "truncated":
@@ -157,11 +160,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def events(self, connection, together=False):
+    def events(self, connection, together=False, silent=False, steady=False):
         """Each connection sends the two events after Last-Event-ID, then drops (the first three
         times); later ones stay open with heartbeats until the client leaves (the first write
         that fails ends it) or MAX_HEARTBEATS have gone out. `together` sends the starting place
-        and the two events in one write and keeps every connection open."""
+        and the two events in one write and keeps every connection open; `steady` keeps every
+        connection open; `silent` sends the events, then nothing for SILENT_SECONDS."""
         after = int(self.headers.get("Last-Event-ID") or 0)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -171,7 +175,16 @@ class Handler(BaseHTTPRequestHandler):
         if together:
             # As taskserve opens a stream: its starting place, an id on its own, then the events.
             frames = [f": connected\nid: {after}\n\n" + "".join(frames)]
-        heartbeats = [] if connection <= 3 and not together else [": keep-alive\n\n"] * MAX_HEARTBEATS
+        heartbeats = [] if connection <= 3 and not (together or steady) else [": keep-alive\n\n"] * MAX_HEARTBEATS
+        if silent:
+            # The events, then nothing at all, the connection held open: a stream gone dead
+            # (a proxy holding it, a server hung) that only the client's idle timeout notices.
+            for frame in frames:
+                self.wfile.write(frame.encode())
+                self.wfile.flush()
+            time.sleep(SILENT_SECONDS)
+            self.close_connection = True
+            return
         for index, frame in enumerate(frames + heartbeats):
             try:
                 self.wfile.write(frame.encode())
@@ -188,6 +201,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 HEARTBEAT_SECONDS = 0.5
+SILENT_SECONDS = 20  # how long the "silent" scenario's first stream says nothing
 PATIENCE_SECONDS = 2.0  # how long the "patient" scenarios refuse a run's requests (429)
 FIRST = {}  # run -> when its first request came, for the "patient" scenarios
 MAX_HEARTBEATS = 240  # two minutes of an open stream, far longer than any test holds one
