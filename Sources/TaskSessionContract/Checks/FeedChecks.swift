@@ -31,6 +31,17 @@ extension TaskSessionContract {
             #expect(resumed == Array(logged.dropFirst(2)))
             #expect(resumed.changes.map(\.version) == [3, 4, 5])
         },
+        SessionCheck("a resume point past the log's end (a restored database) gets a resync through the end, then every later change") { f in
+            _ = try await f.makeTask("Before")
+            let end = try await TaskStoreContract.collect(1, from: try await f.service.changes(in: f.team, after: 0, as: f.viewer.ref))
+            let last = try #require(end.first?.sequence)
+            let resumed = try await f.viewer.session.changes(in: f.team, after: last + 100)
+            #expect(try await TaskStoreContract.collect(1, from: resumed) == [.resync(through: last)])
+            // The same feed carries on from the end: the next change is not skipped.
+            let next = try await f.makeTask("After")
+            let then = try await TaskStoreContract.collect(1, from: resumed)
+            #expect(then.changes.map(\.key) == [next.key] && then.first?.sequence == last + 1, "\(then)")
+        },
         SessionCheck("a member removed from the team stops receiving its changes: the feed ends refused") { f in
             let stream = try await f.viewer.session.changes(in: f.team)
             try await f.makeTask("Seen")
