@@ -280,6 +280,17 @@ struct OpenAPIRuleTests {
     /// Whether `schema` (the subset of JSON Schema the document uses for inputs) takes `value`
     /// (nil for JSON null). Patterns are searched as JSON Schema searches them.
     static func takes(_ schema: [String: Any], _ value: Any?) -> Bool {
+        // anyOf: the rest of the schema and one of its branches, each read with the rest's type.
+        if let branches = schema["anyOf"] as? [[String: Any]] {
+            var rest = schema
+            rest["anyOf"] = nil
+            return takes(rest, value)
+                && branches.contains { branch in
+                    var branch = branch
+                    if branch["type"] == nil { branch["type"] = rest["type"] }
+                    return takes(branch, value)
+                }
+        }
         let types = (schema["type"] as? [String]) ?? [(schema["type"] as? String) ?? ""]
         switch value {
         case nil: return types.contains("null")
