@@ -296,6 +296,58 @@ struct EventStreamTests {
         await f.stop()
     }
 
+    /// Expiry changes nothing in the token cache, so the check before each event (which looks
+    /// again only when the cache was emptied) let events through until the next heartbeat, 15 s
+    /// by default, looked: an audit's finding.
+    @Test("no event made after the stream's token expired goes out, long before the next heartbeat", arguments: StoreKind.allCases)
+    func noEventAfterExpiry(store: StoreKind) async throws {
+        let time = ShiftedClock()
+        let f = try await ServerFixture.start(store: try await store.make(), heartbeat: .seconds(60), clock: time.clock)
+        let stream = try await subscribe(f, as: "viewer")
+        _ = try await f.service.createTask(in: f.team, TaskDraft(title: "Before expiry"), as: .id(f.member.id))
+        #expect(await stream.read(until: { $0.contains("Before expiry") }), "\(stream.text.debugDescription)")
+        time.advance(by: 3_601)  // the fixture's tokens live an hour
+        _ = try await f.service.createTask(in: f.team, TaskDraft(title: "After expiry"), as: .id(f.member.id))
+        #expect(await stream.readUntilClosed(limit: .seconds(10)), "the stream outlived its token: \(stream.text.debugDescription)")
+        #expect(!stream.text.contains("After expiry"), "\(stream.text.debugDescription)")
+        await f.stop()
+    }
+
+    /// Resumed past the log's end (a database restored from an older copy), with changes
+    /// committed between the stream's opening and its first read of the log: the first read
+    /// began after the client's point, found the next sequence there, and sent no resync, so
+    /// the changes before it (numbered like the ones the client kept from the old log) were
+    /// skipped: an audit's finding.
+    @Test(
+        "resumed past the log's end while changes commit, a stream sends a resync through the end first, then every change after it",
+        arguments: StoreKind.allCases)
+    func resumePastEndWhileWriting(store: StoreKind) async throws {
+        let opened = Mutex(false)
+        let f = try await ServerFixture.start(
+            store: try await store.make(),
+            afterStreamOpened: {
+                opened.withLock { $0 = true }
+                // Long enough for the test's three writes to commit before the stream reads on.
+                try? await Task.sleep(for: .seconds(2))
+            })
+        _ = try await f.service.createTask(in: f.team, TaskDraft(title: "Logged"), as: .id(f.member.id))
+        let end = try await f.service.changeLog(in: f.team, after: 0, limit: 100, as: .id(f.viewer.id)).lastSequence
+        let connection = try RawConnection(port: f.server.http.port)
+        connection.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)", "Last-Event-ID": "\(end + 2)"])
+        try await waitUntil("the stream to open", limit: .seconds(10)) { opened.withLock { $0 } }
+        for title in ["One", "Two", "Three"] {
+            _ = try await f.service.createTask(in: f.team, TaskDraft(title: title), as: .id(f.member.id))
+        }
+        #expect(
+            await connection.read(until: { _ in connection.changeEvents().count >= 3 }, limit: .seconds(15)), "\(connection.text.debugDescription)")
+        let text = connection.text
+        let resync = try #require(text.range(of: "event: resync\ndata: {\"through\": \(end)}"), "no resync through \(end): \(text.debugDescription)")
+        let firstChange = try #require(text.range(of: "event: change"))
+        #expect(resync.lowerBound < firstChange.lowerBound)
+        #expect(connection.changeEvents().map(\.id) == [end + 1, end + 2, end + 3])
+        await f.stop()
+    }
+
     @Test("a stream that falls behind its bound is closed, and the bound holds")
     func slowClientBuffer() {
         let buffer = EventStreamBuffer(capacity: 100)

@@ -437,11 +437,14 @@ public final class TokenVerifier: Sendable {
         }
     }
 
+    /// False once `caller`'s token (or identity token) has expired, by the clock; else
     /// `stillValid(_:)` when the cache was emptied (a ring, a revocation here) since the
     /// generation `checked`, which it then moves on; true at no cost otherwise. A stream asks it
     /// before each event, so that an event made after a revocation is not sent while the watch
-    /// (`watch`) is still looking the token up.
-    func stillValid(_ secret: String, since checked: inout UInt64) async -> Bool {
+    /// (`watch`) is still looking the token up, nor one made after the token expired while the
+    /// heartbeat that would notice is still to come.
+    func stillValid(_ secret: String, of caller: Caller, since checked: inout UInt64) async -> Bool {
+        guard caller.isActive(at: service.clock.now()) else { return false }
         let now = generation
         guard now != checked else { return true }
         guard await stillValid(secret) else { return false }

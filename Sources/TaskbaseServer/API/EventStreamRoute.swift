@@ -19,12 +19,14 @@ import TaskbaseWire
 extension APIHandlers {
     func events(_ context: RouteContext) async throws -> HTTPResponse {
         let (team, actor) = (try teamKey(context), try context.actor)
-        let userID = context.caller!.user.id
+        let caller = context.caller!
+        let userID = caller.user.id
         let resume = try resumePoint(context.request)
         // The reader's own check, before it joins the hub (which then vouches for it at each
         // read), and the log's end: "from now on" means after what is committed before the response.
         let opened = try await service.changeLog(in: team, after: Int64.max, limit: 0, as: actor)
         let (now, teamID) = (opened.lastSequence, opened.teamID)
+        await options.afterStreamOpened?()
         if let resume, let from = resume.team, from != teamID {
             // The team that event was in was deleted, and this one made under its key since.
             throw TaskError.notFound(what: "event \(resume) of team \(team) (its id names another team than \(team) is now, one deleted since)")
@@ -68,10 +70,14 @@ extension APIHandlers {
             guard case .joined(let joined, teamID)? = await queue.next() else { return }
             var position = after ?? now
             do {
-                // Behind the hub, or past the log's end (a resync brings that reader back).
+                // Behind the hub, or past the log's end when the stream opened (a database
+                // restored from an older copy, an id of another log): a resync through that end
+                // first, then everything after it. Resumed from the client's point instead, a
+                // change committed since the opening would be taken for one the client has.
                 if position < joined || position > now {
                     position = try await catchUp(
-                        team, teamID, from: position, to: joined, buffer: buffer, service: service, as: actor, patience: patience)
+                        team, teamID, from: min(position, now), resyncFirst: position > now, to: joined, buffer: buffer, service: service,
+                        as: actor, patience: patience)
                 }
             } catch {
                 // A reader removed from the team, a lost database connection, or cancellation:
@@ -81,7 +87,7 @@ extension APIHandlers {
             var checked = authenticated
             while let delivery = await queue.next() {
                 guard case .event(let sequence, let text) = delivery, sequence > position else { continue }
-                guard await verifier.stillValid(secret, since: &checked) else { return }
+                guard await verifier.stillValid(secret, of: caller, since: &checked) else { return }
                 if await !buffer.send(text, patience: patience) { return }
                 position = sequence
             }
@@ -97,13 +103,18 @@ extension APIHandlers {
             body: .stream(buffer))
     }
 
-    /// Sends what the log holds after `position` up to (at least) `joined`, read and described
-    /// as this reader alone; returns the last sequence sent. A full page is followed by the next.
+    /// Sends what the log holds after `start` up to (at least) `joined`, read and described
+    /// as this reader alone, after a resync through `start` when `resyncFirst`; returns the last
+    /// sequence sent. A full page is followed by the next.
     private func catchUp(
-        _ team: TeamKey, _ teamID: TeamID, from start: Int64, to joined: Int64, buffer: EventStreamBuffer, service: TaskService,
-        as actor: UserRef, patience: Duration
+        _ team: TeamKey, _ teamID: TeamID, from start: Int64, resyncFirst: Bool, to joined: Int64, buffer: EventStreamBuffer,
+        service: TaskService, as actor: UserRef, patience: Duration
     ) async throws -> Int64 {
         var users = try await UserDirectory.of(team, service: service, as: actor)
+        if resyncFirst {
+            let text = try await EventText.of(.resync(through: start), team: teamID, users: &users, service: service, as: actor)
+            guard await buffer.send(text, patience: patience) else { throw CancellationError() }
+        }
         var position = start
         repeat {
             let page = try await service.changeLog(in: team, after: position, limit: ChangeLogFollower.pageSize, as: actor)

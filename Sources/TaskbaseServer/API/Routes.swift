@@ -54,6 +54,9 @@ public struct APIOptions: Sendable {
     public var idempotencyLease: IdempotencyLease = .standard
     /// The identity provider whose tokens are accepted beside API tokens; nil: API tokens only.
     public var identity: IdentityTokenVerifier?
+    /// Tests only: runs after an event stream has read the log's end it opens at, before it
+    /// reads anything more (to commit changes in between).
+    var afterStreamOpened: (@Sendable () async -> Void)?
     /// 600 failed token lookups a minute from one address.
     public static let defaultAuthFailureLimit = RateLimit(requests: 600, per: .seconds(60))
 
