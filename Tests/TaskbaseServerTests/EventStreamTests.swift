@@ -348,6 +348,29 @@ struct EventStreamTests {
         await f.stop()
     }
 
+    /// A client gone without closing (out of coverage) acknowledges nothing, and heartbeats
+    /// written into the kernel's buffer count as activity: only the kernel's retransmissions
+    /// ended such a stream, after about 15 minutes (an audit's finding). The server's end of a
+    /// stream now gives a silent peer up after 60 s; a plain request's keeps the kernel's default.
+    @Test("an event stream's socket gives up a peer that acknowledges nothing for 60 s (TCP_USER_TIMEOUT); others keep the default")
+    func deadPeerTimeout() async throws {
+        let f = try await ServerFixture.start(.memory)
+        let stream = try await subscribe(f, as: "viewer")
+        let plain = try RawConnection(port: f.server.http.port)
+        plain.get("/healthz")
+        #expect(await plain.read(until: { $0.hasPrefix("HTTP/1.1 200") }))
+        func userTimeout(_ connection: RawConnection) throws -> UInt32 {
+            let socket = try #require(connection.serverSocket, "the server's end of the connection")
+            var value: UInt32 = 0
+            var length = socklen_t(MemoryLayout<UInt32>.size)
+            #expect(getsockopt(socket, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, &length) == 0)
+            return value
+        }
+        #expect(try userTimeout(stream) == 60_000)
+        #expect(try userTimeout(plain) == 0)
+        await f.stop()
+    }
+
     @Test("a stream that falls behind its bound is closed, and the bound holds")
     func slowClientBuffer() {
         let buffer = EventStreamBuffer(capacity: 100)

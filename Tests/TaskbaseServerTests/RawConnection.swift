@@ -40,6 +40,31 @@ final class RawConnection: @unchecked Sendable {
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
+    /// The port this end of the connection is bound to (IPv4).
+    var localPort: UInt16 {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The other end of this connection when the server runs in this process: the socket
+    /// among this process's descriptors whose peer is this connection's local port. Nil when
+    /// there is none (the server is another process, or has closed it).
+    var serverSocket: Int32? {
+        let ours = localPort
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        for descriptor in names.compactMap(Int32.init) where descriptor != socket {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let found = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+            }
+            if found == 0, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == ours { return descriptor }
+        }
+        return nil
+    }
+
     /// Sends `request` as it is to 127.0.0.1:`port` and reads until the server closes (or
     /// `limit` passes): the connection, holding what came back and whether it was closed.
     static func exchange(port: UInt16, _ request: String, limit: Duration = .seconds(10)) async throws -> RawConnection {

@@ -408,6 +408,11 @@ public final class HTTPServer: Sendable {
         return taskbase_mhd_yes
     }
 
+    /// How long data sent on an event stream may go unacknowledged before the kernel gives
+    /// the connection up (`TCP_USER_TIMEOUT`): a client that is still there acknowledges within
+    /// a round trip, whether or not it reads.
+    static let streamDeadPeerMilliseconds: UInt32 = 60_000
+
     /// Resumes a suspended connection, and has the I/O thread run the daemon on its next turn:
     /// run by the caller's loop, the daemon does not notice a resumption by itself.
     func resume(_ connection: ConnectionHandle) {
@@ -436,6 +441,12 @@ public final class HTTPServer: Sendable {
             if socket >= 0 {
                 var size = Int32(clamping: limits.streamSocketBufferBytes)
                 _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                // A client gone without closing (a phone out of coverage) acknowledges nothing:
+                // the kernel gives the connection up once what was sent (a heartbeat at least) has
+                // gone unacknowledged this long, and the daemon closes the stream, where the
+                // kernel's retransmissions alone took about 15 minutes.
+                var deadPeer = Self.streamDeadPeerMilliseconds
+                _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &deadPeer, socklen_t(MemoryLayout<UInt32>.size))
             }
             stream.onOverflow { if socket >= 0 { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) } }
             let stopping = tracker.withLock { tracker in
