@@ -200,18 +200,17 @@ struct ImportRouteTests {
         await f.stop()
     }
 
-    @Test("imports past --max-imports are 503 with Retry-After, nothing done, while each running one holds its connection")
-    func importsBounded() async throws {
-        let f = try await ServerFixture.start(.postgres, maxImports: 1)
-        // The first import waits, holding its connection, on the team's counter row (locked
-        // here as another writer would); without a cap every import did, until the pool was gone.
+    /// An import of `csv` into `f`'s team (PostgreSQL) waiting on the team's counter row,
+    /// which the connection returned holds (`FOR UPDATE`, in a transaction: `COMMIT` frees it),
+    /// as another writer would; and the import's task.
+    func importWaitingOnTheCounter(_ f: ServerFixture, _ csv: String) async throws -> (PGConnection, Task<HTTPClient.Reply, any Error>) {
         let blocker = try await PGConnection.connect(try await TestDatabases.shared.value)
         try await blocker.execute("BEGIN")
         try await blocker.execute("SELECT FROM task_counters c JOIN teams t ON t.id = c.team_id WHERE t.key = \(f.team.rawValue) FOR UPDATE")
-        let first = Task { try await post(f, "Title\nHeld\n") }
+        let held = Task { try await post(f, csv) }
         do {
             // 0.1 s alone; the whole suite on two cores once took more than 10 s to get there.
-            try await waitUntil("the first import to wait on the lock", limit: .seconds(45), every: .milliseconds(20)) {
+            try await waitUntil("the import to wait on the lock", limit: .seconds(45), every: .milliseconds(20)) {
                 // Statistics views keep one snapshot per transaction: cleared, each look is fresh.
                 try await blocker.execute("SELECT pg_stat_clear_snapshot()")
                 return try await blocker.query(
@@ -221,10 +220,19 @@ struct ImportRouteTests {
         } catch {
             // Let the held import go, so the server stops rather than the suite's time limit.
             _ = try? await blocker.execute("COMMIT")
-            _ = try? await first.value
+            _ = try? await held.value
             await f.stop()
             throw error
         }
+        return (blocker, held)
+    }
+
+    @Test("imports past --max-imports are 503 with Retry-After, nothing done, while each running one holds its connection")
+    func importsBounded() async throws {
+        let f = try await ServerFixture.start(.postgres, maxImports: 1)
+        // The first import waits, holding its connection, on the team's counter row (locked
+        // here as another writer would); without a cap every import did, until the pool was gone.
+        let (blocker, first) = try await importWaitingOnTheCounter(f, "Title\nHeld\n")
         let second = try await post(f, "Title\nRefused\n")
         #expect(second.status == 503 && second.header("Retry-After") == "5", "\(second.status) \(second.text)")
         #expect(second.text.contains("--max-imports"))
@@ -234,6 +242,23 @@ struct ImportRouteTests {
         #expect(try await post(f, "Title\nAfter\n").status == 200, "the place is free again")
         #expect(try await taskCount(f) == 2)
         await f.stop()
+    }
+
+    /// An audit's finding: the handler of a request still running when shutdown's grace ended
+    /// was left to run, so an import waiting on a lock committed once the lock was freed, after
+    /// its client had been told 503, in the second before the process exited.
+    @Test("an import still running when shutdown's grace ends is cancelled: answered 503, and nothing of it commits after")
+    func shutdownCancelsImport() async throws {
+        let f = try await ServerFixture.start(.postgres)
+        let (blocker, held) = try await importWaitingOnTheCounter(f, "Title\nHeld past the grace\n")
+        await f.server.shutdown(grace: .milliseconds(300))
+        let answer = try await held.value
+        #expect(answer.status == 503, "\(answer.status) \(answer.text)")
+        // The lock freed: an import left running would take it now and commit.
+        try await blocker.execute("COMMIT")
+        await blocker.close()
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await f.service.listTasks(in: f.team, as: .id(f.owner.id)).tasks.isEmpty, "the import committed after its 503")
     }
 
     @Test("refused rows past the first 100 are counted, not kept: memory stays flat however many a small gzip refuses")

@@ -9,14 +9,19 @@ import Testing
 
 @Suite("Stopping with a request still being answered")
 struct ServerShutdownTests {
-    /// A handler that holds `/slow` until the test lets it go, and notes when it answered.
+    /// A handler that holds `/slow` until the test lets it go (cancelled or not), and notes when
+    /// it answered and whether it was cancelled meanwhile.
     final class Gate: Sendable {
         let open = Mutex(false)
         let answered = Mutex(0)
+        let cancelled = Mutex(0)
 
         func handle(_ request: HTTPRequest) async -> HTTPResponse {
             guard request.path == "/slow" || request.path == "/stream" else { return .empty(204) }
-            try? await waitUntil("the test to open the gate", limit: .seconds(60), every: .milliseconds(10)) { open.withLock { $0 } }
+            await withCancellationShield { [self] in
+                try? await waitUntil("the test to open the gate", limit: .seconds(60), every: .milliseconds(10)) { self.open.withLock { $0 } }
+            }
+            if Task.isCancelled { cancelled.withLock { $0 += 1 } }
             answered.withLock { $0 += 1 }
             if request.path == "/stream" {
                 return HTTPResponse(
@@ -37,7 +42,7 @@ struct ServerShutdownTests {
         return (server, gate, connection)
     }
 
-    @Test("a handler slower than the grace gets its request answered 503, and its late answer touches nothing")
+    @Test("a handler slower than the grace is cancelled and its request answered 503, and its late answer touches nothing")
     func lateHandler() async throws {
         let (server, gate, connection) = try await Self.serverHoldingARequest()
 
@@ -66,6 +71,8 @@ struct ServerShutdownTests {
         gate.open.withLock { $0 = true }
         try await waitUntil("the late handler to answer", limit: .seconds(10), every: .milliseconds(10)) { gate.answered.withLock { $0 } > 0 }
         #expect(gate.answered.withLock { $0 } == 1)
+        // Its task was cancelled when the grace ended (its database work, if any, rolled back).
+        #expect(gate.cancelled.withLock { $0 } == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.inFlight == 0)
         #expect(throws: (any Error).self) { try RawConnection(port: server.port) }

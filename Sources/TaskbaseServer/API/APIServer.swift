@@ -60,7 +60,9 @@ public final class APIServer: Sendable {
             let requestID = RequestID.of(request)
             var (response, route, prefix) = await router.respond(to: request)
             response.headers.append(("X-Request-Id", requestID))
-            guard record.records else { return response }
+            // Cancelled, it was cut off by shutdown, which answered it 503 and logged that (this
+            // answer goes nowhere): one line per request.
+            guard record.records, !Task.isCancelled else { return response }
             record(request, response, route: route, tokenPrefix: prefix, requestID: requestID, duration: ContinuousClock.now - started)
             return response
         }

@@ -241,8 +241,9 @@ public final class HTTPServer: Sendable {
     /// open is answered 503 and the connection closed), every event stream ended, in-flight requests
     /// answered and downloads (streams not `resumable`) finished, waiting up to `grace`; a
     /// download still running then is cut off (`abort`). Then the daemon stops. A request whose handler is still
-    /// running when `grace` ends is answered 503 with `Retry-After` (its handler's answer, when it
-    /// comes, goes nowhere): stopping the daemon with a connection suspended is undefined.
+    /// running when `grace` ends has its handler's task cancelled and is answered 503 with
+    /// `Retry-After` (the handler's answer, if one comes, goes nowhere): stopping the daemon with a
+    /// connection suspended is undefined.
     /// `answeredHere` hears of each such request, its 503 and how long it had run (for the log).
     public func shutdown(
         grace: Duration = .seconds(10), answeredHere: @Sendable (HTTPRequest, HTTPResponse, Duration) -> Void = { _, _, _ in }
@@ -267,6 +268,11 @@ public final class HTTPServer: Sendable {
         // Anything still suspended now must be resumed before the daemon stops.
         // A handler that answered first resumes its own connection; the rest are answered here.
         let late = tracker.withLock { Array($0.running.values) }
+        // Their work is cancelled: a statement running is cancelled on the server and its
+        // transaction rolled back, and none begins or commits after (only a COMMIT already sent
+        // may land). Left to run, an import waiting on a lock committed after its client was
+        // told 503, in the second before the process exited.
+        for (exchange, _) in late { exchange.handler.withLock { $0 }?.cancel() }
         let stopping = ServerProblems.stopping()
         for (exchange, connection) in late where exchange.answer(stopping) {
             resume(connection)
@@ -400,11 +406,13 @@ public final class HTTPServer: Sendable {
             guard exchange.answer(response) else { return }
             self.resume(handle)
         }
-        if request.spooledBody == nil && request.body.count <= limits.loopBodyBytes {
-            Task(executorPreference: IOReactor.shared, operation: answer)
-        } else {
-            Task(operation: answer)
-        }
+        let task =
+            if request.spooledBody == nil && request.body.count <= limits.loopBodyBytes {
+                Task(executorPreference: IOReactor.shared, operation: answer)
+            } else {
+                Task(operation: answer)
+            }
+        exchange.handler.withLock { $0 = task }
         return taskbase_mhd_yes
     }
 
@@ -563,6 +571,8 @@ private final class Exchange: @unchecked Sendable {
     var holdsSpoolSlot = false
     /// The event stream answering it, told when the connection closes.
     var stream: EventStreamBuffer?
+    /// The task running its handler, once dispatched: cancelled when shutdown's grace ends first.
+    let handler = Mutex<Task<Void, Never>?>(nil)
     /// The answer, and whether one was given: the handler's task and shutdown race to answer a
     /// suspended request, and only the first may resume its connection.
     private let response = Mutex<(reply: HTTPResponse?, answered: Bool)>((nil, false))
