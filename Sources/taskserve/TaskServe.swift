@@ -94,6 +94,10 @@ enum TaskServe {
                 help: "The bytes an event stream may fall behind before the slow client is disconnected.", type: .integer,
                 default: "262144", environment: "TASKBASE_SSE_BUFFER"),
             Option(
+                "max-streams-per-user", valueName: "N",
+                help: "Event streams one user may hold open at once on this process; one more is 429 with Retry-After.", type: .integer,
+                default: "16", environment: "TASKBASE_MAX_STREAMS_PER_USER"),
+            Option(
                 "rate-limit", valueName: "N",
                 help:
                     "Requests per minute one user may make, all of them at once if they like; past it 429 with Retry-After. Per process; 0 for no limit.",
@@ -212,6 +216,7 @@ enum TaskServe {
         // with a value it then could not stop with, and --check pass it).
         let heartbeat = Duration.seconds(try positive(values, "heartbeat"))
         let streamBufferBytes = try positive(values, "stream-buffer")
+        let maxStreamsPerUser = try positive(values, "max-streams-per-user")
         let maxImportBytes = try positive(values, "max-import-body")
         let rateLimit = try perMinute(values, "rate-limit")
         let authFailureLimit = try perMinute(values, "auth-failure-limit")
@@ -292,6 +297,7 @@ enum TaskServe {
             secrets: secrets, version: version, heartbeat: heartbeat, streamBufferBytes: streamBufferBytes, maxImportBytes: maxImportBytes)
         options.maxExports = maxExports
         options.maxImports = maxImports
+        options.maxStreamsPerUser = maxStreamsPerUser
         options.idempotencyLease = lease
         options.rateLimit = rateLimit
         options.authFailureLimit = authFailureLimit

@@ -371,6 +371,30 @@ struct EventStreamTests {
         await f.stop()
     }
 
+    /// No limit once held: one token could open streams until every connection the server
+    /// takes (1,024) was one, and everyone else waited (an audit's finding).
+    @Test("a user's streams past --max-streams-per-user are 429 with Retry-After; others' are not, and one closed makes room")
+    func streamsPerUser() async throws {
+        // Heartbeats often, so that a stream whose client has gone is noticed at once.
+        let f = try await ServerFixture.start(store: try await StoreKind.memory.make(), heartbeat: .milliseconds(200), maxStreamsPerUser: 2)
+        let first = try await subscribe(f, as: "member")
+        _ = try await subscribe(f, as: "member")
+        let third = try RawConnection(port: f.server.http.port)
+        third.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens["member"]!)"])
+        #expect(await third.read(until: { $0.contains("\r\n\r\n") && $0.contains("}") }), "\(third.text.debugDescription)")
+        #expect(third.text.hasPrefix("HTTP/1.1 429"), "\(third.text.debugDescription)")
+        #expect(third.text.contains("Retry-After: 5") && third.text.contains("--max-streams-per-user"), "\(third.text.debugDescription)")
+        // Another user is not counted with them.
+        _ = try await subscribe(f, as: "viewer")
+        #expect(f.server.http.openStreams == 3)
+        // One of theirs closed, the place is theirs again.
+        first.reset()
+        try await waitUntil("the closed stream to be let go", limit: .seconds(10)) { f.server.http.openStreams == 2 }
+        let again = try await subscribe(f, as: "member")
+        #expect(again.text.hasPrefix("HTTP/1.1 200"), "\(again.text.debugDescription)")
+        await f.stop()
+    }
+
     @Test("a stream that falls behind its bound is closed, and the bound holds")
     func slowClientBuffer() {
         let buffer = EventStreamBuffer(capacity: 100)

@@ -57,7 +57,7 @@ struct ServerFixture: Sendable {
         cors: CORSPolicy? = nil, compression: ResponseCompression? = .standard, metrics: APIMetrics? = nil, tls: HTTPServerTLS? = nil,
         host: String = "127.0.0.1", exportPageSize: Int = TaskQuery.limitRange.upperBound, maxExports: Int = 4, maxImports: Int = 4,
         identity: IdentityTokenVerifier? = nil, log: (@Sendable (String) -> Void)? = nil, serving servingStore: (any TaskStore)? = nil,
-        clock: TaskClock = .system, afterStreamOpened: (@Sendable () async -> Void)? = nil
+        clock: TaskClock = .system, afterStreamOpened: (@Sendable () async -> Void)? = nil, maxStreamsPerUser: Int = 16
     ) async throws -> ServerFixture {
         // Provisioned through `store`; served over `servingStore` when given (the runtime login,
         // as deployed: taskserve never holds the rights provisioning needs).
@@ -89,6 +89,7 @@ struct ServerFixture: Sendable {
         options.maxImports = maxImports
         options.identity = identity
         options.afterStreamOpened = afterStreamOpened
+        options.maxStreamsPerUser = maxStreamsPerUser
         let served = servingStore.map { TaskService(store: $0, clock: clock) } ?? service
         let server = try APIServer.start(service: served, options: options, host: host, limits: limits, tls: tls, log: log)
         return ServerFixture(

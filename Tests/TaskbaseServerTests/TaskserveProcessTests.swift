@@ -106,6 +106,7 @@ struct TaskserveProcessTests {
         let refused: [(arguments: [String], says: String)] = [
             (["--heartbeat", "0"], "--heartbeat wants a positive number"),
             (["--stream-buffer", "0"], "--stream-buffer wants a positive number"),
+            (["--max-streams-per-user", "0"], "--max-streams-per-user wants a positive number"),
             (["--max-import-body", "-1"], "--max-import-body wants a positive number"),
             (["--rate-limit", "-1"], "--rate-limit wants a number per minute"),
             (["--auth-failure-limit", "-5"], "--auth-failure-limit wants a number per minute"),

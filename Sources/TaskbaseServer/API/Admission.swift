@@ -28,3 +28,36 @@ final class Admission: Sendable {
     /// The places taken now.
     var inUse: Int { taken.withLock { $0 } }
 }
+
+/// At most `limit` places per key at once: each key's share, which no key can take from
+/// another (a user's event streams).
+final class KeyedAdmission<Key: Hashable & Sendable>: Sendable {
+    /// The places each key may take.
+    let limit: Int
+    private let taken = Mutex<[Key: Int]>([:])
+
+    /// `limit` places a key (at least one).
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Takes a place of `key`'s; false when all of them are taken.
+    func enter(_ key: Key) -> Bool {
+        taken.withLock { taken in
+            guard taken[key, default: 0] < limit else { return false }
+            taken[key, default: 0] += 1
+            return true
+        }
+    }
+
+    /// Gives a place of `key`'s back.
+    func leave(_ key: Key) {
+        taken.withLock { taken in
+            let left = taken[key, default: 0] - 1
+            taken[key] = left > 0 ? left : nil
+        }
+    }
+
+    /// The places `key` holds now.
+    func inUse(_ key: Key) -> Int { taken.withLock { $0[key, default: 0] } }
+}

@@ -33,7 +33,17 @@ extension APIHandlers {
         }
         if let refusal = try Preconditions.streamRefusal(context.request) { return refusal }
         let after = resume?.sequence
-        let (deliveries, leave) = eventHubs.subscribe(team, user: userID)
+        guard streams.enter(userID) else {
+            let detail =
+                "\(streams.limit) event streams of yours are open on this server, the most one user may hold (--max-streams-per-user): close one, or retry after the Retry-After seconds"
+            throw ServerProblems.Refusal.retryLater(ProblemDocument(.tooManyRequests, detail: detail), seconds: 5)
+        }
+        let streams = streams
+        let (deliveries, leaveHub) = eventHubs.subscribe(team, user: userID)
+        let leave = {
+            leaveHub()
+            streams.leave(userID)
+        }
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         // The place the stream starts from, as an id with no data: a client that loses the
         // connection before its first event reconnects with it as Last-Event-ID and misses

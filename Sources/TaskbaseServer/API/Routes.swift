@@ -48,6 +48,10 @@ public struct APIOptions: Sendable {
     /// the whole file; one more is 503 with `Retry-After`, so imports can never take every
     /// connection.
     public var maxImports = 4
+    /// The event streams one user may hold open at once on this server; one more is 429 with
+    /// `Retry-After` (a client reopening its stream in a loop, or one token's holder, cannot take
+    /// every connection the server has).
+    public var maxStreamsPerUser = 16
     /// How a request holding an `Idempotency-Key` keeps its claim while it runs, and when a
     /// claim whose server stopped is taken for abandoned (`IdempotencyCache`); the same on
     /// every process sharing the database.
@@ -84,7 +88,8 @@ func buildRouter(service: TaskService, verifier: TokenVerifier, options: APIOpti
     let api = APIHandlers(
         service: service, options: options, idempotency: IdempotencyCache(service: service, lease: options.idempotencyLease), verifier: verifier,
         eventHubs: eventHubs,
-        exports: Admission(limit: options.maxExports), imports: Admission(limit: options.maxImports))
+        exports: Admission(limit: options.maxExports), imports: Admission(limit: options.maxImports),
+        streams: KeyedAdmission(limit: options.maxStreamsPerUser))
     let directories = api.directories
     verifier.onInvalidation { directories.forgetAll() }
     return Router(
@@ -104,6 +109,8 @@ struct APIHandlers: Sendable {
     let exports: Admission
     /// The imports running, each holding a database connection (`APIOptions.maxImports`).
     let imports: Admission
+    /// The event streams open, per user (`APIOptions.maxStreamsPerUser`).
+    let streams: KeyedAdmission<UserID>
     /// The people task responses name, per team, so that a read costs only the read.
     let directories = DirectoryCache()
 
