@@ -54,8 +54,13 @@ enum TaskServe {
                 type: .integer, default: "67108864", environment: "TASKBASE_HTTP_MAX_IMPORT_BODY"),
             Option(
                 "max-uploads", valueName: "N",
-                help: "Import bodies received at once (each spooled to a temporary file before its token is checked); 503 beyond.",
+                help:
+                    "Import bodies received at once, each spooled to a temporary file once its token is verified (401 before, holding no slot); 503 beyond.",
                 type: .integer, default: "8", environment: "TASKBASE_HTTP_MAX_UPLOADS"),
+            Option(
+                "max-uploads-per-user", valueName: "N",
+                help: "Of those, the most one user may send at once, so that one valid token cannot take every slot; 503 beyond.",
+                type: .integer, default: "2", environment: "TASKBASE_HTTP_MAX_UPLOADS_PER_USER"),
             Option(
                 "max-connections-per-address", valueName: "N",
                 help: "Connections from one client address at once (0: no limit; behind a proxy every client shares its address).",
@@ -189,7 +194,7 @@ enum TaskServe {
             maxBodyBytes: try positive(values, "max-body"), maxConnections: try positive32(values, "max-connections"),
             maxConnectionsPerAddress: UInt32(try notNegative(values, "max-connections-per-address")),
             idleTimeoutSeconds: try positive32(values, "idle-timeout"), sharesPort: values.flag("reuse-port"),
-            maxSpooledBodies: try positive(values, "max-uploads"))
+            maxSpooledBodies: try positive(values, "max-uploads"), maxSpooledBodiesPerUser: try positive(values, "max-uploads-per-user"))
         let proxies: TrustedProxies
         do {
             proxies = try TrustedProxies(parsing: values.string("trusted-proxy") ?? "")

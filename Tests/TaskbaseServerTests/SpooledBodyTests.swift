@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import Synchronization
+import TaskCore
 @testable import TaskbaseServer
 import TaskbaseWire
 import Testing
@@ -154,6 +155,160 @@ struct SpooledBodyTests {
         #expect(await next.read(until: { $0.hasPrefix("HTTP/1.1 204") }), "\(next.text.prefix(200))")
         #expect(log.seen.withLock { $0.map(\.spooled) } == [10, 10])
         await server.shutdown(grace: .milliseconds(200))
+    }
+
+    /// The head of an import whose body (`length` bytes announced) is still to come.
+    static func importHead(_ f: ServerFixture, token: String, length: Int) -> String {
+        "POST /v1/teams/\(f.team)/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+            + "Authorization: Bearer \(token)\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
+    /// Whether `connection` was answered 401 with the bearer challenge.
+    static func refused401(_ connection: RawConnection) -> Bool {
+        connection.text.hasPrefix("HTTP/1.1 401") && connection.text.contains("WWW-Authenticate: Bearer")
+    }
+
+    @Test(
+        "uploads with a token that verifies nothing are 401 from their headers and hold no slot: trickled, they once held every slot and a member's import was 503",
+        arguments: StoreKind.allCases)
+    func junkTokensHoldNoSlot(store: StoreKind) async throws {
+        let f = try await ServerFixture.start(store, limits: HTTPServerLimits(idleTimeoutSeconds: 4, maxSpooledBodies: 2))
+        // The attack: as many uploads as the cap, no valid credential, 100 kB announced, then a
+        // byte now and then, so that the idle timeout (which each byte restarts) never ends them.
+        let junk = try (0..<2).map { _ in try RawConnection(port: f.server.http.port) }
+        for connection in junk { connection.send(Self.importHead(f, token: "junk", length: 100_000) + "T") }
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(150))
+            for connection in junk {
+                connection.readAvailable()
+                if !connection.text.contains("\r\n\r\n") { connection.send("x") }
+            }
+        }
+        // Meanwhile a member imports: the junk must not have taken the slots.
+        let reply = try await f.client("member").send(
+            "POST", "/v1/teams/\(f.team)/imports", body: Data("Title\nReal work\n".utf8), headers: ["Content-Type": "text/csv"])
+        #expect(reply.status == 200, "\(reply.status) \(reply.text)")
+        for connection in junk {
+            #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "no answer: \(connection.text)")
+            #expect(Self.refused401(connection), "\(connection.text.prefix(300))")
+            // Refused, the connection is closed, not kept reading (or spinning on) the body.
+            #expect(await connection.readUntilClosed(limit: .seconds(5)), "the refused upload's connection stayed open")
+        }
+        await f.stop()
+    }
+
+    @Test("one user's uploads past --max-uploads-per-user are 503 before a byte is stored, while another user's go through")
+    func uploadsPerUserBounded() async throws {
+        let f = try await ServerFixture.start(.memory, limits: HTTPServerLimits(maxSpooledBodies: 4, maxSpooledBodiesPerUser: 1))
+        let body = "Title\nHeld upload\n"
+        let held = try RawConnection(port: f.server.http.port)
+        held.send(Self.importHead(f, token: try #require(f.tokens["member"]), length: body.utf8.count) + "Title\n")
+        try await Task.sleep(for: .milliseconds(300))
+        func post(_ role: String) async throws -> HTTPClient.Reply {
+            try await f.client(role).send(
+                "POST", "/v1/teams/\(f.team)/imports", body: Data("Title\nFrom \(role)\n".utf8), headers: ["Content-Type": "text/csv"])
+        }
+        let refused = try await post("member")
+        #expect(refused.status == 503 && refused.text.contains("--max-uploads-per-user"), "\(refused.status) \(refused.text)")
+        #expect(refused.header("Retry-After") == "1")
+        #expect(try await post("owner").status == 200, "another user's upload has a slot")
+        held.send(String(body.dropFirst("Title\n".count)))
+        #expect(await held.read(until: { $0.hasPrefix("HTTP/1.1 200") }, limit: .seconds(10)), "\(held.text.prefix(300))")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await post("member").status == 200, "the user's slot is free again once the upload is answered")
+        await f.stop()
+    }
+
+    /// What holds an admission check back until the test lets it go.
+    final class Gate: Sendable {
+        let isOpen: Mutex<Bool>
+        init(open: Bool) { isOpen = Mutex(open) }
+    }
+
+    /// A server whose `/spool` route spools and whose admission check admits `Authorization:
+    /// ok` (as "u") once `gate` opens (20 s at most), and refuses anything else 401.
+    static func admittingServer(gate: Gate, limits: HTTPServerLimits = HTTPServerLimits()) throws -> HTTPServer {
+        try HTTPServer.start(
+            port: 0, limits: limits,
+            bodyPolicy: { _, path in path == "/spool" ? HTTPBodyPolicy(maxBytes: 8 << 20, spoolsToFile: true) : HTTPBodyPolicy() },
+            admitUpload: { request in
+                let deadline = ContinuousClock.now + .seconds(20)
+                while !gate.isOpen.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                guard request.header("authorization") == "ok" else { return .refused(ServerProblems.unauthorized("no")) }
+                return .admitted(holder: "u")
+            }
+        ) { request in .empty(request.spooledBody?.byteCount == 10 ? 204 : 400) }
+    }
+
+    @Test("Expect: 100-continue is answered only once the upload is admitted; a refused one gets its 401 and no 100")
+    func continueAfterAdmission() async throws {
+        let server = try Self.admittingServer(gate: Gate(open: true))
+        let head = "POST /spool HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 10\r\n"
+        let refused = try RawConnection(port: server.port)
+        refused.send(head + "Authorization: junk\r\n\r\n")
+        #expect(await refused.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(refused.text)")
+        #expect(refused.text.hasPrefix("HTTP/1.1 401"), "\(refused.text.prefix(200))")
+        let admitted = try RawConnection(port: server.port)
+        admitted.send(head + "Authorization: ok\r\n\r\n")
+        #expect(await admitted.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(admitted.text)")
+        #expect(admitted.text.hasPrefix("HTTP/1.1 100"), "\(admitted.text.prefix(200))")
+        admitted.send("0123456789")
+        #expect(await admitted.read(until: { $0.contains("HTTP/1.1 204") }, limit: .seconds(5)), "\(admitted.text)")
+        await server.shutdown(grace: .milliseconds(200))
+    }
+
+    @Test("shutdown answers an upload still waiting on its admission check 503 and stops at once; nothing of it was read")
+    func shutdownWhileAdmitting() async throws {
+        let gate = Gate(open: false)
+        let server = try Self.admittingServer(gate: gate)
+        let waiting = try RawConnection(port: server.port)
+        waiting.send("POST /spool HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ok\r\nContent-Length: 10\r\n\r\n01234")
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .milliseconds(300))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(await waiting.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(waiting.text)")
+        #expect(waiting.text.hasPrefix("HTTP/1.1 503"), "\(waiting.text.prefix(200))")
+        gate.isOpen.withLock { $0 = true }
+    }
+
+    @Test(
+        "an upload's token is verified before a byte is stored: unknown, malformed, revoked and expired are 401 at once and take no slot; a valid one still imports",
+        arguments: StoreKind.allCases)
+    func uploadTokenVerifiedFirst(store: StoreKind) async throws {
+        let time = EventStreamTests.ShiftedClock()
+        let f = try await ServerFixture.start(
+            store: try await store.make(), limits: HTTPServerLimits(idleTimeoutSeconds: 10, maxSpooledBodies: 1), clock: time.clock)
+        func mint(lifetime: TimeInterval) async throws -> (secret: String, id: TokenID) {
+            let (secret, digest) = try ServerFixture.secrets.generate()
+            return (secret, try await f.service.createToken(for: .id(f.member.id), name: "upload", lifetime: lifetime, digest: digest).id)
+        }
+        let revoked = try await mint(lifetime: 3_600)
+        _ = try await f.service.revokeToken(revoked.id)
+        let expiring = try await mint(lifetime: 60)
+        time.advance(by: 61)
+        let unknown = try ServerFixture.secrets.generate().secret
+        // Each announces a large body and sends a little of it: answered from its headers, or
+        // it would hold the only slot for as long as it trickled.
+        var held: [RawConnection] = []
+        for token in [unknown, "not-a-token", revoked.secret, expiring.secret] {
+            let connection = try RawConnection(port: f.server.http.port)
+            connection.send(Self.importHead(f, token: token, length: 100_000) + "Title\n")
+            #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "no answer before the body: \(token.prefix(6))")
+            #expect(Self.refused401(connection) && connection.text.contains("invalid_token"), "\(connection.text.prefix(300))")
+            held.append(connection)
+        }
+        // A valid token's upload, its body in two pieces, takes the one slot and imports.
+        let body = "Title\nFrom a verified upload\n"
+        let valid = try RawConnection(port: f.server.http.port)
+        valid.send(Self.importHead(f, token: try #require(f.tokens["member"]), length: body.utf8.count) + "Title\n")
+        try await Task.sleep(for: .milliseconds(100))
+        valid.send(String(body.dropFirst("Title\n".count)))
+        #expect(await valid.read(until: { $0.contains("\r\n\r\n") && $0.contains("}") }, limit: .seconds(10)), "\(valid.text)")
+        #expect(valid.text.hasPrefix("HTTP/1.1 200"), "\(valid.text.prefix(400))")
+        #expect(try await f.client("owner").get("/v1/teams/\(f.team)/summary").decode(SummaryDocument.self).total == 1)
+        withExtendedLifetime(held) {}
+        await f.stop()
     }
 
     @Test("the spool file is unlinked at once: nothing of a body is left in the temporary directory")

@@ -50,6 +50,7 @@ struct TaskserveProcessTests {
         let help = try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--help"], environment: [:])
         #expect(help.exitCode == 0)
         #expect(help.standardOutput.contains("TASKBASE_HTTP_ADDR"))
+        #expect(help.standardOutput.contains("--max-uploads-per-user") && help.standardOutput.contains("TASKBASE_HTTP_MAX_UPLOADS_PER_USER"))
         #expect(
             try await BuiltProgram.run(BuiltProgram.url("taskserve"), arguments: ["--version"], environment: [:]).standardOutput.hasPrefix(
                 "taskserve "))
@@ -108,6 +109,7 @@ struct TaskserveProcessTests {
             (["--stream-buffer", "0"], "--stream-buffer wants a positive number"),
             (["--max-streams-per-user", "0"], "--max-streams-per-user wants a positive number"),
             (["--max-import-body", "-1"], "--max-import-body wants a positive number"),
+            (["--max-uploads-per-user", "0"], "--max-uploads-per-user wants a positive number"),
             (["--rate-limit", "-1"], "--rate-limit wants a number per minute"),
             (["--auth-failure-limit", "-5"], "--auth-failure-limit wants a number per minute"),
             (["--shutdown-grace", "0"], "--shutdown-grace wants a positive number"),

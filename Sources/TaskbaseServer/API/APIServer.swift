@@ -54,7 +54,8 @@ public final class APIServer: Sendable {
                     request, response, route: router.label(request.method, request.path), tokenPrefix: TokenVerifier.Bearer(of: request).prefix,
                     requestID: requestID, duration: .zero)
                 return response
-            }
+            },
+            admitUpload: { await router.admitUpload($0) }
         ) { request in
             let started = ContinuousClock.now
             let requestID = RequestID.of(request)

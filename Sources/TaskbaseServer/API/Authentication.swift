@@ -498,12 +498,6 @@ extension TokenVerifier: RequestAuthenticator {
             return true
         }
 
-        /// Whether it carries a credential to check: what a spooling route's headers are judged
-        /// by before its body is stored (`HTTPBodyPolicy.requiresBearer`), as the check itself.
-        var carriesSecret: Bool {
-            if case .secret = self { true } else { false }
-        }
-
         /// The prefix of the token it carries, checked or not: what the access log shows (for
         /// an identity provider's token, `IdentityProvider.label(of:)`).
         var prefix: String? {

@@ -250,7 +250,22 @@ public struct Router: Sendable {
     /// The body policy of the route `method path` answers: its cap, and whether it spools.
     func bodyPolicy(method: String, path: String) -> HTTPBodyPolicy {
         guard cappedMethods.contains(method), case .success(let (route, _)) = resolve(method, path) else { return HTTPBodyPolicy() }
-        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody, requiresBearer: route.authenticated)
+        return HTTPBodyPolicy(maxBytes: route.maxBodyBytes, spoolsToFile: route.spoolsBody)
+    }
+
+    /// Whether the body of `request`, to a route that spools it (an import), may be stored:
+    /// its credential is authenticated from the headers, by the same authenticator `respond`
+    /// asks (the handler's own check, once the body is in, then comes from its cache), before a
+    /// byte is stored or an upload slot taken. Admitted, the upload counts among its user's;
+    /// refused, the refusal is the answer: 401 with the challenge for a missing, malformed,
+    /// unknown, expired or revoked token, 429 past the address's failed lookups, 503 when the
+    /// database cannot say.
+    func admitUpload(_ request: HTTPRequest) async -> HTTPUploadAdmission {
+        guard case .success(let (route, _)) = resolve(request.method, request.path), route.authenticated else { return .admitted(holder: nil) }
+        switch await authenticator.authenticate(request) {
+        case .success(let caller): return .admitted(holder: caller.user.id.description)
+        case .failure(let refusal): return .refused(refusal.response)
+        }
     }
 
     /// Answers `request`: finds the route, checks the token, runs the handler, and turns every

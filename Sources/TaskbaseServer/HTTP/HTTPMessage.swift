@@ -92,19 +92,26 @@ extension String {
 public struct HTTPBodyPolicy: Sendable {
     /// The largest body, when not the server's `maxBodyBytes`.
     public var maxBytes: Int?
-    /// Whether the body is written to a temporary file as it arrives (`HTTPRequest.spooledBody`).
+    /// Whether the body is written to a temporary file as it arrives (`HTTPRequest.spooledBody`);
+    /// the server's upload admission check (`HTTPServer.start`'s `admitUpload`) judges its
+    /// headers first.
     public var spoolsToFile: Bool
-    /// Whether the route takes a bearer credential: a spooled body sent without any
-    /// `Authorization: Bearer …` header is refused 401 from its headers, before a byte of it is
-    /// stored (the credential itself is checked by the handler, once the body is in).
-    public var requiresBearer: Bool
 
     /// A policy with these parts; the default is the server's cap, in memory.
-    public init(maxBytes: Int? = nil, spoolsToFile: Bool = false, requiresBearer: Bool = false) {
+    public init(maxBytes: Int? = nil, spoolsToFile: Bool = false) {
         self.maxBytes = maxBytes
         self.spoolsToFile = spoolsToFile
-        self.requiresBearer = requiresBearer
     }
+}
+
+/// What a server's upload admission check says of a request whose body would be spooled
+/// (`HTTPBodyPolicy.spoolsToFile`), from its headers alone, before a byte of its body is read.
+public enum HTTPUploadAdmission: Sendable {
+    /// Its body may be stored, counted among the uploads of `holder` (the API: the token's
+    /// user) for `HTTPServerLimits.maxSpooledBodiesPerUser`; nil counts it among no one's.
+    case admitted(holder: String?)
+    /// Answered with this; its body is never read, and it holds no upload slot.
+    case refused(HTTPResponse)
 }
 
 /// A client's IP address: IPv4 as the kernel gives it on a connection, or IPv4 or IPv6 as a

@@ -32,10 +32,16 @@ public struct HTTPServerLimits: Sendable {
     /// without a balancer in front.
     public var sharesPort: Bool
     /// Bodies spooled to temporary files at once (imports); one more is refused with 503 and
-    /// `Retry-After` before a byte of it is stored. The body of a spooling route arrives before
-    /// its handler (and the token check) runs, so this bounds the disk and time such uploads
-    /// can take, whoever sends them.
+    /// `Retry-After` before a byte of it is stored. A body is counted from when the upload
+    /// admission check (`HTTPServer.start`'s `admitUpload`: the API verifies the token) has
+    /// admitted its headers until its answer is sent: an upload the check refuses never holds
+    /// one, however slowly it trickles. With no check, every upload is admitted, and this
+    /// bounds only the disk they fill at once, not who holds the slots or for how long.
     public var maxSpooledBodies: Int
+    /// Of those, the most one holder (the API: one user, whatever token) may have at once, so
+    /// that one valid credential cannot take every slot either; one more is 503 with
+    /// `Retry-After`. Uploads the check admits for no holder in particular are not counted here.
+    public var maxSpooledBodiesPerUser: Int
     /// A socket already bound and listening, handed down by the process that started this one
     /// (`taskserve --workers`): served instead of a socket of the server's own, the kernel
     /// giving each new connection to whichever of the processes sharing it accepts first.
@@ -43,13 +49,14 @@ public struct HTTPServerLimits: Sendable {
     public var listeningSocket: Int32?
 
     /// The defaults: 1 MiB bodies, 1,024 connections, 30 s idle, 32 KiB for headers, handlers
-    /// of bodies over 16 KiB off the I/O thread.
+    /// of bodies over 16 KiB off the I/O thread, 8 uploads spooled at once and 2 of one user's.
     public init(
         maxBodyBytes: Int = 1 << 20, maxConnections: UInt32 = 1_024, maxConnectionsPerAddress: UInt32 = 0, idleTimeoutSeconds: UInt32 = 30,
         headerMemoryBytes: Int = 32 << 10, streamSocketBufferBytes: Int = 64 << 10, loopBodyBytes: Int = 16 << 10, sharesPort: Bool = false,
-        maxSpooledBodies: Int = 8
+        maxSpooledBodies: Int = 8, maxSpooledBodiesPerUser: Int = 2
     ) {
         self.maxSpooledBodies = maxSpooledBodies
+        self.maxSpooledBodiesPerUser = maxSpooledBodiesPerUser
         self.sharesPort = sharesPort
         self.loopBodyBytes = loopBodyBytes
         self.streamSocketBufferBytes = streamSocketBufferBytes
@@ -80,17 +87,30 @@ public struct HTTPServerStartFailure: Error, CustomStringConvertible {
 /// (a route whose body is spooled to a file, an import, or whose body is over
 /// `HTTPServerLimits.loopBodyBytes`, runs on the global executor instead: its work would hold
 /// up every other request). The reply is stored and the connection
-/// resumed, and the daemon then sends it. The thread never waits on anything else. Stopping
+/// resumed, and the daemon then sends it. The thread never waits on anything else. An upload
+/// (a route whose body is spooled) is suspended on its first call too, while `admitUpload`
+/// judges its headers, before any of its body is read or an upload slot taken. Stopping
 /// resumes every suspended connection first.
 public final class HTTPServer: Sendable {
     private struct Tracker {
         /// Requests handed to the handler and not yet sent (the daemon's completion ends them),
         /// with their connections.
         var running: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
+        /// Uploads whose connections are suspended while the admission check judges their
+        /// headers, with their connections: shutdown resumes those still waiting at its end.
+        var admitting: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
         /// Requests whose bodies are spooled (or being spooled) to files now.
         var spooling = 0
+        /// Of those, how many each holder the admission check named has.
+        var spoolingBy: [String: Int] = [:]
         var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
         var stopped = false
+
+        /// Frees an upload slot, and one of `holder`'s.
+        mutating func releaseSpoolSlot(of holder: String?) {
+            spooling -= 1
+            if let holder { spoolingBy[holder] = spoolingBy[holder].flatMap { $0 > 1 ? $0 - 1 : nil } }
+        }
     }
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
@@ -99,6 +119,8 @@ public final class HTTPServer: Sendable {
     /// Sees each answer the server gives by itself, before any handler runs (a refusal of the
     /// request's framing, size or headers, a busy or stopping server), and returns it as sent.
     let answeredEarly: @Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse
+    /// Judges a spooling route's headers before its body is read or a slot taken; nil admits all.
+    let admitUpload: (@Sendable (HTTPRequest) async -> HTTPUploadAdmission)?
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
     /// The port it listens on (the one chosen when started with 0).
@@ -126,9 +148,11 @@ public final class HTTPServer: Sendable {
         host: String, port: UInt16, tls: HTTPServerTLS?, epollFD: Int32, limits: HTTPServerLimits,
         bodyPolicy: @escaping @Sendable (String, String) -> HTTPBodyPolicy,
         answeredEarly: @escaping @Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse,
+        admitUpload: (@Sendable (HTTPRequest) async -> HTTPUploadAdmission)?,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.answeredEarly = answeredEarly
+        self.admitUpload = admitUpload
         self.host = host
         self.tls = tls
         self.epollFD = epollFD
@@ -143,10 +167,14 @@ public final class HTTPServer: Sendable {
     /// and says whether its body goes to a temporary file. With `tls`, it speaks HTTPS only.
     /// `answeredEarly` sees (and may add headers to) each answer the server gives by itself,
     /// before `handler` would run: what the API makes its request id and access-log line from.
+    /// `admitUpload` judges the headers of a request whose body would be spooled before any of
+    /// it is read (the API verifies its token there): the connection waits, suspended, holding
+    /// no upload slot, and a refusal is the answer (nil: every upload is admitted).
     public static func start(
         host: String = "127.0.0.1", port: UInt16, limits: HTTPServerLimits = HTTPServerLimits(), tls: HTTPServerTLS? = nil,
         bodyPolicy: @escaping @Sendable (_ method: String, _ path: String) -> HTTPBodyPolicy = { _, _ in HTTPBodyPolicy() },
         answeredEarly: @escaping @Sendable (_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse = { $1 },
+        admitUpload: (@Sendable (_ request: HTTPRequest) async -> HTTPUploadAdmission)? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> HTTPServer {
         // The daemon needs the server as its callbacks' context before it exists; a box lends it.
@@ -164,14 +192,15 @@ public final class HTTPServer: Sendable {
                     // Called before the daemon closes the socket: a stream stops using it now.
                     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
                     exchange.stream?.terminated()
-                    // Sent (or the client left): shutdown need not wait for it any longer, and its
-                    // upload slot is free.
-                    if exchange.dispatched || exchange.holdsSpoolSlot,
+                    // Sent (or the client left, an upload's perhaps as soon as its admission check
+                    // resumed it): shutdown need not wait for it any longer, and its upload slot is free.
+                    if exchange.dispatched || exchange.holdsSpoolSlot || exchange.admitting,
                         let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server
                     {
                         server.tracker.withLock { tracker in
-                            if exchange.holdsSpoolSlot { tracker.spooling -= 1 }
+                            if exchange.holdsSpoolSlot { tracker.releaseSpoolSlot(of: exchange.spoolHolder) }
                             if exchange.dispatched { _ = tracker.running.removeValue(forKey: ObjectIdentifier(exchange)) }
+                            if exchange.admitting { _ = tracker.admitting.removeValue(forKey: ObjectIdentifier(exchange)) }
                         }
                     }
                     slot.pointee = nil
@@ -195,7 +224,7 @@ public final class HTTPServer: Sendable {
         let epollFD = taskbase_mhd_epoll_fd(started)
         let server = HTTPServer(
             host: host, port: taskbase_mhd_port(started), tls: tls, epollFD: epollFD, limits: limits, bodyPolicy: bodyPolicy,
-            answeredEarly: answeredEarly, handler: handler)
+            answeredEarly: answeredEarly, admitUpload: admitUpload, handler: handler)
         server.daemon.withLock { $0 = handle }
         box.server = server
         server.box.withLock { $0 = box }
@@ -267,20 +296,22 @@ public final class HTTPServer: Sendable {
         if !unfinished.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         // Anything still suspended now must be resumed before the daemon stops.
         // A handler that answered first resumes its own connection; the rest are answered here.
-        let late = tracker.withLock { Array($0.running.values) }
+        let (late, admitting) = tracker.withLock { (Array($0.running.values), Array($0.admitting.values)) }
         // Their work is cancelled: a statement running is cancelled on the server and its
         // transaction rolled back, and none begins or commits after (only a COMMIT already sent
         // may land). Left to run, an import waiting on a lock committed after its client was
         // told 503, in the second before the process exited.
         for (exchange, _) in late { exchange.handler.withLock { $0 }?.cancel() }
         let stopping = ServerProblems.stopping()
-        for (exchange, connection) in late where exchange.answer(stopping) {
+        for (exchange, connection) in late where exchange.reply.decide(stopping) {
             resume(connection)
             answeredHere(exchange.request, stopping, ContinuousClock.now - exchange.dispatchedAt)
         }
+        // So are uploads whose admission check has not said yet: nothing of them was read.
+        for (exchange, connection) in admitting where exchange.admission.decide(.refused(ServerProblems.notTaking())) { resume(connection) }
         // The daemon sends those answers on its next turns; a client that does not read them
         // does not hold the stop for long.
-        if !late.isEmpty { await waitUntilIdle(for: .seconds(1)) }
+        if !late.isEmpty || !admitting.isEmpty { await waitUntilIdle(for: .seconds(1)) }
         daemon.withLock { $0 = nil }
         // Detached, the loop runs the daemon no more, and this thread may stop it.
         await IOReactor.shared.detach(fd: epollFD)
@@ -288,10 +319,11 @@ public final class HTTPServer: Sendable {
         box.withLock { $0?.server = nil }
     }
 
-    /// Waits up to `limit` for every answer to be sent and every stream to end.
+    /// Waits up to `limit` for every answer to be sent, every stream to end and every upload's
+    /// admission check to have been acted on.
     private func waitUntilIdle(for limit: Duration) async {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline, tracker.withLock({ !$0.running.isEmpty || !$0.streams.isEmpty }) {
+        while ContinuousClock.now < deadline, tracker.withLock({ !$0.running.isEmpty || !$0.streams.isEmpty || !$0.admitting.isEmpty }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -340,22 +372,13 @@ public final class HTTPServer: Sendable {
             if let length = ServerProblems.declaredLength(exchange.request), length > exchange.maxBodyBytes {
                 return refuse(ServerProblems.tooLarge(limit: exchange.maxBodyBytes), exchange, on: connection)
             }
-            if policy.spoolsToFile && policy.requiresBearer && !TokenVerifier.Bearer(of: exchange.request).carriesSecret {
-                return refuse(ServerProblems.unauthorized("this route needs Authorization: Bearer <token>"), exchange, on: connection)
-            }
             if policy.spoolsToFile {
-                let slot = tracker.withLock { tracker in
-                    guard tracker.spooling < limits.maxSpooledBodies else { return false }
-                    tracker.spooling += 1
-                    return true
-                }
-                guard slot else { return refuse(ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies), exchange, on: connection) }
-                exchange.holdsSpoolSlot = true
-                guard let spool = BodySpool() else { return refuse(ServerProblems.cannotSpool(), exchange, on: connection) }
-                exchange.spool = spool
+                guard let admitUpload else { return takeSpoolSlot(exchange, holder: nil, on: connection) }
+                return awaitAdmission(exchange, by: admitUpload, on: connection)
             }
             return taskbase_mhd_yes
         }
+        if exchange.admitting { return settleAdmission(exchange, on: connection) }
         if size.pointee > 0 {
             let received = exchange.spool?.byteCount ?? exchange.request.body.count
             if exchange.tooLarge || received + size.pointee > exchange.maxBodyBytes {
@@ -373,7 +396,7 @@ public final class HTTPServer: Sendable {
             size.pointee = 0
             return taskbase_mhd_yes
         }
-        if let response = exchange.takeResponse() {
+        if let response = exchange.reply.take() {
             if case .stream(let stream) = response.body { exchange.stream = stream }
             return queue(response, on: connection)
         }
@@ -403,7 +426,7 @@ public final class HTTPServer: Sendable {
         let answer: @Sendable () async -> Void = {
             let response = await handler(request)
             // Shutdown may have answered it already, and the daemon closed the connection since.
-            guard exchange.answer(response) else { return }
+            guard exchange.reply.decide(response) else { return }
             self.resume(handle)
         }
         let task =
@@ -420,6 +443,73 @@ public final class HTTPServer: Sendable {
     /// the connection up (`TCP_USER_TIMEOUT`): a client that is still there acknowledges within
     /// a round trip, whether or not it reads.
     static let streamDeadPeerMilliseconds: UInt32 = 60_000
+
+    /// Suspends an upload's connection while `check` judges its headers, in a task: nothing of
+    /// its body is read meanwhile, and it holds no upload slot. Suspended from the access
+    /// handler's first call, libmicrohttpd 0.9.75 leaves the connection where the headers are
+    /// in and the body not begun, and calls the handler that way again once it is resumed
+    /// (`settleAdmission`), when an answer may still be queued in place of reading the body.
+    /// A suspended connection does not time out and is not read from, so a client trickling
+    /// bytes meanwhile costs nothing until the check has said.
+    private func awaitAdmission(
+        _ exchange: Exchange, by check: @escaping @Sendable (HTTPRequest) async -> HTTPUploadAdmission, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let handle = ConnectionHandle(pointer: connection)
+        // Decided under the lock shutdown sets `stopped` with, as a dispatch is: every upload
+        // waiting on its check is seen by shutdown, which resumes it if the check has not.
+        let waiting = tracker.withLock { tracker in
+            guard !tracker.stopped else { return false }
+            tracker.admitting[ObjectIdentifier(exchange)] = (exchange, handle)
+            return true
+        }
+        guard waiting else { return refuse(ServerProblems.notTaking(), exchange, on: connection) }
+        exchange.admitting = true
+        MHD_suspend_connection(connection)
+        let request = exchange.request
+        Task(executorPreference: IOReactor.shared) {
+            guard exchange.admission.decide(await check(request)) else { return }
+            self.resume(handle)
+        }
+        return taskbase_mhd_yes
+    }
+
+    /// The handler's call once an upload's admission check (or shutdown) has resumed its
+    /// connection, still before its body: the refusal queued (libmicrohttpd then reads none of
+    /// the body and closes the connection once it is sent), or the upload's slot taken.
+    private func settleAdmission(_ exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        exchange.admitting = false
+        let stopping = tracker.withLock { tracker in
+            _ = tracker.admitting.removeValue(forKey: ObjectIdentifier(exchange))
+            return tracker.stopped
+        }
+        switch exchange.admission.take() {
+        case .refused(let response): return refuse(response, exchange, on: connection)
+        case .admitted where stopping, nil: return refuse(ServerProblems.notTaking(), exchange, on: connection)
+        case .admitted(let holder): return takeSpoolSlot(exchange, holder: holder, on: connection)
+        }
+    }
+
+    /// Counts `exchange`'s upload among the bodies spooled at once, and among `holder`'s, and
+    /// opens its file; or refuses it 503 when the server, or `holder`, has as many as it takes.
+    private func takeSpoolSlot(_ exchange: Exchange, holder: String?, on connection: OpaquePointer) -> MHD_Result {
+        let refusal: HTTPResponse? = tracker.withLock { tracker in
+            guard tracker.spooling < limits.maxSpooledBodies else { return ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies) }
+            if let holder {
+                guard tracker.spoolingBy[holder, default: 0] < limits.maxSpooledBodiesPerUser else {
+                    return ServerProblems.uploadsBusy(perUser: limits.maxSpooledBodiesPerUser)
+                }
+                tracker.spoolingBy[holder, default: 0] += 1
+            }
+            tracker.spooling += 1
+            return nil
+        }
+        if let refusal { return refuse(refusal, exchange, on: connection) }
+        exchange.holdsSpoolSlot = true
+        exchange.spoolHolder = holder
+        guard let spool = BodySpool() else { return refuse(ServerProblems.cannotSpool(), exchange, on: connection) }
+        exchange.spool = spool
+        return taskbase_mhd_yes
+    }
 
     /// Resumes a suspended connection, and has the I/O thread run the daemon on its next turn:
     /// run by the caller's loop, the daemon does not notice a resumption by itself.
@@ -567,15 +657,21 @@ private final class Exchange: @unchecked Sendable {
     /// The file the body goes to, for a route that spools; whether writing to it failed.
     var spool: BodySpool?
     var spoolFailed = false
-    /// Whether this request counts among the bodies spooled at once (`maxSpooledBodies`).
+    /// Whether this request counts among the bodies spooled at once (`maxSpooledBodies`), and
+    /// among whose (`maxSpooledBodiesPerUser`).
     var holdsSpoolSlot = false
+    var spoolHolder: String?
+    /// Whether the connection is suspended for the upload admission check, until the daemon
+    /// calls again once it is resumed (`HTTPServer.settleAdmission`).
+    var admitting = false
+    /// The upload admission check's verdict, or shutdown's refusal, whichever came first.
+    let admission = FirstDecision<HTTPUploadAdmission>()
     /// The event stream answering it, told when the connection closes.
     var stream: EventStreamBuffer?
     /// The task running its handler, once dispatched: cancelled when shutdown's grace ends first.
     let handler = Mutex<Task<Void, Never>?>(nil)
-    /// The answer, and whether one was given: the handler's task and shutdown race to answer a
-    /// suspended request, and only the first may resume its connection.
-    private let response = Mutex<(reply: HTTPResponse?, answered: Bool)>((nil, false))
+    /// The answer: the handler's task and shutdown race to answer a suspended request.
+    let reply = FirstDecision<HTTPResponse>()
 
     /// Whether the target has a query (`?`): without one there are no parameters to collect.
     let hasQuery: Bool
@@ -601,18 +697,26 @@ private final class Exchange: @unchecked Sendable {
         guard let query = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (whole, false) }
         return (String(whole[..<query]), true)
     }
+}
 
-    /// Stores `reply` when nothing answered before; true when it did, and the caller resumes
-    /// the connection.
-    func answer(_ reply: HTTPResponse) -> Bool {
-        response.withLock { state in
-            guard !state.answered else { return false }
-            state = (reply, true)
+/// What the first of the parties racing to decide for a suspended connection decided (a
+/// handler's answer or shutdown's; an admission check's verdict or shutdown's): only the first
+/// may resume the connection, and the daemon's thread takes the decision once it is resumed.
+private final class FirstDecision<Value: Sendable>: Sendable {
+    private let state = Mutex<(value: Value?, decided: Bool)>((nil, false))
+
+    /// Stores `value` when nothing was decided before; true when it was, and the caller
+    /// resumes the connection.
+    func decide(_ value: Value) -> Bool {
+        state.withLock { state in
+            guard !state.decided else { return false }
+            state = (value, true)
             return true
         }
     }
 
-    func takeResponse() -> HTTPResponse? { response.withLock { $0.reply.take() } }
+    /// The decision, once.
+    func take() -> Value? { state.withLock { $0.value.take() } }
 }
 
 /// What a streamed response's callbacks need.

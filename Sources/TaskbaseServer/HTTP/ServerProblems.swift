@@ -98,6 +98,16 @@ public enum ServerProblems {
             headers: [("Retry-After", "1"), ("Connection", "close")])
     }
 
+    /// 503: the upload's user is sending as many spooled uploads at once as one user may
+    /// (`HTTPServerLimits.maxSpooledBodiesPerUser`); refused before a byte of the body is stored.
+    public static func uploadsBusy(perUser limit: Int) -> HTTPResponse {
+        response(
+            ProblemDocument(
+                .unavailable,
+                detail: "this user is sending \(limit) uploads already (--max-uploads-per-user); nothing was done: retry once one has finished"),
+            headers: [("Retry-After", "1"), ("Connection", "close")])
+    }
+
     /// 503: the server stopped before the request's answer was ready.
     public static func stopping() -> HTTPResponse {
         response(
