@@ -41,17 +41,39 @@ final class KeyedAdmission<Key: Hashable & Sendable>: Sendable {
         self.limit = max(1, limit)
     }
 
-    /// Takes a place of `key`'s; false when all of them are taken.
-    func enter(_ key: Key) -> Bool {
-        taken.withLock { taken in
+    /// A place taken, given back by its first `leave()` (a stream ends by more than one path).
+    final class Place: Sendable {
+        private let admission: KeyedAdmission
+        private let key: Key
+        private let left = Mutex(false)
+
+        fileprivate init(_ admission: KeyedAdmission, _ key: Key) {
+            self.admission = admission
+            self.key = key
+        }
+
+        /// Gives the place back, the first time only.
+        func leave() {
+            guard
+                left.withLock({ left in
+                    defer { left = true }; return !left
+                })
+            else { return }
+            admission.give(key)
+        }
+    }
+
+    /// Takes a place of `key`'s; nil when all of them are taken.
+    func enter(_ key: Key) -> Place? {
+        let entered = taken.withLock { taken in
             guard taken[key, default: 0] < limit else { return false }
             taken[key, default: 0] += 1
             return true
         }
+        return entered ? Place(self, key) : nil
     }
 
-    /// Gives a place of `key`'s back.
-    func leave(_ key: Key) {
+    private func give(_ key: Key) {
         taken.withLock { taken in
             let left = taken[key, default: 0] - 1
             taken[key] = left > 0 ? left : nil

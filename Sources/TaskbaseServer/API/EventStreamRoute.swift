@@ -33,16 +33,17 @@ extension APIHandlers {
         }
         if let refusal = try Preconditions.streamRefusal(context.request) { return refusal }
         let after = resume?.sequence
-        guard streams.enter(userID) else {
+        guard let place = streams.enter(userID) else {
             let detail =
                 "\(streams.limit) event streams of yours are open on this server, the most one user may hold (--max-streams-per-user): close one, or retry after the Retry-After seconds"
             throw ServerProblems.Refusal.retryLater(ProblemDocument(.tooManyRequests, detail: detail), seconds: 5)
         }
-        let streams = streams
         let (deliveries, leaveHub) = eventHubs.subscribe(team, user: userID)
+        // The user's place is given back when the connection ends or the stream's task does,
+        // whichever is first: the next stream of theirs is served as soon as this one is gone.
         let leave = {
             leaveHub()
-            streams.leave(userID)
+            place.leave()
         }
         let buffer = EventStreamBuffer(capacity: options.streamBufferBytes)
         // The place the stream starts from, as an id with no data: a client that loses the
@@ -103,6 +104,7 @@ extension APIHandlers {
             }
         }
         buffer.onTerminate {
+            place.leave()
             producer.cancel()
             beats.cancel()
             watch.cancel()
