@@ -231,11 +231,12 @@ class Bench:
 
     def taskserve(self, name, port, connections=1024, workers=1):
         """taskserve from the release build on 127.0.0.1:port with 8 database connections like W6:
-        one process with a pool of 8, or `workers` processes (`--workers`) sharing them."""
+        one process with a pool of 8, or `workers` processes (`--workers`) sharing them. Its event
+        streams are capped per user at `connections` (W9's subscribers share one token)."""
         if name not in self.servers:
             self.start_server(name, port, [
                 self.bin + "/taskserve", "--listen", f"127.0.0.1:{port}", "--pool-size", str(8 // workers),
-                "--max-connections", str(connections), "--workers", str(workers)],
+                "--max-connections", str(connections), "--workers", str(workers), "--max-streams-per-user", str(connections)],
                 lambda: self.answers(port))
         return self.servers[name][1]
 

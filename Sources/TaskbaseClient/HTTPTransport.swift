@@ -179,6 +179,11 @@ final class HTTPTransport: Sendable, CustomReflectable {
                 }
                 try await Task.sleep(for: min(configuration.maximumBackoff, configuration.pause(before: attempt)))
                 continue
+            case .success(let response) where request.method == "DELETE" && mayHaveRun && Self.isAnswerLost(response):
+                // The deletion took effect and its answer was lost with the attempt (its server
+                // stopped after the commit): done, as the 410 below. A DELETE whose answer has a
+                // body (a member's removal) is told apart by its empty body.
+                return HTTPResponse(status: 204, headers: response.headers, body: Data())
             case .success(let response) where response.status == 410 && request.method == "DELETE" && mayHaveRun:
                 // What the retry was to delete is gone (taskserve's 410: its history ends in its
                 // deletion), most likely by the attempt whose answer was lost: done, as in
@@ -283,12 +288,18 @@ final class HTTPTransport: Sendable, CustomReflectable {
     /// counted from `now`; zero when it names none, one in the past, or one unreadable.
     static func retryAfter(of response: HTTPResponse, now: Date = Date()) -> Duration {
         guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return .zero }
+        // At most a day: a clock's instant plus more overflows (the change feed waits what it is
+        // told, and a `Retry-After` of Int.max seconds trapped).
         if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
-            return Int(value).map { .seconds($0) } ?? .seconds(Int.max / 2)
+            return .seconds(min(Int(value) ?? Self.longestRetryAfter, Self.longestRetryAfter))
         }
         guard let date = httpDate.withLock({ $0.date(from: value) }) else { return .zero }
-        return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
+        let seconds = min(max(0, date.timeIntervalSince(now)), Double(Self.longestRetryAfter))
+        return .milliseconds(Int((seconds * 1000).rounded(.up)))
     }
+
+    /// The longest `Retry-After` taken as said, in seconds: a day.
+    static let longestRetryAfter = 86_400
 
     /// The HTTP date's preferred form (IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`).
     private static let httpDate = MutexBox<DateFormatter>(
@@ -306,6 +317,13 @@ final class HTTPTransport: Sendable, CustomReflectable {
     static func isStillRunning(_ response: HTTPResponse) -> Bool {
         response.status == 409
             && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.idempotencyKeyInUse.rawValue
+    }
+
+    /// Whether `response` says the first attempt with this `Idempotency-Key` took effect and its
+    /// answer was lost (409 `answer_lost`).
+    static func isAnswerLost(_ response: HTTPResponse) -> Bool {
+        response.status == 409
+            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.answerLost.rawValue
     }
 
     /// The response when it is a success; otherwise the error its problem document names.

@@ -131,7 +131,15 @@ public struct TaskbaseClient: TaskSession, CustomStringConvertible, CustomDebugS
     @discardableResult
     public func removeMember(_ user: UserRef, from team: TeamKey) async throws -> MemberRemoval {
         let path = ["v1", "teams", team.rawValue, "members", Self.pathName(user)]
-        return try await naming(user) { try decode(MemberRemovalDocument.self, try await delete(path)) }.removal()
+        return try await naming(user) {
+            let response = try await delete(path)
+            // A retry told the removal took effect, its answer (how many tasks it unassigned) lost.
+            if response.status == 204 && response.body.isEmpty {
+                throw TaskbaseClientError.tookEffect(
+                    .lost, detail: "the removal of \(user.written) from team \(team) took effect; its answer was lost with its first attempt")
+            }
+            return try decode(MemberRemovalDocument.self, response)
+        }.removal()
     }
 
     /// Creates a task.

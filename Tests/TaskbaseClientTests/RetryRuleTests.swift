@@ -38,8 +38,11 @@ struct RetryAfterRuleTests {
         for unreadable in [nil, "", "soon", "-5", "1.5", "06 Nov 1994"] {
             #expect(HTTPTransport.retryAfter(of: Self.response(unreadable), now: now) == .zero, "\(unreadable ?? "none")")
         }
-        // Too many digits for an Int is still "a long time", never zero.
-        #expect(HTTPTransport.retryAfter(of: Self.response("99999999999999999999999"), now: now) > .seconds(3600))
+        // Too many digits for an Int is still "a long time", never zero; and never past a day,
+        // which a clock's instant can take (Int.max seconds trapped the change feed's wait).
+        #expect(HTTPTransport.retryAfter(of: Self.response("99999999999999999999999"), now: now) == .seconds(86_400))
+        #expect(HTTPTransport.retryAfter(of: Self.response("9223372036854775807"), now: now) == .seconds(86_400))
+        #expect(HTTPTransport.retryAfter(of: Self.response("Fri, 31 Dec 9999 23:59:59 GMT"), now: now) == .seconds(86_400))
     }
 
     @Test("the pause is the longer of the backoff and the server's ask, beyond maximumBackoff; none past requestTimeout")

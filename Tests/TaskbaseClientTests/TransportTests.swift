@@ -65,6 +65,19 @@ struct TransportTests {
         #expect(keys.count == 3 && Set(keys).count == 1 && keys[0] != nil)
     }
 
+    @Test(
+        "a DELETE retried after a 503 and told its first attempt took effect (409 answer_lost) is done; a member's removal says its answer was lost")
+    func deleteAnswerLost() async throws {
+        let server = try Self.server.get()
+        try await server.client("lost", run: run()).deleteTeam(TeamKey("CORE"))
+        await #expect {
+            _ = try await server.client("lost", run: run()).removeMember(.email("bo@example.com"), from: TeamKey("CORE"))
+        } throws: { error in
+            guard case TaskbaseClientError.tookEffect(.lost, _) = error else { return false }
+            return true
+        }
+    }
+
     @Test("a retried POST told its first attempt is still running (409) waits and asks again with the same key")
     func retriesWhileStillRunning() async throws {
         let server = try Self.server.get(), run = run()

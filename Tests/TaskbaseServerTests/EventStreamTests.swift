@@ -308,7 +308,7 @@ struct EventStreamTests {
         #expect(await stream.read(until: { $0.contains("Before expiry") }), "\(stream.text.debugDescription)")
         time.advance(by: 3_601)  // the fixture's tokens live an hour
         _ = try await f.service.createTask(in: f.team, TaskDraft(title: "After expiry"), as: .id(f.member.id))
-        #expect(await stream.readUntilClosed(limit: .seconds(10)), "the stream outlived its token: \(stream.text.debugDescription)")
+        #expect(await stream.readUntilClosed(limit: .seconds(45)), "the stream outlived its token: \(stream.text.debugDescription)")
         #expect(!stream.text.contains("After expiry"), "\(stream.text.debugDescription)")
         await f.stop()
     }
@@ -334,12 +334,12 @@ struct EventStreamTests {
         let end = try await f.service.changeLog(in: f.team, after: 0, limit: 100, as: .id(f.viewer.id)).lastSequence
         let connection = try RawConnection(port: f.server.http.port)
         connection.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens["viewer"]!)", "Last-Event-ID": "\(end + 2)"])
-        try await waitUntil("the stream to open", limit: .seconds(10)) { opened.withLock { $0 } }
+        try await waitUntil("the stream to open", limit: .seconds(45)) { opened.withLock { $0 } }
         for title in ["One", "Two", "Three"] {
             _ = try await f.service.createTask(in: f.team, TaskDraft(title: title), as: .id(f.member.id))
         }
         #expect(
-            await connection.read(until: { _ in connection.changeEvents().count >= 3 }, limit: .seconds(15)), "\(connection.text.debugDescription)")
+            await connection.read(until: { _ in connection.changeEvents().count >= 3 }, limit: .seconds(45)), "\(connection.text.debugDescription)")
         let text = connection.text
         let resync = try #require(text.range(of: "event: resync\ndata: {\"through\": \(end)}"), "no resync through \(end): \(text.debugDescription)")
         let firstChange = try #require(text.range(of: "event: change"))

@@ -4,6 +4,7 @@ import Synchronization
 import TaskCore
 @testable import TaskbaseServer
 import TaskbaseWire
+import TaskbaseTestSupport
 import Testing
 
 @Suite("Bodies that go to a temporary file")
@@ -189,10 +190,10 @@ struct SpooledBodyTests {
             "POST", "/v1/teams/\(f.team)/imports", body: Data("Title\nReal work\n".utf8), headers: ["Content-Type": "text/csv"])
         #expect(reply.status == 200, "\(reply.status) \(reply.text)")
         for connection in junk {
-            #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "no answer: \(connection.text)")
+            #expect(await connection.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(30)), "no answer: \(connection.text)")
             #expect(Self.refused401(connection), "\(connection.text.prefix(300))")
             // Refused, the connection is closed, not kept reading (or spinning on) the body.
-            #expect(await connection.readUntilClosed(limit: .seconds(5)), "the refused upload's connection stayed open")
+            #expect(await connection.readUntilClosed(limit: .seconds(30)), "the refused upload's connection stayed open")
         }
         await f.stop()
     }
@@ -203,7 +204,7 @@ struct SpooledBodyTests {
         let body = "Title\nHeld upload\n"
         let held = try RawConnection(port: f.server.http.port)
         held.send(Self.importHead(f, token: try #require(f.tokens["member"]), length: body.utf8.count) + "Title\n")
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("the held upload to take its slot", limit: .seconds(45)) { f.server.http.spoolingBodies == 1 }
         func post(_ role: String) async throws -> HTTPClient.Reply {
             try await f.client(role).send(
                 "POST", "/v1/teams/\(f.team)/imports", body: Data("Title\nFrom \(role)\n".utf8), headers: ["Content-Type": "text/csv"])
@@ -213,8 +214,8 @@ struct SpooledBodyTests {
         #expect(refused.header("Retry-After") == "1")
         #expect(try await post("owner").status == 200, "another user's upload has a slot")
         held.send(String(body.dropFirst("Title\n".count)))
-        #expect(await held.read(until: { $0.hasPrefix("HTTP/1.1 200") }, limit: .seconds(10)), "\(held.text.prefix(300))")
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await held.read(until: { $0.hasPrefix("HTTP/1.1 200") }, limit: .seconds(45)), "\(held.text.prefix(300))")
+        try await waitUntil("the held upload's slot to be free", limit: .seconds(45)) { f.server.http.spoolingBodies == 0 }
         #expect(try await post("member").status == 200, "the user's slot is free again once the upload is answered")
         await f.stop()
     }
@@ -246,14 +247,14 @@ struct SpooledBodyTests {
         let head = "POST /spool HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 10\r\n"
         let refused = try RawConnection(port: server.port)
         refused.send(head + "Authorization: junk\r\n\r\n")
-        #expect(await refused.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(refused.text)")
+        #expect(await refused.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(30)), "\(refused.text)")
         #expect(refused.text.hasPrefix("HTTP/1.1 401"), "\(refused.text.prefix(200))")
         let admitted = try RawConnection(port: server.port)
         admitted.send(head + "Authorization: ok\r\n\r\n")
-        #expect(await admitted.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(admitted.text)")
+        #expect(await admitted.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(30)), "\(admitted.text)")
         #expect(admitted.text.hasPrefix("HTTP/1.1 100"), "\(admitted.text.prefix(200))")
         admitted.send("0123456789")
-        #expect(await admitted.read(until: { $0.contains("HTTP/1.1 204") }, limit: .seconds(5)), "\(admitted.text)")
+        #expect(await admitted.read(until: { $0.contains("HTTP/1.1 204") }, limit: .seconds(30)), "\(admitted.text)")
         await server.shutdown(grace: .milliseconds(200))
     }
 
@@ -266,8 +267,8 @@ struct SpooledBodyTests {
         try await Task.sleep(for: .milliseconds(200))
         let started = ContinuousClock.now
         await server.shutdown(grace: .milliseconds(300))
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(await waiting.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(5)), "\(waiting.text)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(await waiting.read(until: { $0.contains("\r\n\r\n") }, limit: .seconds(30)), "\(waiting.text)")
         #expect(waiting.text.hasPrefix("HTTP/1.1 503"), "\(waiting.text.prefix(200))")
         gate.isOpen.withLock { $0 = true }
     }

@@ -192,6 +192,9 @@ public final class HTTPServer: Sendable {
                     // Called before the daemon closes the socket: a stream stops using it now.
                     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
                     exchange.stream?.terminated()
+                    // A stream answered but never sent (the connection closed before the daemon
+                    // took the answer) ends too, or its producer and what it holds would stay.
+                    if exchange.stream == nil, case .stream(let stream)? = exchange.reply.take()?.body { stream.terminated() }
                     // Sent (or the client left, an upload's perhaps as soon as its admission check
                     // resumed it): shutdown need not wait for it any longer, and its upload slot is free.
                     if exchange.dispatched || exchange.holdsSpoolSlot || exchange.admitting,
@@ -260,6 +263,9 @@ public final class HTTPServer: Sendable {
     /// Requests being answered now.
     public var inFlight: Int { tracker.withLock { $0.running.count } }
 
+    /// Bodies being spooled to files now (each holding an upload slot).
+    var spoolingBodies: Int { tracker.withLock { $0.spooling } }
+
     /// Event streams open now.
     public var openStreams: Int { tracker.withLock { $0.streams.count } }
 
@@ -301,9 +307,11 @@ public final class HTTPServer: Sendable {
         // transaction rolled back, and none begins or commits after (only a COMMIT already sent
         // may land). Left to run, an import waiting on a lock committed after its client was
         // told 503, in the second before the process exited.
-        for (exchange, _) in late { exchange.handler.withLock { $0 }?.cancel() }
+        // Answered first, then cancelled: a handler that returns at once when cancelled would
+        // otherwise answer (and go unlogged) before the 503.
         let stopping = ServerProblems.stopping()
         for (exchange, connection) in late where exchange.reply.decide(stopping) {
+            exchange.handler.withLock { $0 }?.cancel()
             resume(connection)
             answeredHere(exchange.request, stopping, ContinuousClock.now - exchange.dispatchedAt)
         }
@@ -425,8 +433,12 @@ public final class HTTPServer: Sendable {
         let (request, handler) = (exchange.request, handler)
         let answer: @Sendable () async -> Void = {
             let response = await handler(request)
-            // Shutdown may have answered it already, and the daemon closed the connection since.
-            guard exchange.reply.decide(response) else { return }
+            // Shutdown may have answered it already, and the daemon closed the connection since:
+            // a stream this answer opened is never sent, and ends here.
+            guard exchange.reply.decide(response) else {
+                if case .stream(let stream) = response.body { stream.terminated() }
+                return
+            }
             self.resume(handle)
         }
         let task =
