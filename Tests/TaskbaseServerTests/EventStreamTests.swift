@@ -377,15 +377,16 @@ struct EventStreamTests {
     func streamsPerUser() async throws {
         // Heartbeats often, so that a stream whose client has gone is noticed at once.
         let f = try await ServerFixture.start(store: try await StoreKind.memory.make(), heartbeat: .milliseconds(200), maxStreamsPerUser: 2)
+        // Each connection held to the end: one let go closes, and its stream ends with it.
         let first = try await subscribe(f, as: "member")
-        _ = try await subscribe(f, as: "member")
+        let second = try await subscribe(f, as: "member")
         let third = try RawConnection(port: f.server.http.port)
         third.get("/v1/teams/\(f.team)/events", headers: ["Authorization": "Bearer \(f.tokens["member"]!)"])
         #expect(await third.read(until: { $0.contains("\r\n\r\n") && $0.contains("}") }), "\(third.text.debugDescription)")
         #expect(third.text.hasPrefix("HTTP/1.1 429"), "\(third.text.debugDescription)")
         #expect(third.text.contains("Retry-After: 5") && third.text.contains("--max-streams-per-user"), "\(third.text.debugDescription)")
         // Another user is not counted with them.
-        _ = try await subscribe(f, as: "viewer")
+        let viewer = try await subscribe(f, as: "viewer")
         #expect(f.server.http.openStreams == 3)
         // One of theirs closed, the place is theirs again.
         first.reset()
@@ -393,6 +394,7 @@ struct EventStreamTests {
         try await waitUntil("the closed stream to be let go", limit: .seconds(45)) { f.server.http.openStreams == 2 }
         let again = try await subscribe(f, as: "member")
         #expect(again.text.hasPrefix("HTTP/1.1 200"), "\(again.text.debugDescription)")
+        withExtendedLifetime((second, viewer)) {}
         await f.stop()
     }
 
