@@ -48,7 +48,9 @@ struct RetryAfterTests {
             return
         }
         #expect(change.version == 2)
-        #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count == 3)
+        // Two 503s, then the stream (which the fixture drops after two events: a reconnect may
+        // already follow).
+        #expect(try await server.log(run).filter { $0["path"] == "v1/teams/CORE/events" }.count >= 3)
     }
 
     @Test("opening the change feed waits out a 429's Retry-After beyond maximumBackoff")
