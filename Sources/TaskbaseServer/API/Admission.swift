@@ -30,7 +30,7 @@ final class Admission: Sendable {
 }
 
 /// At most `limit` places per key at once: each key's share, which no key can take from
-/// another (a user's event streams).
+/// another (a user's event streams, a user's uploads).
 final class KeyedAdmission<Key: Hashable & Sendable>: Sendable {
     /// The places each key may take.
     let limit: Int
@@ -80,6 +80,4 @@ final class KeyedAdmission<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// The places `key` holds now.
-    func inUse(_ key: Key) -> Int { taken.withLock { $0[key, default: 0] } }
 }

@@ -101,16 +101,8 @@ public final class HTTPServer: Sendable {
         var admitting: [ObjectIdentifier: (exchange: Exchange, connection: ConnectionHandle)] = [:]
         /// Requests whose bodies are spooled (or being spooled) to files now.
         var spooling = 0
-        /// Of those, how many each holder the admission check named has.
-        var spoolingBy: [String: Int] = [:]
         var streams: [ObjectIdentifier: EventStreamBuffer] = [:]
         var stopped = false
-
-        /// Frees an upload slot, and one of `holder`'s.
-        mutating func releaseSpoolSlot(of holder: String?) {
-            spooling -= 1
-            if let holder { spoolingBy[holder] = spoolingBy[holder].flatMap { $0 > 1 ? $0 - 1 : nil } }
-        }
     }
 
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
@@ -123,6 +115,8 @@ public final class HTTPServer: Sendable {
     let admitUpload: (@Sendable (HTTPRequest) async -> HTTPUploadAdmission)?
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let tracker = Mutex(Tracker())
+    /// The uploads spooled now per holder the admission check named (`maxSpooledBodiesPerUser`).
+    private let uploadsByHolder: KeyedAdmission<String>
     /// The port it listens on (the one chosen when started with 0).
     public let port: UInt16
     /// The address it listens on.
@@ -158,6 +152,7 @@ public final class HTTPServer: Sendable {
         self.epollFD = epollFD
         self.port = port
         self.limits = limits
+        uploadsByHolder = KeyedAdmission(limit: limits.maxSpooledBodiesPerUser)
         self.bodyPolicy = bodyPolicy
         self.handler = handler
     }
@@ -195,13 +190,14 @@ public final class HTTPServer: Sendable {
                     // A stream answered but never sent (the connection closed before the daemon
                     // took the answer) ends too, or its producer and what it holds would stay.
                     if exchange.stream == nil, case .stream(let stream)? = exchange.reply.take()?.body { stream.terminated() }
+                    exchange.spoolPlace?.leave()
                     // Sent (or the client left, an upload's perhaps as soon as its admission check
                     // resumed it): shutdown need not wait for it any longer, and its upload slot is free.
                     if exchange.dispatched || exchange.holdsSpoolSlot || exchange.admitting,
                         let server = Unmanaged<ServerBox>.fromOpaque(cls!).takeUnretainedValue().server
                     {
                         server.tracker.withLock { tracker in
-                            if exchange.holdsSpoolSlot { tracker.releaseSpoolSlot(of: exchange.spoolHolder) }
+                            if exchange.holdsSpoolSlot { tracker.spooling -= 1 }
                             if exchange.dispatched { _ = tracker.running.removeValue(forKey: ObjectIdentifier(exchange)) }
                             if exchange.admitting { _ = tracker.admitting.removeValue(forKey: ObjectIdentifier(exchange)) }
                         }
@@ -504,20 +500,20 @@ public final class HTTPServer: Sendable {
     /// Counts `exchange`'s upload among the bodies spooled at once, and among `holder`'s, and
     /// opens its file; or refuses it 503 when the server, or `holder`, has as many as it takes.
     private func takeSpoolSlot(_ exchange: Exchange, holder: String?, on connection: OpaquePointer) -> MHD_Result {
-        let refusal: HTTPResponse? = tracker.withLock { tracker in
-            guard tracker.spooling < limits.maxSpooledBodies else { return ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies) }
-            if let holder {
-                guard tracker.spoolingBy[holder, default: 0] < limits.maxSpooledBodiesPerUser else {
-                    return ServerProblems.uploadsBusy(perUser: limits.maxSpooledBodiesPerUser)
-                }
-                tracker.spoolingBy[holder, default: 0] += 1
-            }
+        let slot = tracker.withLock { tracker in
+            guard tracker.spooling < limits.maxSpooledBodies else { return false }
             tracker.spooling += 1
-            return nil
+            return true
         }
-        if let refusal { return refuse(refusal, exchange, on: connection) }
+        guard slot else { return refuse(ServerProblems.uploadsBusy(limit: limits.maxSpooledBodies), exchange, on: connection) }
+        if let holder {
+            guard let place = uploadsByHolder.enter(holder) else {
+                tracker.withLock { $0.spooling -= 1 }
+                return refuse(ServerProblems.uploadsBusy(perUser: limits.maxSpooledBodiesPerUser), exchange, on: connection)
+            }
+            exchange.spoolPlace = place
+        }
         exchange.holdsSpoolSlot = true
-        exchange.spoolHolder = holder
         guard let spool = BodySpool() else { return refuse(ServerProblems.cannotSpool(), exchange, on: connection) }
         exchange.spool = spool
         return taskbase_mhd_yes
@@ -672,7 +668,7 @@ private final class Exchange: @unchecked Sendable {
     /// Whether this request counts among the bodies spooled at once (`maxSpooledBodies`), and
     /// among whose (`maxSpooledBodiesPerUser`).
     var holdsSpoolSlot = false
-    var spoolHolder: String?
+    var spoolPlace: KeyedAdmission<String>.Place?
     /// Whether the connection is suspended for the upload admission check, until the daemon
     /// calls again once it is resumed (`HTTPServer.settleAdmission`).
     var admitting = false
