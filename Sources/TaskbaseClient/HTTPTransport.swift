@@ -163,7 +163,8 @@ final class HTTPTransport: Sendable, CustomReflectable {
             switch outcome {
             case .success(let response) where response.status == 503 || response.status == 429:
                 retryAfter = Self.retryAfter(of: response)
-            case .success(let response) where attempt > 0 && Self.isStillRunning(response) && request.headers["Idempotency-Key"] != nil:
+            case .success(let response)
+            where attempt > 0 && Self.isConflict(response, .idempotencyKeyInUse) && request.headers["Idempotency-Key"] != nil:
                 // Our first attempt of this POST is still running on the server (its answer was
                 // lost to a timeout or a dropped connection): wait, and a later retry gets it.
                 // For up to the request timeout, whatever `retries` says (three asks took under
@@ -179,7 +180,7 @@ final class HTTPTransport: Sendable, CustomReflectable {
                 }
                 try await Task.sleep(for: min(configuration.maximumBackoff, configuration.pause(before: attempt)))
                 continue
-            case .success(let response) where request.method == "DELETE" && mayHaveRun && Self.isAnswerLost(response):
+            case .success(let response) where request.method == "DELETE" && mayHaveRun && Self.isConflict(response, .answerLost):
                 // The deletion took effect and its answer was lost with the attempt (its server
                 // stopped after the commit): done, as the 410 below. A DELETE whose answer has a
                 // body (a member's removal) is told apart by its empty body.
@@ -311,19 +312,12 @@ final class HTTPTransport: Sendable, CustomReflectable {
             return formatter
         }())
 
-    /// Whether `response` says a request with the same `Idempotency-Key` is still running
-    /// (409 `idempotency_key_in_use`; the same key with another request is 422, and a first
-    /// answer not replayed since it held a secret is 409 `answer_withheld`).
-    static func isStillRunning(_ response: HTTPResponse) -> Bool {
-        response.status == 409
-            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.idempotencyKeyInUse.rawValue
-    }
-
-    /// Whether `response` says the first attempt with this `Idempotency-Key` took effect and its
-    /// answer was lost (409 `answer_lost`).
-    static func isAnswerLost(_ response: HTTPResponse) -> Bool {
-        response.status == 409
-            && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == ProblemCode.answerLost.rawValue
+    /// Whether `response` is a 409 of problem `code`: `idempotency_key_in_use` (a request with the
+    /// same `Idempotency-Key` is still running), or `answer_lost` (the first attempt with it took
+    /// effect and its answer was lost). The same key with another request is 422, and a first
+    /// answer not replayed since it held a secret is 409 `answer_withheld`.
+    static func isConflict(_ response: HTTPResponse, _ code: ProblemCode) -> Bool {
+        response.status == 409 && (try? WireJSON.makeDecoder().decode(ProblemDocument.self, from: response.body))?.code == code.rawValue
     }
 
     /// The response when it is a success; otherwise the error its problem document names.
